@@ -1,0 +1,92 @@
+#!/bin/sh
+# contrib/bootstrap.sh: the README's two command lines, for a fresh Debian 12 machine (root).
+#
+#   sh contrib/bootstrap.sh run     install what is missing, build, run the bundled example
+#   sh contrib/bootstrap.sh check   install what is missing, build, run every test: the plain
+#                                   build's suite and the same suite under ASan+UBSan; ends
+#                                   with "N passed, N failed, N skipped"
+#
+# Idempotent: packages already installed are not installed again, builds are incremental.
+# Builds happen out of tree in build/ and build-asan/.
+set -u
+cd "$(dirname "$0")/.." || exit 125
+top=$(pwd)
+
+# Build dependencies; the Debian package names are the ones configure names when missing.
+BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-dev libjson-c-dev libncurses-dev libcunit1-dev python3"
+# Test tools: GNU time (reference figures), tmux (live view tests), python3-jsonschema (schema
+# validation), groff/man-db (man page check), clang + compiler-rt (libFuzzer targets),
+# valgrind, util-linux (taskset), procps (ps), linux-perf (detects a PMU where there is one).
+TEST_PKGS="time tmux python3-jsonschema python3-prometheus-client groff-base man-db clang libclang-rt-14-dev valgrind util-linux procps linux-perf bash-completion"
+
+say() { printf 'bootstrap: %s\n' "$*" >&2; }
+
+install_missing() {
+	missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		say "missing packages:$missing (run as root, or install them: apt-get install$missing)"
+		return 1
+	fi
+	say "installing:$missing"
+	apt-get update -q >&2 &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >&2
+}
+
+configure_in() { # DIR [configure options]
+	dir=$1; shift
+	if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
+		autoreconf -fi >&2 || return 1
+	fi
+	mkdir -p "$dir"
+	if [ ! -f "$dir/Makefile" ] || [ configure -nt "$dir/config.status" ]; then
+		(cd "$dir" && "$top/configure" -q "$@") >&2 || return 1
+	fi
+}
+
+build_in() { # DIR
+	make -C "$1" -j"$(nproc)" >&2
+}
+
+
+case "${1:-}" in
+run)
+	install_missing $BUILD_PKGS || exit 125
+	configure_in build && build_in build || exit 125
+	exec build/cperfwatch -- /usr/bin/python3 contrib/examples/busy.py
+	;;
+check)
+	install_missing $BUILD_PKGS $TEST_PKGS || { echo "0 passed, 1 failed"; exit 1; }
+	broken=0
+	logs=""
+	for variant in build build-asan; do
+		opts="--enable-werror"
+		[ "$variant" = build-asan ] && opts="$opts --enable-asan"
+		if ! { configure_in "$variant" $opts && build_in "$variant"; }; then
+			say "$variant: the build failed"
+			broken=$((broken + 1))
+			continue
+		fi
+		say "$variant: make check"
+		make -C "$variant" -j"$(nproc)" check >&2 || true
+		[ -f "$variant/test-suite.log" ] && logs="$logs $variant/test-suite.log"
+		for f in $(find "$variant/tests" -name '*.log' 2>/dev/null); do
+			grep -q '^not ok' "$f" && { say "failures in $f:"; grep -A5 '^not ok' "$f" | sed 's/^/    /' >&2; }
+		done
+	done
+	summary=$(awk -v extra="$broken" '
+		/^# PASS:/ { pass += $3 } /^# XFAIL:/ { pass += $3 }
+		/^# FAIL:/ { fail += $3 } /^# XPASS:/ { fail += $3 } /^# ERROR:/ { fail += $3 }
+		/^# SKIP:/ { skip += $3 }
+		END { printf "%d passed, %d failed, %d skipped\n", pass, fail + extra, skip }' $logs /dev/null)
+	echo "$summary"
+	case "$summary" in *" 0 failed"*) exit 0 ;; *) exit 1 ;; esac
+	;;
+*)
+	echo "usage: sh contrib/bootstrap.sh run|check" >&2
+	exit 125
+	;;
+esac

@@ -1,0 +1,99 @@
+/*
+ * cgroup.h: a cgroup of the command's own, so that its tree's memory peak, refaults, CPU
+ * usage, pressure and membership are exact; and the CPU quota cperfwatch runs under.
+ *
+ * Layouts handled:
+ *  - cgroup v2 (a "cgroup2" mount at the root): one child directory; memory figures when the
+ *    memory controller is enabled in our own cgroup's cgroup.subtree_control (we never
+ *    enable controllers ourselves: that would change the system's configuration);
+ *  - hybrid (v1 controllers plus a controller-less v2 at <root>/unified): a v1 memory and a
+ *    v1 cpuacct child for the figures, and a v2 child for membership and *.pressure;
+ *  - v1 only: memory and cpuacct children; membership from the memory child.
+ * Every child is made under the cgroup cperfwatch itself is in (/proc/self/cgroup) and named
+ * cperfwatch-<pid>, so limits set on us (a memory limit in a container) also bind the command
+ * (v1 with memory.use_hierarchy=1, the only mode of modern kernels; with 0 the effective limit
+ * is copied to the child).
+ */
+#ifndef CPERFWATCH_CGROUP_H
+#define CPERFWATCH_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cperfwatch/psi.h"
+
+struct cpw_cgroup;
+
+struct cpw_cgroup_stats {
+	/* Memory (v1 memory controller or v2 memory.*); NAN where not known. */
+	bool memory_available;
+	char memory_reason[160];   /* why !memory_available, or why a figure is NAN */
+	double mem_current_kib;
+	double mem_peak_kib;       /* v1 memory.max_usage_in_bytes, v2 memory.peak (5.19+) */
+	double mem_limit_kib;      /* effective: smallest limit up the hierarchy; NAN: none */
+	double refaults;           /* workingset_refault_anon + _file (or workingset_refault) */
+	/* CPU time of the members, dead ones included (v1 cpuacct.usage, v2 cpu.stat). */
+	double cpu_usage_s;
+	char cpu_reason[160];
+	/* Processes in the group now (cgroup.procs). */
+	unsigned nprocs;
+	/* Pressure of the group (cumulative totals; take deltas). psi.available false, with a
+	 * reason, where there is no v2 directory. */
+	struct cpw_psi psi;
+};
+
+/* Creates the command's cgroup(s) under the cgroups cperfwatch is in, below cgroup_root
+ * (normally "/sys/fs/cgroup"). Returns 0 and *out, or -errno with a reason in why (not root,
+ * read-only cgroupfs, no cgroup mounted, ...) and *out NULL. On success why is "" when
+ * everything is there, or a note of what is missing (e.g. no memory controller: membership
+ * and pressure only), which belongs in the report's notes. */
+int cpw_cgroup_create(struct cpw_cgroup **out, const char *cgroup_root, char *why, size_t whylen);
+
+/* Opens, without creating anything, the cgroups of the process whose cgroup file (the
+ * format of /proc/PID/cgroup) is at proc_cgroup_path. For attach mode and for tests on
+ * fixture trees. Destroying it only frees it. Same returns as cpw_cgroup_create(). */
+int cpw_cgroup_open(struct cpw_cgroup **out, const char *cgroup_root,
+		    const char *proc_cgroup_path, char *why, size_t whylen);
+
+/* Moves pid (a whole process) into the group. Call it while the child waits at the exec
+ * gate, from the parent. Returns 0 or -errno. */
+int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid);
+
+/* Reads the group's figures. Returns 0 (figures that could not be read are NAN with a
+ * reason in s), or -errno when membership itself cannot be read. */
+int cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s);
+
+/* The member processes (cgroup.procs), daemonized orphans included. Stores up to max pids
+ * and returns how many there are (may exceed max), or -errno. */
+int cpw_cgroup_pids(struct cpw_cgroup *cg, pid_t *pids, size_t max);
+
+/* One line saying which directories are used, for notes and debugging. */
+const char *cpw_cgroup_describe(const struct cpw_cgroup *cg);
+
+/* Moves leftover processes back to the parent cgroup, removes the directories it created
+ * (retrying while the kernel still counts exiting tasks) and frees cg. NULL is allowed. */
+void cpw_cgroup_destroy(struct cpw_cgroup *cg);
+
+/* The CPU quota (cores) of the cgroup cperfwatch is in: the smallest quota/period walking
+ * up the hierarchy (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us). NAN when there is
+ * none or it cannot be read; why says which (and where the quota came from otherwise). */
+double cpw_cgroup_cpu_quota(const char *cgroup_root, char *why, size_t whylen);
+
+/* The same for the process whose cgroup file is at proc_cgroup_path (tests, attach mode). */
+double cpw_cgroup_cpu_quota_at(const char *cgroup_root, const char *proc_cgroup_path,
+			       char *why, size_t whylen);
+
+/* Pure parser of /proc/PID/cgroup text: the path of the cgroup in the hierarchy of
+ * controller (a v1 controller name like "memory", or NULL for the v2 "0::" line). When
+ * controllers is not NULL it receives that line's controller list ("cpu,cpuacct"), which
+ * names the v1 mount. Returns 0, -ENOENT when the hierarchy is not listed, -ENAMETOOLONG. */
+int cpw_cgroup_self_path(const char *text, size_t len, const char *controller,
+			 char *path, size_t pathlen, char *controllers, size_t ctlen);
+
+/* Limit parsing, exposed for tests: v1 limits at or above 2^60 bytes mean "none" (the
+ * kernel's unlimited is 2^63-1 rounded down to pages), v2 "max" too. Returns the limit in
+ * KiB, or NAN for none or unparsable text. */
+double cpw_cgroup_parse_limit_kib(const char *text);
+
+#endif

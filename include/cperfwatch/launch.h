@@ -1,0 +1,28 @@
+/*
+ * launch.h: starting COMMAND (target/launch.c).
+ *
+ * The child is forked and held at a pipe gate until everything that must see it from its
+ * first instruction (cgroup membership, counters with enable_on_exec) is armed; then it
+ * execs. Counting starts at exec, not at fork. Exec failures come back over a close-on-exec
+ * pipe, so "not found" (127) and "cannot run" (126) are told apart exactly.
+ */
+#ifndef CPERFWATCH_LAUNCH_H
+#define CPERFWATCH_LAUNCH_H
+
+#include <sys/types.h>
+
+struct cpw_launch {
+	pid_t pid;
+	int gate_fd;  /* write end: one byte releases the child */
+	int error_fd; /* read end: the child's exec errno, or EOF when exec succeeded */
+};
+
+/* Makes cperfwatch a child subreaper and forks the held child. Returns 0 or -errno. */
+int cpw_launch_prepare(char *const argv[], struct cpw_launch *l);
+/* Releases the child and waits until exec succeeded or failed. Returns 0 when COMMAND is
+ * running, else the exec errno (positive). */
+int cpw_launch_release(struct cpw_launch *l);
+/* Kills a child still held at the gate (set-up failed) and reaps it. */
+void cpw_launch_abort(struct cpw_launch *l);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * proc_parse.h: pure parsers for the /proc files cperfwatch reads directly (what libproc2
+ * lacks: per-thread state, schedstat, context switches, children lists, wait channels).
+ * They take a buffer, never a path, so fuzz targets and fixtures can feed them.
+ * Each returns 0, or -EINVAL when the text is not what the kernel writes.
+ */
+#ifndef CPERFWATCH_PROC_PARSE_H
+#define CPERFWATCH_PROC_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cpw_stat_fields {
+	char comm[64];
+	char state;
+	pid_t ppid;
+	uint64_t minflt;
+	uint64_t majflt;
+	uint64_t utime_ticks;
+	uint64_t stime_ticks;
+	long num_threads;
+	uint64_t starttime_ticks;
+	long rss_pages;
+	uint64_t blkio_ticks; /* field 42: delay accounting, 0 when it is off */
+	bool has_blkio;
+};
+
+struct cpw_schedstat {
+	uint64_t oncpu_ns;  /* time spent on the CPU */
+	uint64_t runq_ns;   /* time spent waiting on a run queue */
+	uint64_t slices;    /* timeslices run */
+};
+
+struct cpw_status_fields {
+	uint64_t vol_ctxsw;
+	uint64_t invol_ctxsw;
+	uint64_t vm_hwm_kib;
+	uint64_t vm_rss_kib;
+	bool has_ctxsw;
+	bool has_hwm;
+};
+
+struct cpw_io_fields {
+	uint64_t rchar, wchar, read_bytes, write_bytes, cancelled_write_bytes;
+};
+
+int cpw_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out);
+int cpw_parse_schedstat(const char *buf, size_t len, struct cpw_schedstat *out);
+int cpw_parse_status(const char *buf, size_t len, struct cpw_status_fields *out);
+int cpw_parse_io(const char *buf, size_t len, struct cpw_io_fields *out);
+/* A children file: pids separated by spaces. Returns how many were stored (at most max; the
+ * rest are counted in *more when not NULL), or -EINVAL. */
+int cpw_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t max, size_t *more);
+/* cmdline: NUL-separated argv into one line joined by spaces. */
+void cpw_parse_cmdline(const char *buf, size_t len, char *out, size_t outlen);
+/* True when a D-state wait channel name is storage IO (page/buffer/bio waits, journal),
+ * false for locks, pipes, sockets, NFS and the like. Unknown or empty names count as
+ * storage, since that is what D mostly is. */
+bool cpw_wchan_is_storage(const char *wchan);
+
+/* Reads a whole small file into buf (NUL-terminated). Returns bytes read, or -errno. */
+long cpw_read_file(const char *path, char *buf, size_t size);
+
+#endif

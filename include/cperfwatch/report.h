@@ -1,0 +1,87 @@
+/*
+ * report.h: everything a report writer needs, gathered once by main.c.
+ *
+ * Writers (report/text.c, json.c, openmetrics.c, tui.c) read this and nothing else: none of
+ * them opens /proc.
+ */
+#ifndef CPERFWATCH_REPORT_H
+#define CPERFWATCH_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include "cperfwatch/config.h"
+#include "cperfwatch/counters.h"
+#include "cperfwatch/metrics.h"
+#include "cperfwatch/tree.h"
+#include "cperfwatch/verdict.h"
+
+#define CPW_NOTES_MAX 24
+#define CPW_NOTE_LEN 200
+#define CPW_BUDGETS_MAX 8
+
+struct cpw_budget_result {
+	char name[16];     /* "max-wall", "max-cpu", "max-rss", "fail-on" */
+	char limit[48];    /* as given: "2s", "512M", "cpu-bound,io-bound" */
+	char value[48];    /* measured, same unit */
+	bool broken;
+};
+
+struct cpw_report {
+	const struct cpw_config *cfg;
+	enum cpw_mode mode;
+	pid_t pid;                  /* run mode: the child; attach mode: the target */
+	bool exit_known;
+	int exit_code;              /* run mode: the command's exit status (0..255) */
+	int exit_signal;            /* the signal that ended it, 0 if none */
+	bool rusage_known;          /* run mode: ru holds wait4's rusage of the tree */
+	struct rusage ru;
+	long page_size;
+	unsigned descendants_running; /* still alive when the report was made */
+	double cgroup_mem_peak_kib;  /* the command's cgroup, page cache included; NAN */
+	struct cpw_metrics metrics;
+	struct cpw_verdict verdict;
+	const struct cpw_tree *tree;
+	const struct cpw_counters *counters; /* NULL where counting was not set up */
+	char notes[CPW_NOTES_MAX][CPW_NOTE_LEN];
+	int nnotes;
+	struct cpw_budget_result budgets[CPW_BUDGETS_MAX];
+	int nbudgets;
+};
+
+/* Appends a note (printf format); silently drops beyond CPW_NOTES_MAX. */
+void cpw_report_note(struct cpw_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Writers: return 0, or -errno when writing failed (the caller reports it). */
+int cpw_report_write_text(const struct cpw_report *r, FILE *out);
+int cpw_report_write_json(const struct cpw_report *r, FILE *out);
+int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out);
+
+/* Escapes a string from the kernel for a terminal: control bytes and invalid UTF-8 become
+ * \xNN, so no escape sequence reaches the terminal. Always NUL-terminates dst. */
+void cpw_escape_for_terminal(const char *src, char *dst, size_t dstlen);
+
+/* Replaces only invalid UTF-8 with \xNN (for JSON, whose writer escapes controls). */
+void cpw_escape_utf8(const char *src, char *dst, size_t dstlen);
+
+/* The share of thread samples in each state, 0..1 (NAN without samples). R samples are
+ * split into running and runnable by schedstat's on-CPU against run-queue time. */
+struct cpw_thread_shares {
+	double running, runnable, disk_wait, d_other, sleeping, other;
+};
+void cpw_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s);
+
+/* Opens where the report goes: -o FILE (created new or truncated, with the user's umask,
+ * never through a symlink), else stderr (run mode) or stdout (attach mode). NULL with
+ * errno set on failure. */
+FILE *cpw_report_open(const struct cpw_config *cfg);
+
+/* Evaluates the configured budgets into r->budgets; true when any was broken. */
+bool cpw_report_check_budgets(struct cpw_report *r);
+
+/* Writes the report in the configured format. Returns 0 or -errno. */
+int cpw_report_write(const struct cpw_report *r, FILE *out);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * session.h: one watch, from the first sample to the report (session.c), shared by run
+ * mode (target/run.c) and attach mode (target/attach.c).
+ *
+ * The session owns the model and the sources that are read at the start and the end
+ * (pressure, vmstat, cgroup), takes samples on its interval, and at the end turns all of it
+ * into the report's metrics and verdict.
+ */
+#ifndef CPERFWATCH_SESSION_H
+#define CPERFWATCH_SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "cperfwatch/config.h"
+#include "cperfwatch/report.h"
+#include "cperfwatch/tree.h"
+
+struct cpw_session_private;
+
+struct cpw_session {
+	const struct cpw_config *cfg;
+	struct cpw_tree *tree;
+	struct cpw_counters *counters; /* NULL when none could be set up */
+	struct timespec start;         /* monotonic: exec (run) or first sample (attach) */
+	struct cpw_report report;
+	struct cpw_session_private *priv;
+};
+
+/* Sets up the model and the whole-run sources. Returns 0 or -errno (err says why). */
+int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *err, size_t errlen);
+/* Run mode: puts the held child in the command's own cgroup, when there is one. */
+int cpw_session_adopt(struct cpw_session *s, pid_t child);
+/* Marks the start of counting (run mode: the exec; attach mode: now) and reads the
+ * start values of whole-run sources. */
+void cpw_session_begin(struct cpw_session *s);
+double cpw_session_elapsed(const struct cpw_session *s);
+/* One sample of the tree below roots; run mode passes the children of cperfwatch itself. */
+int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots);
+/* The verdict so far, for the live view (cheap: no I/O beyond what sampling read). */
+void cpw_session_interim(struct cpw_session *s, struct cpw_verdict *v);
+/* Reads the end values and fills report.metrics, report.verdict, budgets. Returns true when
+ * a budget was broken. */
+bool cpw_session_finish(struct cpw_session *s);
+void cpw_session_free(struct cpw_session *s);
+
+/* Children of pid (all its threads), for the run mode roots. Returns the count, or -errno. */
+int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max);
+
+/* Signals: cperfwatch's own handling (signals.c). */
+extern volatile sig_atomic_t cpw_signal_received; /* last SIGTERM/SIGHUP/SIGINT seen, 0 if none */
+/* Run mode: SIGINT and SIGQUIT ignored (the terminal delivers them to the command, as
+ * GNU time does); SIGTERM and SIGHUP recorded, to be forwarded. Attach mode: SIGINT,
+ * SIGTERM, SIGHUP recorded, to end the watch with a report. SIGCHLD wakes the loop. */
+void cpw_signals_install(enum cpw_mode mode);
+/* Sleeps up to ms, waking early on a signal. */
+void cpw_sleep_interruptible(unsigned ms);
+
+#endif

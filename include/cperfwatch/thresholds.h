@@ -1,0 +1,65 @@
+/*
+ * thresholds.h: the one table of numbers the classifier decides with.
+ *
+ * Every threshold has a name (as it appears in evidence and in doc/classification.md), a
+ * value, a unit and where the number comes from (USE method, PSI practice, top-down
+ * analysis, our own calibration). Reports and documentation cite them from here, so a
+ * recalibration is one edit in src/classify/thresholds.c.
+ */
+#ifndef CPERFWATCH_THRESHOLDS_H
+#define CPERFWATCH_THRESHOLDS_H
+
+enum cpw_threshold_id {
+	/* Enough data to say anything. */
+	CPW_T_MIN_WALL_S,
+	CPW_T_MIN_SAMPLES,
+	CPW_T_FULL_SAMPLES,
+	/* Choosing between lanes (cpu, disk, memory stall, waiting). */
+	CPW_T_DOMINANCE,
+	CPW_T_NOTABLE_SHARE,
+	/* CPU. */
+	CPW_T_CPU_SHARE,
+	CPW_T_RUNQ_RATIO,
+	CPW_T_OVERSUB_RATIO,
+	CPW_T_CORES_IDLE_RATIO,
+	CPW_T_TOP_PROCESS_SHARE,
+	/* Memory-bound (on-CPU time that is really memory). */
+	CPW_T_IPC_MAX,
+	CPW_T_LLC_MPKI,
+	CPW_T_TOPDOWN_MEM,
+	CPW_T_MINFLT_PER_CPU_S,
+	CPW_T_SYS_SHARE,
+	/* Storage. */
+	CPW_T_DISK_SHARE,
+	CPW_T_DISK_VS_CPU,
+	CPW_T_IO_MIN_BYTES,
+	/* Thrashing. */
+	CPW_T_MEMSTALL_SHARE,
+	CPW_T_REFAULT_MIN_PAGES,
+	CPW_T_REFAULT_LIMIT_RATIO,
+	CPW_T_THRASH_DELAY_SHARE,
+	CPW_T_MAJFLT_RSS_RATIO,
+	/* Waiting. */
+	CPW_T_WAIT_SHARE,
+	/* Corroboration by pressure stall information. */
+	CPW_T_PSI_SHARE,
+	CPW_T_COUNT
+};
+
+struct cpw_threshold {
+	const char *name;   /* stable identifier, e.g. "disk_share" */
+	double value;
+	const char *unit;   /* "s", "share", "ratio", "pages", ... */
+	const char *source; /* where the number comes from, one line */
+};
+
+/* Indexed by enum cpw_threshold_id; read-only. */
+extern const struct cpw_threshold cpw_thresholds[CPW_T_COUNT];
+
+/* The value of a threshold (shorthand for the classifier). */
+static inline double cpw_threshold(enum cpw_threshold_id id) { return cpw_thresholds[id].value; }
+
+/* The entry with that name, or NULL. */
+const struct cpw_threshold *cpw_threshold_find(const char *name);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * tree.h: the watched process tree over time (model/tree.c).
+ *
+ * Each sample discovers the tree from its roots through /proc/PID/task/TID/children (only
+ * the tree is read, never all of /proc), reads every process (libproc2) and thread (direct
+ * /proc reads for what libproc2 lacks), and keeps per-process cumulative figures, rates
+ * over the last interval, tree totals and a bounded history for the live view.
+ * Processes that exit stay in the table (alive = false) so totals never lose them.
+ */
+#ifndef CPERFWATCH_TREE_H
+#define CPERFWATCH_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#define CPW_COMM_MAX 64
+#define CPW_CMDLINE_MAX 256
+#define CPW_HISTORY_LEN 240 /* points kept for sparklines: 24 s at 0.1 s, 4 min at 1 s */
+
+struct cpw_thread_slot; /* private to tree.c */
+
+struct cpw_proc {
+	pid_t pid;
+	pid_t ppid;
+	char comm[CPW_COMM_MAX];       /* as the kernel gave it: may hold anything; escape to print */
+	char cmdline[CPW_CMDLINE_MAX]; /* argv joined with spaces, raw; "" for kernel threads */
+	bool alive;
+	bool reaped;          /* exact figures from wait4 or a taskstats exit record */
+	bool preexisting;     /* attach mode: alive before the watch began (figures are deltas) */
+	double first_seen_s;  /* seconds since the watch began */
+	double last_seen_s;
+	double exited_s;      /* when it was found gone; NAN while alive */
+
+	/* Cumulative over the watch (attach mode: minus the values at first sight). */
+	double user_s;
+	double sys_s;
+	uint64_t minflt;
+	uint64_t majflt;
+	uint64_t vol_ctxsw;
+	uint64_t invol_ctxsw;
+	double read_bytes;    /* NAN when /proc/PID/io is unreadable */
+	double write_bytes;
+	double oncpu_s;       /* schedstat, summed over threads, exited threads included */
+	double runq_wait_s;
+
+	uint64_t rss_kib;     /* now (last sample) */
+	uint64_t max_rss_kib; /* highest seen (VmHWM when readable) */
+	int nthreads;
+	char state;           /* main thread's state letter */
+
+	/* Rates over the last interval, for the live view. */
+	double cpu_pct;       /* 100 = one core */
+	double minflt_rate;
+	double majflt_rate;
+	double read_rate;     /* bytes/s, NAN when unreadable */
+	double write_rate;
+	double ctxsw_rate;
+
+	char io_reason[64];   /* why read_bytes is NAN, "" otherwise */
+
+	/* private bookkeeping (tree.c) */
+	uint64_t starttime_ticks; /* tells a reused pid from the process we knew */
+	uint64_t base_utime, base_stime, base_minflt, base_majflt;
+	double base_read, base_write;
+	uint64_t last_ticks;      /* utime+stime at the previous sample, for rates */
+	uint64_t last_minflt, last_majflt, last_ctxsw;
+	double last_read, last_write, last_sample_s;
+	struct cpw_thread_slot *threads;
+	size_t nthreads_used, nthreads_alloc;
+	uint64_t banked_oncpu_ns, banked_runq_ns, banked_vol, banked_invol; /* exited threads */
+	unsigned generation;      /* last sample that saw it */
+};
+
+/* Tree-level figures accumulated over all samples. */
+struct cpw_tree_totals {
+	uint64_t samples;
+	uint64_t thread_samples;
+	uint64_t st_running, st_disk_wait, st_d_other, st_sleeping, st_other;
+	uint64_t runnable_sum;      /* sum over samples of R threads, for the mean */
+	uint64_t rss_kib;           /* the tree's RSS now */
+	uint64_t peak_rss_kib;      /* highest sum of the tree's RSS at one moment */
+	unsigned alive;             /* processes alive at the last sample */
+	unsigned seen;              /* processes ever seen */
+	double cpu_pct;             /* tree CPU over the last interval (100 = one core) */
+	double read_rate, write_rate, majflt_rate, minflt_rate; /* tree, last interval */
+};
+
+/* A bounded ring of tree-level points, oldest first when read with cpw_history_at. */
+struct cpw_history {
+	double cpu_pct[CPW_HISTORY_LEN];
+	double rss_kib[CPW_HISTORY_LEN];
+	double io_bytes_rate[CPW_HISTORY_LEN];
+	double fault_rate[CPW_HISTORY_LEN];
+	size_t next;  /* slot to write next */
+	size_t count; /* points held, <= CPW_HISTORY_LEN */
+};
+
+struct cpw_tree;
+
+/* baseline_existing: attach mode, where figures of processes alive at the first sample
+ * count from that sample on. proc_root is normally "/proc". */
+struct cpw_tree *cpw_tree_new(const char *proc_root, bool baseline_existing);
+void cpw_tree_free(struct cpw_tree *t);
+
+/* Takes one sample at now_s (seconds since the watch began) of every process reachable from
+ * roots through the children files. Processes not found are marked exited. Returns the
+ * number of live processes, or -errno. */
+int cpw_tree_sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, double now_s);
+
+/* Records exact figures for a process that was reaped (wait4 rusage of that one process,
+ * taskstats exit record...). Adds the process if it was never sampled (short-lived). */
+void cpw_tree_record_exit(struct cpw_tree *t, pid_t pid, pid_t ppid, const char *comm,
+			  double user_s, double sys_s, uint64_t minflt, uint64_t majflt,
+			  uint64_t max_rss_kib, double now_s);
+
+size_t cpw_tree_size(const struct cpw_tree *t);
+const struct cpw_proc *cpw_tree_proc(const struct cpw_tree *t, size_t i); /* order of first sight */
+const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid);
+const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t);
+const struct cpw_history *cpw_tree_history(const struct cpw_tree *t);
+/* Point i (0 = oldest) of one history series. */
+double cpw_history_at(const struct cpw_history *h, const double *series, size_t i);
+
+/* Every tid of every live process at the last sample (attach mode arms counters on them).
+ * Returns the count written to tids (at most max). */
+size_t cpw_tree_live_tids(const struct cpw_tree *t, pid_t *tids, size_t max);
+
+#endif

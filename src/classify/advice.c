@@ -1,0 +1,129 @@
+/*
+ * advice.c: what to do about a verdict, short and concrete, one text per class plus a few
+ * details taken from the metrics (idle cores, oversubscription, the memory limit). Pure:
+ * formats into the verdict, no I/O, no allocation.
+ */
+#include "advice.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cperfwatch/thresholds.h"
+
+/* Full advice, when the class is the verdict. Each well under the 511 characters. */
+static const char *const advice_full[CPW_CLASS_COUNT] = {
+	[CPW_CLASS_CPU_BOUND] =
+		"CPU-bound: the time goes to computing. Profile it (perf record -g) and look for a "
+		"better algorithm, compiled libraries (numpy, a C extension) instead of interpreted "
+		"loops, and compiler optimisation (-O2, -march=native).",
+	[CPW_CLASS_MEMORY_BOUND] =
+		"Memory-bound: the CPU waits for memory. Improve locality: contiguous arrays instead "
+		"of pointers, smaller types, blocking/tiling; use less space; reuse buffers instead "
+		"of mapping fresh memory (every first touch is a page fault). More threads may make "
+		"it worse: they share the memory bandwidth.",
+	[CPW_CLASS_IO_BOUND] =
+		"IO-bound: the tree waits for storage. Cache what is read again, read and write "
+		"sequentially in large blocks, batch small writes and sync less often (one fsync "
+		"per batch, not per record), or use faster storage.",
+	[CPW_CLASS_THRASHING] =
+		"Thrashing: the working set does not fit in the memory it may use, so pages are "
+		"dropped and read again. Reduce the working set (process the data in chunks, "
+		"stream instead of random access, smaller structures) or give it more memory.",
+	[CPW_CLASS_WAITING] =
+		"Waiting: the tree mostly sleeps. Find what it waits on (timers, pipes, sockets, "
+		"locks, a child: strace -f -T, or perf trace) and overlap or parallelise the waits, "
+		"batch round trips, or remove the sleeps.",
+	[CPW_CLASS_CPU_STARVED] =
+		"CPU-starved: the tree is runnable but other load takes the CPUs it may use. Move "
+		"or nice the other work, or give this job more CPUs (taskset, the cgroup CPU quota).",
+	[CPW_CLASS_MIXED] = "No single resource dominates.",
+	[CPW_CLASS_UNKNOWN] =
+		"Too little data to judge: run it longer (a bigger input or a loop) or sample more "
+		"often with a lower --interval.",
+};
+
+/* Short advice, used in pairs for a mixed verdict. */
+static const char *const advice_short[CPW_CLASS_COUNT] = {
+	[CPW_CLASS_CPU_BOUND] = "for the CPU part, profile and use a better algorithm or compiled code",
+	[CPW_CLASS_MEMORY_BOUND] = "for the memory part, improve locality and use less space",
+	[CPW_CLASS_IO_BOUND] = "for the IO part, cache, read sequentially, batch writes, sync less",
+	[CPW_CLASS_THRASHING] = "for the memory stalls, shrink the working set or give it more memory",
+	[CPW_CLASS_WAITING] = "for the waits, find what it sleeps on and overlap the waits",
+	[CPW_CLASS_CPU_STARVED] = "for the run-queue wait, move other load away or give it more CPUs",
+	[CPW_CLASS_MIXED] = "",
+	[CPW_CLASS_UNKNOWN] = "run it longer",
+};
+
+const char *cpw_advice_for(enum cpw_class cls)
+{
+	if (cls < 0 || cls >= CPW_CLASS_COUNT)
+		return "";
+	return advice_full[cls];
+}
+
+static const char *short_for(enum cpw_class cls)
+{
+	if (cls < 0 || cls >= CPW_CLASS_COUNT)
+		return "";
+	return advice_short[cls];
+}
+
+/* Appends to the advice buffer; snprintf truncates safely when it is full. */
+static void append(struct cpw_verdict *v, const char *text)
+{
+	size_t used = strlen(v->advice);
+
+	if (used + 1 < sizeof(v->advice))
+		snprintf(v->advice + used, sizeof(v->advice) - used, "%s", text);
+}
+
+void cpw_advice_fill(const struct cpw_metrics *m, struct cpw_verdict *v)
+{
+	char extra[200];
+	double usable = cpw_known(m->cores_usable) ? m->cores_usable : NAN;
+	double used = cpw_known(m->cores_used) ? m->cores_used
+		: (cpw_known(m->wall_s) && m->wall_s > 0 && cpw_known(m->user_s) && cpw_known(m->sys_s))
+			? (m->user_s + m->sys_s) / m->wall_s : NAN;
+
+	v->advice[0] = '\0';
+	if (v->cls == CPW_CLASS_MIXED) {
+		append(v, advice_full[CPW_CLASS_MIXED]);
+		if (v->secondary != CPW_CLASS_NONE) {
+			append(v, " Mostly ");
+			append(v, cpw_class_name(v->secondary));
+			append(v, ": ");
+			append(v, short_for(v->secondary));
+			append(v, ".");
+		}
+		return;
+	}
+	append(v, cpw_advice_for(v->cls));
+
+	if (v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND) {
+		double runnable = m->avg_runnable_threads;
+
+		if (cpw_known(usable) && cpw_known(runnable) &&
+		    runnable >= usable * cpw_threshold(CPW_T_OVERSUB_RATIO)) {
+			snprintf(extra, sizeof extra,
+				 " It runs %.1f threads on %g usable CPUs: more threads will not help.",
+				 runnable, usable);
+			append(v, extra);
+		} else if (v->cls == CPW_CLASS_CPU_BOUND && cpw_known(usable) && usable > 1 &&
+			   cpw_known(used) && used <= usable * cpw_threshold(CPW_T_CORES_IDLE_RATIO)) {
+			snprintf(extra, sizeof extra,
+				 " It uses %.1f of %g usable cores: parallelise (threads, processes, "
+				 "make -j) to use the rest.", used, usable);
+			append(v, extra);
+		}
+	}
+	if (v->cls == CPW_CLASS_THRASHING && cpw_known(m->memory_limit_kib) && m->memory_limit_kib > 0) {
+		snprintf(extra, sizeof extra, " Its memory limit is %.0f MiB.",
+			 m->memory_limit_kib / 1024.0);
+		append(v, extra);
+	}
+	if (v->secondary != CPW_CLASS_NONE && v->cls != CPW_CLASS_UNKNOWN) {
+		append(v, " Also, ");
+		append(v, short_for(v->secondary));
+		append(v, ".");
+	}
+}

@@ -1,0 +1,812 @@
+/*
+ * classify.c: the verdict, a pure function from one run's metrics to {class, confidence,
+ * evidence, secondary, findings, advice}. No I/O, no allocation, no globals written.
+ *
+ * The idea (doc/classification.md says it in plain words): decompose the tree's thread
+ * lifetime into lanes,
+ *   cpu   on-CPU time plus run-queue wait (labelled cpu-bound, memory-bound or cpu-starved),
+ *   disk  block-IO wait (delay accounting, else sampled D states with a storage channel),
+ *   mem   memory stalls (delay accounting, PSI memory, or D states when refaults explain them),
+ *   wait  the rest: asleep (S) or blocked in D on something that is not storage,
+ * each as a share of the busy lifetime max(wall, busy thread-seconds). A lane that passes
+ * its threshold and dominates the runner-up names the verdict; thrashing wins at a lower
+ * share because its stalls make everything else slow; two close lanes make it mixed.
+ */
+#include "cperfwatch/verdict.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "advice.h"
+#include "cperfwatch/thresholds.h"
+
+#define PAGE_KIB 4.0
+
+#define SRC_RUSAGE "wait4 rusage"
+#define SRC_SCHEDSTAT "/proc/PID/task/TID/schedstat"
+#define SRC_SAMPLED "sampled /proc/PID/task/TID/stat"
+#define SRC_DELAYACCT "taskstats delay accounting"
+#define SRC_PROC_IO "/proc/PID/io"
+#define SRC_PERF "perf_event"
+
+enum lane { LANE_CPU, LANE_DISK, LANE_MEM, LANE_WAIT, LANE_COUNT };
+
+/* Everything derived from the metrics, computed once. Thread-seconds unless noted. */
+struct ctx {
+	const struct cpw_metrics *m;
+	double wall;
+	double lifetime;     /* average threads alive x wall */
+	double cpu;          /* on-CPU */
+	const char *cpu_src;
+	bool cpu_sampled;    /* no rusage, no schedstat: R states stand in */
+	double runq;         /* run-queue wait, scaled to the CPU time's coverage */
+	double runq_ratio;   /* runq / (on-CPU + runq); NAN when unknown */
+	const char *runq_src;
+	bool runq_sampled;   /* from R states, not schedstat */
+	double runnable;     /* mean R threads per sample */
+	double cores;        /* usable CPUs, 1 when unknown */
+	bool cores_known;
+	bool oversub;
+	double disk;
+	const char *disk_src;
+	bool disk_sampled;
+	double dother;       /* D on something that is not storage */
+	double io_bytes;     /* NAN when unknown */
+	const char *io_src;
+	bool refault_sig;
+	bool majflt_excess;
+	bool thrash_delay_sig;
+	double mem;
+	const char *mem_src;
+	bool mem_from_dstates;
+	bool mem_systemwide;
+	double ref;          /* the busy lifetime every share is taken of */
+	double share[LANE_COUNT];
+	enum cpw_class cpu_label;  /* what the cpu lane is called */
+	enum cpw_class work_label; /* cpu-bound or memory-bound, even when starved */
+	bool counters;             /* cycles and instructions counted */
+	bool mem_by_counters;
+	bool mem_by_faults;
+	double ipc, mpki, minflt_rate, sys_share;
+	double samples_quality;    /* 0.6 .. 1 */
+};
+
+static double clamp01(double x)
+{
+	if (!(x > 0))
+		return 0;
+	return x > 1 ? 1 : x;
+}
+
+static double known_or(double x, double dflt)
+{
+	return cpw_known(x) ? x : dflt;
+}
+
+static double pct(double share)
+{
+	return 100.0 * share;
+}
+
+/* Adds one evidence line; lines past CPW_EVIDENCE_MAX are dropped (the first are the
+ * deciding ones). */
+__attribute__((format(printf, 6, 7)))
+static void add_evidence(struct cpw_verdict *v, const char *metric, double value,
+			 double threshold, const char *source, const char *fmt, ...)
+{
+	struct cpw_evidence *e;
+	va_list ap;
+
+	if (v->nevidence >= CPW_EVIDENCE_MAX)
+		return;
+	e = &v->evidence[v->nevidence++];
+	snprintf(e->metric, sizeof e->metric, "%s", metric);
+	e->value = value;
+	e->threshold = threshold;
+	snprintf(e->source, sizeof e->source, "%s", source);
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof e->text, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void add_finding(struct cpw_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->nfindings >= CPW_FINDINGS_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->findings[v->nfindings++], sizeof v->findings[0], fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the decomposition ---- */
+
+static void measure_cpu(struct ctx *c)
+{
+	const struct cpw_metrics *m = c->m;
+	double rusage = NAN;
+
+	if (cpw_known(m->user_s) || cpw_known(m->sys_s))
+		rusage = known_or(m->user_s, 0) + known_or(m->sys_s, 0);
+
+	/* schedstat misses threads that lived between two samples, rusage misses nothing in
+	 * run mode: take the larger. */
+	if (cpw_known(rusage) && (!cpw_known(m->oncpu_s) || rusage >= m->oncpu_s)) {
+		c->cpu = rusage;
+		c->cpu_src = SRC_RUSAGE;
+	} else if (cpw_known(m->oncpu_s)) {
+		c->cpu = m->oncpu_s;
+		c->cpu_src = SRC_SCHEDSTAT;
+	} else {
+		c->cpu = (double)m->st_running / (double)m->thread_samples * c->lifetime;
+		c->cpu_src = SRC_SAMPLED;
+		c->cpu_sampled = true;
+	}
+
+	c->runq = 0;
+	c->runq_ratio = NAN;
+	c->runq_src = SRC_SCHEDSTAT;
+	if (cpw_known(m->oncpu_s) && cpw_known(m->runq_wait_s) && m->oncpu_s + m->runq_wait_s > 0) {
+		/* The ratio is schedstat's own, so threads it missed do not bias it. */
+		c->runq_ratio = m->runq_wait_s / (m->oncpu_s + m->runq_wait_s);
+		c->runq = m->oncpu_s > 0 ? m->runq_wait_s * (c->cpu > m->oncpu_s ? c->cpu / m->oncpu_s : 1)
+					 : m->runq_wait_s;
+	} else if (!c->cpu_sampled) {
+		/* R in /proc means running or runnable: sampled R time minus CPU time is the wait. */
+		double r_time = (double)m->st_running / (double)m->thread_samples * c->lifetime;
+
+		c->runq = r_time > c->cpu ? r_time - c->cpu : 0;
+		if (c->cpu + c->runq > 0)
+			c->runq_ratio = c->runq / (c->cpu + c->runq);
+		c->runq_src = SRC_SAMPLED;
+		c->runq_sampled = true;
+	}
+
+	c->runnable = cpw_known(m->avg_runnable_threads) ? m->avg_runnable_threads
+		: (double)m->st_running / (double)m->samples;
+	c->cores_known = cpw_known(m->cores_usable) && m->cores_usable > 0;
+	c->cores = c->cores_known ? m->cores_usable : 1;
+	c->oversub = c->runnable >= c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO);
+}
+
+static void measure_work_kind(struct ctx *c)
+{
+	const struct cpw_metrics *m = c->m;
+
+	c->ipc = c->mpki = c->minflt_rate = c->sys_share = NAN;
+	c->counters = m->hw_counters_available && cpw_known(m->cycles) && cpw_known(m->instructions) &&
+		m->cycles > 0 && m->instructions > 0;
+	if (c->counters) {
+		double misses = cpw_known(m->llc_load_misses) ? m->llc_load_misses : m->cache_misses;
+
+		c->ipc = m->instructions / m->cycles;
+		if (cpw_known(misses))
+			c->mpki = misses * 1000.0 / m->instructions;
+	}
+	if (m->hw_counters_available && cpw_known(m->topdown_memory_bound))
+		/* Top-down is the better measure where the PMU has it: it decides alone. */
+		c->mem_by_counters = m->topdown_memory_bound >= cpw_threshold(CPW_T_TOPDOWN_MEM);
+	else if (c->counters && cpw_known(c->mpki))
+		c->mem_by_counters = c->ipc < cpw_threshold(CPW_T_IPC_MAX) &&
+			c->mpki >= cpw_threshold(CPW_T_LLC_MPKI);
+
+	if (cpw_known(m->user_s) && cpw_known(m->sys_s) && m->user_s + m->sys_s > 0) {
+		c->minflt_rate = (double)m->minor_faults / (m->user_s + m->sys_s);
+		c->sys_share = m->sys_s / (m->user_s + m->sys_s);
+		c->mem_by_faults = c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_PER_CPU_S) &&
+			c->sys_share >= cpw_threshold(CPW_T_SYS_SHARE);
+	}
+	c->work_label = c->mem_by_counters || c->mem_by_faults ? CPW_CLASS_MEMORY_BOUND
+							       : CPW_CLASS_CPU_BOUND;
+	c->cpu_label = c->work_label;
+	if (cpw_known(c->runq_ratio) && c->runq_ratio >= cpw_threshold(CPW_T_RUNQ_RATIO) && !c->oversub)
+		c->cpu_label = CPW_CLASS_CPU_STARVED;
+}
+
+static void measure_io(struct ctx *c)
+{
+	const struct cpw_metrics *m = c->m;
+	double blocks = ((double)m->fs_inputs + (double)m->fs_outputs) * 512.0;
+
+	if (m->delayacct_on && cpw_known(m->blkio_delay_s)) {
+		c->disk = m->blkio_delay_s;
+		c->disk_src = SRC_DELAYACCT;
+	} else {
+		c->disk = (double)m->st_disk_wait / (double)m->thread_samples * c->lifetime;
+		c->disk_src = SRC_SAMPLED;
+		c->disk_sampled = true;
+	}
+	c->dother = (double)m->st_d_other / (double)m->thread_samples * c->lifetime;
+
+	c->io_bytes = NAN;
+	c->io_src = SRC_PROC_IO;
+	if (cpw_known(m->read_bytes) || cpw_known(m->write_bytes))
+		c->io_bytes = known_or(m->read_bytes, 0) + known_or(m->write_bytes, 0);
+	/* rusage blocks count what /proc/PID/io of reaped children no longer shows. */
+	if (blocks > 0 && !(c->io_bytes >= blocks)) {
+		c->io_bytes = blocks;
+		c->io_src = SRC_RUSAGE " (ru_inblock, ru_oublock)";
+	}
+}
+
+static void measure_memory(struct ctx *c)
+{
+	const struct cpw_metrics *m = c->m;
+	double rss = cpw_known(m->tree_peak_rss_kib) ? m->tree_peak_rss_kib : m->max_rss_kib;
+	double limit_pages = cpw_known(m->memory_limit_kib) ? m->memory_limit_kib / PAGE_KIB : NAN;
+
+	c->refault_sig = cpw_known(m->refaults) &&
+		(m->refaults >= cpw_threshold(CPW_T_REFAULT_MIN_PAGES) ||
+		 (cpw_known(limit_pages) && limit_pages > 0 &&
+		  m->refaults >= cpw_threshold(CPW_T_REFAULT_LIMIT_RATIO) * limit_pages));
+	/* Known refaults say more than major faults: the excess only counts without them. */
+	c->majflt_excess = !cpw_known(m->refaults) && cpw_known(rss) && rss > 0 && m->major_faults > 0 &&
+		(double)m->major_faults * PAGE_KIB >= cpw_threshold(CPW_T_MAJFLT_RSS_RATIO) * rss;
+
+	c->mem = 0;
+	c->mem_src = "";
+	if (m->delayacct_on && (cpw_known(m->swapin_delay_s) || cpw_known(m->thrashing_delay_s) ||
+				cpw_known(m->reclaim_delay_s))) {
+		c->mem = known_or(m->swapin_delay_s, 0) + known_or(m->thrashing_delay_s, 0) +
+			 known_or(m->reclaim_delay_s, 0);
+		c->mem_src = SRC_DELAYACCT;
+	} else if (cpw_known(m->psi_mem_some_s) &&
+		   (m->psi_from_cgroup || c->refault_sig || c->majflt_excess)) {
+		/* System-wide pressure is only ours when our own refaults explain it. */
+		c->mem = m->psi_mem_some_s;
+		c->mem_src = m->psi_from_cgroup ? "cgroup memory.pressure" : "/proc/pressure/memory";
+		c->mem_systemwide = !m->psi_from_cgroup;
+	} else if (c->refault_sig || c->majflt_excess) {
+		/* No stall clock at all: the storage D states are the page-ins of refaults. */
+		c->mem = c->disk;
+		c->mem_src = SRC_SAMPLED " (D states with refaults)";
+		c->mem_from_dstates = true;
+	}
+	if (c->mem > c->lifetime)
+		c->mem = c->lifetime;
+	/* Refault page-ins show up as disk waits too: count them once, as memory stalls. */
+	if ((c->refault_sig || c->majflt_excess) && c->mem > 0)
+		c->disk = c->disk > c->mem ? c->disk - c->mem : 0;
+}
+
+static void decompose(struct ctx *c)
+{
+	double busy;
+
+	/* D states without storage traffic are not disk (locks, a device): count them as waits. */
+	if (cpw_known(c->io_bytes) && c->io_bytes < cpw_threshold(CPW_T_IO_MIN_BYTES)) {
+		c->dother += c->disk;
+		c->disk = 0;
+	}
+	busy = c->cpu + c->runq + c->disk + c->mem + c->dother;
+	c->ref = busy > c->wall ? busy : c->wall;
+	c->share[LANE_CPU] = (c->cpu + c->runq) / c->ref;
+	c->share[LANE_DISK] = c->disk / c->ref;
+	c->share[LANE_MEM] = c->mem / c->ref;
+	c->share[LANE_WAIT] = clamp01(1.0 - c->share[LANE_CPU] - c->share[LANE_DISK] - c->share[LANE_MEM]);
+
+	c->thrash_delay_sig = c->m->delayacct_on && cpw_known(c->m->thrashing_delay_s) &&
+		c->m->thrashing_delay_s / c->ref >= cpw_threshold(CPW_T_THRASH_DELAY_SHARE);
+}
+
+static enum cpw_class lane_class(const struct ctx *c, enum lane lane)
+{
+	switch (lane) {
+	case LANE_CPU:
+		return c->cpu_label;
+	case LANE_DISK:
+		return CPW_CLASS_IO_BOUND;
+	case LANE_MEM:
+		/* Memory stalls without refaults (reclaim) are not thrashing. */
+		return c->refault_sig || c->majflt_excess || c->thrash_delay_sig ? CPW_CLASS_THRASHING
+										 : CPW_CLASS_MEMORY_BOUND;
+	case LANE_WAIT:
+	case LANE_COUNT:
+		break;
+	}
+	return CPW_CLASS_WAITING;
+}
+
+static bool lane_qualifies(const struct ctx *c, enum lane lane)
+{
+	double s = c->share[lane];
+
+	switch (lane) {
+	case LANE_CPU:
+		return s >= cpw_threshold(CPW_T_CPU_SHARE);
+	case LANE_DISK:
+		return s >= cpw_threshold(CPW_T_DISK_SHARE) &&
+			c->disk > cpw_threshold(CPW_T_DISK_VS_CPU) * c->cpu;
+	case LANE_MEM:
+		return s >= cpw_threshold(CPW_T_MEMSTALL_SHARE) &&
+			(c->refault_sig || c->majflt_excess || c->thrash_delay_sig);
+	case LANE_WAIT:
+		return s >= cpw_threshold(CPW_T_WAIT_SHARE);
+	case LANE_COUNT:
+		break;
+	}
+	return false;
+}
+
+static double lane_threshold(enum lane lane)
+{
+	static const enum cpw_threshold_id ids[LANE_COUNT] = {
+		[LANE_CPU] = CPW_T_CPU_SHARE, [LANE_DISK] = CPW_T_DISK_SHARE,
+		[LANE_MEM] = CPW_T_MEMSTALL_SHARE, [LANE_WAIT] = CPW_T_WAIT_SHARE,
+	};
+	return cpw_threshold(ids[lane]);
+}
+
+/* ---- evidence ---- */
+
+static void psi_line(struct cpw_verdict *v, const char *metric, double stall_s, double wall,
+		     const char *file, const char *what)
+{
+	if (!cpw_known(stall_s) || !(wall > 0))
+		return;
+	add_evidence(v, metric, stall_s / wall, cpw_threshold(CPW_T_PSI_SHARE), file,
+		     "%s: %.0f%% of the run (corroborates at >= %.0f%%)", what,
+		     pct(stall_s / wall), pct(cpw_threshold(CPW_T_PSI_SHARE)));
+}
+
+static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisive)
+{
+	const struct cpw_metrics *m = c->m;
+
+	if (c->cpu_label == CPW_CLASS_CPU_STARVED) {
+		add_evidence(v, "runq_ratio", c->runq_ratio, cpw_threshold(CPW_T_RUNQ_RATIO), c->runq_src,
+			     "threads waited in the run queue %.0f%% of the time they wanted a CPU (>= %.0f%%)",
+			     pct(c->runq_ratio), pct(cpw_threshold(CPW_T_RUNQ_RATIO)));
+		add_evidence(v, "avg_runnable_threads", c->runnable,
+			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
+			     "%.2f runnable threads on average for %g usable CPUs%s: the wait comes from other load",
+			     c->runnable, c->cores, c->cores_known ? "" : " (assumed, unknown)");
+		if (decisive)
+			psi_line(v, "psi_cpu_some_share", m->psi_cpu_some_s, c->wall,
+				 m->psi_from_cgroup ? "cgroup cpu.pressure" : "/proc/pressure/cpu",
+				 "some task waited for a CPU");
+		return;
+	}
+	add_evidence(v, "cpu_share", c->share[LANE_CPU], cpw_threshold(CPW_T_CPU_SHARE), c->cpu_src,
+		     c->oversub ? "on-CPU plus run-queue time is %.0f%% of the busy lifetime (>= %.0f%%)"
+				: "on-CPU time is %.0f%% of the busy lifetime (>= %.0f%%)",
+		     pct(c->share[LANE_CPU]), pct(cpw_threshold(CPW_T_CPU_SHARE)));
+	if (!decisive)
+		return;
+	if (c->oversub)
+		add_evidence(v, "avg_runnable_threads", c->runnable,
+			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
+			     "%.2f runnable threads on average for %g usable CPUs: it saturates what it may use",
+			     c->runnable, c->cores);
+	if (c->cpu_label == CPW_CLASS_MEMORY_BOUND && c->mem_by_counters) {
+		if (cpw_known(m->topdown_memory_bound))
+			add_evidence(v, "topdown_memory_bound", m->topdown_memory_bound,
+				     cpw_threshold(CPW_T_TOPDOWN_MEM), SRC_PERF,
+				     "%.0f%% of pipeline slots are memory bound (>= %.0f%%)",
+				     pct(m->topdown_memory_bound), pct(cpw_threshold(CPW_T_TOPDOWN_MEM)));
+		else {
+			add_evidence(v, "ipc", c->ipc, cpw_threshold(CPW_T_IPC_MAX), SRC_PERF,
+				     "%.2f instructions per cycle (< %.1f)", c->ipc, cpw_threshold(CPW_T_IPC_MAX));
+			add_evidence(v, "llc_mpki", c->mpki, cpw_threshold(CPW_T_LLC_MPKI), SRC_PERF,
+				     "%.1f cache misses per 1000 instructions (>= %.0f)", c->mpki,
+				     cpw_threshold(CPW_T_LLC_MPKI));
+		}
+	} else if (c->counters) {
+		add_evidence(v, "ipc", c->ipc, cpw_threshold(CPW_T_IPC_MAX), SRC_PERF,
+			     "%.2f instructions per cycle%s", c->ipc,
+			     cpw_known(c->mpki) ? "" : " (cache misses not counted)");
+		if (cpw_known(c->mpki))
+			add_evidence(v, "llc_mpki", c->mpki, cpw_threshold(CPW_T_LLC_MPKI), SRC_PERF,
+				     "%.1f cache misses per 1000 instructions (memory-bound at >= %.0f with IPC < %.1f)",
+				     c->mpki, cpw_threshold(CPW_T_LLC_MPKI), cpw_threshold(CPW_T_IPC_MAX));
+	}
+	/* Without counters the fault figures are why it is (or is not) memory-bound: show them. */
+	if (cpw_known(c->minflt_rate) && (c->mem_by_faults || !c->counters))
+		add_evidence(v, "minflt_per_cpu_s", c->minflt_rate, cpw_threshold(CPW_T_MINFLT_PER_CPU_S),
+			     SRC_RUSAGE, "%.0f minor page faults per CPU-second (memory-bound at >= %.0f)",
+			     c->minflt_rate, cpw_threshold(CPW_T_MINFLT_PER_CPU_S));
+	if (cpw_known(c->sys_share) && (c->mem_by_faults || !c->counters))
+		add_evidence(v, "sys_share", c->sys_share, cpw_threshold(CPW_T_SYS_SHARE), SRC_RUSAGE,
+			     "system time is %.0f%% of CPU time (page-fault dominated at >= %.0f%%)",
+			     pct(c->sys_share), pct(cpw_threshold(CPW_T_SYS_SHARE)));
+}
+
+static void evidence_disk(const struct ctx *c, struct cpw_verdict *v, bool decisive)
+{
+	const struct cpw_metrics *m = c->m;
+	double vs_cpu = c->cpu > 0 ? c->disk / c->cpu : NAN;
+
+	add_evidence(v, "disk_share", c->share[LANE_DISK], cpw_threshold(CPW_T_DISK_SHARE), c->disk_src,
+		     "waiting for storage is %.0f%% of the busy lifetime (>= %.0f%%)",
+		     pct(c->share[LANE_DISK]), pct(cpw_threshold(CPW_T_DISK_SHARE)));
+	if (!decisive)
+		return;
+	if (cpw_known(vs_cpu))
+		add_evidence(v, "disk_vs_cpu", vs_cpu, cpw_threshold(CPW_T_DISK_VS_CPU), c->disk_src,
+			     "disk wait is %.1fx the CPU time (> %.1fx)", vs_cpu,
+			     cpw_threshold(CPW_T_DISK_VS_CPU));
+	else
+		add_evidence(v, "disk_vs_cpu", NAN, cpw_threshold(CPW_T_DISK_VS_CPU), c->disk_src,
+			     "disk wait with no CPU time measured at all");
+	if (cpw_known(c->io_bytes))
+		add_evidence(v, "storage_bytes", c->io_bytes, cpw_threshold(CPW_T_IO_MIN_BYTES), c->io_src,
+			     "%.1f MiB read and written to storage (>= %.0f KiB)", c->io_bytes / 1048576.0,
+			     cpw_threshold(CPW_T_IO_MIN_BYTES) / 1024.0);
+	else
+		add_evidence(v, "storage_bytes", NAN, cpw_threshold(CPW_T_IO_MIN_BYTES), SRC_PROC_IO,
+			     "storage bytes unknown: the D states could not be confirmed as disk traffic");
+	psi_line(v, "psi_io_some_share", m->psi_io_some_s, c->wall,
+		 m->psi_from_cgroup ? "cgroup io.pressure" : "/proc/pressure/io", "some task waited for IO");
+}
+
+static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisive)
+{
+	const struct cpw_metrics *m = c->m;
+
+	add_evidence(v, "memstall_share", c->share[LANE_MEM], cpw_threshold(CPW_T_MEMSTALL_SHARE),
+		     c->mem_src, "stalled on memory %.0f%% of the busy lifetime (>= %.0f%%)",
+		     pct(c->share[LANE_MEM]), pct(cpw_threshold(CPW_T_MEMSTALL_SHARE)));
+	if (!decisive)
+		return;
+	if (cpw_known(m->refaults)) {
+		double limit_pages = cpw_known(m->memory_limit_kib) ? m->memory_limit_kib / PAGE_KIB : NAN;
+		double need = cpw_threshold(CPW_T_REFAULT_MIN_PAGES);
+
+		if (cpw_known(limit_pages) && limit_pages > 0 &&
+		    cpw_threshold(CPW_T_REFAULT_LIMIT_RATIO) * limit_pages < need)
+			need = cpw_threshold(CPW_T_REFAULT_LIMIT_RATIO) * limit_pages;
+		add_evidence(v, "refaults", m->refaults, need,
+			     m->refaults_from_cgroup ? "cgroup memory.stat workingset_refault"
+						     : "/proc/vmstat workingset_refault",
+			     "%.0f pages were evicted and read again (>= %.0f)", m->refaults, need);
+	}
+	if (c->thrash_delay_sig)
+		add_evidence(v, "thrashing_delay_s", m->thrashing_delay_s,
+			     cpw_threshold(CPW_T_THRASH_DELAY_SHARE) * c->ref, SRC_DELAYACCT,
+			     "%.2f s waiting for refaulted pages", m->thrashing_delay_s);
+	if (c->majflt_excess) {
+		double rss = cpw_known(m->tree_peak_rss_kib) ? m->tree_peak_rss_kib : m->max_rss_kib;
+
+		add_evidence(v, "majflt_vs_rss", (double)m->major_faults * PAGE_KIB / rss,
+			     cpw_threshold(CPW_T_MAJFLT_RSS_RATIO), SRC_RUSAGE,
+			     "major faults brought in %.1fx the peak RSS: more than a cold start reads",
+			     (double)m->major_faults * PAGE_KIB / rss);
+	}
+	if (cpw_known(m->memory_limit_kib) && m->memory_limit_kib > 0) {
+		double read = m->fs_inputs > 0 ? (double)m->fs_inputs * 512.0 : known_or(m->read_bytes, NAN);
+
+		if (cpw_known(read))
+			add_evidence(v, "read_vs_limit", read / (m->memory_limit_kib * 1024.0), NAN, SRC_RUSAGE,
+				     "read %.0f MiB through a %.0f MiB memory limit", read / 1048576.0,
+				     m->memory_limit_kib / 1024.0);
+	}
+	psi_line(v, "psi_mem_full_share", m->psi_mem_full_s, c->wall,
+		 m->psi_from_cgroup ? "cgroup memory.pressure" : "/proc/pressure/memory",
+		 "every task stalled on memory (full)");
+}
+
+static void evidence_wait(const struct ctx *c, struct cpw_verdict *v, bool decisive)
+{
+	const struct cpw_metrics *m = c->m;
+	double sleeping = (double)m->st_sleeping / (double)m->thread_samples;
+
+	add_evidence(v, "wait_share", c->share[LANE_WAIT], cpw_threshold(CPW_T_WAIT_SHARE),
+		     SRC_SAMPLED " + " SRC_RUSAGE,
+		     "off-CPU and not waiting for storage %.0f%% of the busy lifetime (>= %.0f%%)",
+		     pct(c->share[LANE_WAIT]), pct(cpw_threshold(CPW_T_WAIT_SHARE)));
+	if (!decisive)
+		return;
+	add_evidence(v, "sleeping_share", sleeping, NAN, SRC_SAMPLED,
+		     "%.0f%% of thread samples were asleep (S): timers, pipes, sockets, futexes, a child",
+		     pct(sleeping));
+	if (m->st_d_other > 0)
+		add_evidence(v, "d_other_share", (double)m->st_d_other / (double)m->thread_samples, NAN,
+			     SRC_SAMPLED, "%.0f%% of thread samples were blocked (D) on something that is not storage",
+			     pct((double)m->st_d_other / (double)m->thread_samples));
+}
+
+static void evidence_lane(const struct ctx *c, struct cpw_verdict *v, enum lane lane, bool decisive)
+{
+	switch (lane) {
+	case LANE_CPU:
+		evidence_cpu(c, v, decisive);
+		break;
+	case LANE_DISK:
+		evidence_disk(c, v, decisive);
+		break;
+	case LANE_MEM:
+		evidence_mem(c, v, decisive);
+		break;
+	case LANE_WAIT:
+	case LANE_COUNT:
+		evidence_wait(c, v, decisive);
+		break;
+	}
+}
+
+/* ---- confidence ---- */
+
+static double lane_quality(const struct ctx *c, enum lane lane, enum cpw_class cls)
+{
+	double q = 1.0;
+
+	switch (lane) {
+	case LANE_CPU:
+		if (c->cpu_sampled)
+			q *= 0.7;
+		if (cls == CPW_CLASS_CPU_STARVED && c->runq_sampled)
+			q *= 0.8;
+		if (cls == CPW_CLASS_CPU_BOUND && !c->counters)
+			q *= 0.9; /* it might be memory-bound: nothing here can tell */
+		break;
+	case LANE_DISK:
+		if (c->disk_sampled)
+			q *= 0.9;
+		if (!cpw_known(c->io_bytes))
+			q *= 0.8;
+		break;
+	case LANE_MEM:
+		if (c->mem_from_dstates)
+			q *= 0.75;
+		if (c->mem_systemwide)
+			q *= 0.9;
+		if (!c->refault_sig && !c->thrash_delay_sig)
+			q *= 0.8; /* only major faults against RSS */
+		break;
+	case LANE_WAIT:
+	case LANE_COUNT:
+		break;
+	}
+	return q;
+}
+
+static double corroboration(const struct ctx *c, enum cpw_class cls)
+{
+	const struct cpw_metrics *m = c->m;
+	double stall = NAN;
+
+	if (cls == CPW_CLASS_CPU_STARVED)
+		stall = m->psi_cpu_some_s;
+	else if (cls == CPW_CLASS_IO_BOUND)
+		stall = m->psi_io_some_s;
+	else if (cls == CPW_CLASS_THRASHING)
+		stall = m->psi_mem_full_s;
+	return cpw_known(stall) && stall / c->wall >= cpw_threshold(CPW_T_PSI_SHARE) ? 0.05 : 0;
+}
+
+static double confidence(const struct ctx *c, enum lane win, enum cpw_class cls, double runner_up)
+{
+	double thr = lane_threshold(win);
+	double share = c->share[win];
+	double margin, dominance, conf;
+
+	if (cls == CPW_CLASS_CPU_STARVED) {
+		thr = cpw_threshold(CPW_T_RUNQ_RATIO);
+		share = c->runq_ratio;
+	}
+	margin = clamp01((share - thr) / (1.0 - thr));
+	dominance = runner_up > 0 ? clamp01((c->share[win] / runner_up - cpw_threshold(CPW_T_DOMINANCE)) /
+					    cpw_threshold(CPW_T_DOMINANCE))
+				  : 1.0;
+	conf = (0.55 + 0.25 * margin + 0.2 * dominance) * c->samples_quality * lane_quality(c, win, cls);
+	conf += corroboration(c, cls);
+	return conf < 0.05 ? 0.05 : conf > 0.99 ? 0.99 : conf;
+}
+
+/* ---- findings ---- */
+
+static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
+{
+	const struct cpw_metrics *m = c->m;
+	double used = cpw_known(m->cores_used) ? m->cores_used : c->cpu / c->wall;
+	bool cpu_verdict = v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND;
+
+	if (c->oversub && c->share[LANE_CPU] >= cpw_threshold(CPW_T_NOTABLE_SHARE)) {
+		if (c->cores_known)
+			add_finding(v, "the tree oversubscribes its %g usable CPU%s (%.1f runnable threads on average)",
+				    c->cores, c->cores > 1 ? "s" : "", c->runnable);
+		else
+			add_finding(v, "the tree keeps %.1f threads runnable on average (usable CPUs unknown)",
+				    c->runnable);
+	}
+	if (cpu_verdict && c->cores_known && c->cores > 1 && !c->oversub &&
+	    used <= c->cores * cpw_threshold(CPW_T_CORES_IDLE_RATIO))
+		add_finding(v, "uses %.1f of %g usable cores", used, c->cores);
+	if (m->nprocs > 1 && cpw_known(m->top_process_cpu_share) &&
+	    m->top_process_cpu_share >= cpw_threshold(CPW_T_TOP_PROCESS_SHARE))
+		add_finding(v, "one process (pid %d, %.31s) did %.0f%% of the CPU work", m->top_process_pid,
+			    m->top_process_comm[0] ? m->top_process_comm : "?", pct(m->top_process_cpu_share));
+	if ((v->cls == CPW_CLASS_CPU_BOUND ||
+	     (v->cls == CPW_CLASS_MIXED && v->secondary == CPW_CLASS_CPU_BOUND)) && !c->counters)
+		add_finding(v, "memory stalls are not observable here (no hardware counters)");
+}
+
+/* ---- unknown ---- */
+
+static bool too_little_data(const struct cpw_metrics *m, struct cpw_verdict *v)
+{
+	bool unknown = false;
+
+	if (!cpw_known(m->wall_s) || m->wall_s <= 0) {
+		add_evidence(v, "wall_s", m->wall_s, cpw_threshold(CPW_T_MIN_WALL_S), SRC_RUSAGE,
+			     "the run's wall time is unknown");
+		unknown = true;
+	} else if (m->wall_s < cpw_threshold(CPW_T_MIN_WALL_S)) {
+		add_evidence(v, "wall_s", m->wall_s, cpw_threshold(CPW_T_MIN_WALL_S), SRC_RUSAGE,
+			     "the run lasted %.3f s (< %.2f s): start-up dominates, too short to judge",
+			     m->wall_s, cpw_threshold(CPW_T_MIN_WALL_S));
+		unknown = true;
+	}
+	if ((double)m->samples < cpw_threshold(CPW_T_MIN_SAMPLES)) {
+		add_evidence(v, "samples", (double)m->samples, cpw_threshold(CPW_T_MIN_SAMPLES), SRC_SAMPLED,
+			     "only %llu sampling ticks (< %.0f): run longer or lower --interval",
+			     (unsigned long long)m->samples, cpw_threshold(CPW_T_MIN_SAMPLES));
+		unknown = true;
+	} else if (m->thread_samples == 0) {
+		add_evidence(v, "thread_samples", 0, 1, SRC_SAMPLED,
+			     "no thread of the tree was seen in any sample");
+		unknown = true;
+	}
+	return unknown;
+}
+
+/* ---- choosing ---- */
+
+/* A qualifying lane does not win when another notable lane is close (within the dominance
+ * ratio) and either qualifies too or is an active lane (cpu, disk, memory) larger than it.
+ * The wait lane is the residual: short of its own threshold it blocks nothing. */
+static bool blocked(const struct ctx *c, enum lane win)
+{
+	for (int x = 0; x < LANE_COUNT; x++) {
+		double s = c->share[x];
+
+		if (x == (int)win || s < cpw_threshold(CPW_T_NOTABLE_SHARE) ||
+		    c->share[win] >= cpw_threshold(CPW_T_DOMINANCE) * s)
+			continue;
+		if (lane_qualifies(c, (enum lane)x) || (x != LANE_WAIT && s > c->share[win]))
+			return true;
+	}
+	return false;
+}
+
+/* The largest other lane, for the secondary. When thrashing, the disk waits are its
+ * page-ins and mostly-system CPU time is its kernel work: neither is a second story. */
+static int runner_up(const struct ctx *c, const enum lane order[LANE_COUNT], int win)
+{
+	for (int i = 0; i < LANE_COUNT; i++) {
+		enum lane x = order[i];
+
+		if ((int)x == win || (win >= 0 && lane_class(c, x) == lane_class(c, (enum lane)win)))
+			continue;
+		if (win == LANE_MEM && (x == LANE_DISK ||
+					(x == LANE_CPU && cpw_known(c->sys_share) &&
+					 c->sys_share >= cpw_threshold(CPW_T_SYS_SHARE))))
+			continue;
+		return x;
+	}
+	return -1;
+}
+
+/* ---- the verdict ---- */
+
+void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
+{
+	struct ctx c;
+	enum lane order[LANE_COUNT];
+	int win = -1, rival = -1;
+	bool secondary_from_rival = false;
+
+	memset(v, 0, sizeof *v);
+	v->cls = CPW_CLASS_UNKNOWN;
+	v->secondary = CPW_CLASS_NONE;
+	v->confidence = 0.1;
+	if (m == NULL || too_little_data(m, v)) {
+		if (m != NULL)
+			cpw_advice_fill(m, v);
+		return;
+	}
+
+	memset(&c, 0, sizeof c);
+	c.m = m;
+	c.wall = m->wall_s;
+	c.lifetime = (double)m->thread_samples / (double)m->samples * c.wall;
+	c.samples_quality = 0.6 + 0.4 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
+						 (cpw_threshold(CPW_T_FULL_SAMPLES) - cpw_threshold(CPW_T_MIN_SAMPLES)));
+	measure_cpu(&c);
+	measure_io(&c);
+	measure_memory(&c);
+	decompose(&c);
+	measure_work_kind(&c);
+
+	/* Lanes by share, largest first (insertion sort of four). */
+	for (int i = 0; i < LANE_COUNT; i++) {
+		int j = i;
+
+		while (j > 0 && c.share[order[j - 1]] < c.share[i]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = (enum lane)i;
+	}
+
+	if (lane_qualifies(&c, LANE_MEM)) {
+		/* Thrashing wins at a lower share: its stalls are why everything else is slow. */
+		win = LANE_MEM;
+	} else {
+		for (int i = 0; i < LANE_COUNT && win < 0; i++)
+			if (order[i] != LANE_MEM && lane_qualifies(&c, order[i]))
+				win = order[i];
+		if (win >= 0 && blocked(&c, (enum lane)win))
+			win = -1;
+	}
+	rival = runner_up(&c, order, win);
+
+	if (win >= 0) {
+		v->cls = lane_class(&c, (enum lane)win);
+		if (rival >= 0 && c.share[rival] >= cpw_threshold(CPW_T_NOTABLE_SHARE)) {
+			v->secondary = lane_class(&c, (enum lane)rival);
+			secondary_from_rival = true;
+		} else if (v->cls == CPW_CLASS_CPU_STARVED) {
+			/* What the work is when it does get a CPU. */
+			v->secondary = c.work_label;
+		}
+		v->confidence = confidence(&c, (enum lane)win, v->cls, rival >= 0 ? c.share[rival] : 0);
+		evidence_lane(&c, v, (enum lane)win, true);
+		if (secondary_from_rival)
+			evidence_lane(&c, v, (enum lane)rival, false);
+	} else {
+		/* No lane qualifies, or two are close: name the top two (two lanes can carry the
+		 * same name: on-CPU memory-bound and reclaim stalls; then the next one). */
+		enum lane a = order[0], b = order[1];
+
+		for (int i = 2; i < LANE_COUNT && lane_class(&c, b) == lane_class(&c, a); i++)
+			b = order[i];
+
+		v->cls = CPW_CLASS_MIXED;
+		v->secondary = lane_class(&c, a);
+		v->confidence = (0.3 + 0.25 * clamp01(c.share[b] / c.share[a])) * c.samples_quality;
+		add_finding(v, "no single resource dominates: %s (%.0f%%) and %s (%.0f%%)",
+			    cpw_class_name(lane_class(&c, a)), pct(c.share[a]),
+			    cpw_class_name(lane_class(&c, b)), pct(c.share[b]));
+		evidence_lane(&c, v, a, true);
+		evidence_lane(&c, v, b, true);
+	}
+	parallel_findings(&c, v);
+	if ((v->cls == CPW_CLASS_CPU_BOUND) && !c.counters)
+		add_evidence(v, "hw_counters", NAN, NAN, SRC_PERF,
+			     "memory stalls are not observable here (no hardware counters)");
+	cpw_advice_fill(m, v);
+}
+
+static const char *const class_names[CPW_CLASS_COUNT] = {
+	[CPW_CLASS_CPU_BOUND] = "cpu-bound",
+	[CPW_CLASS_MEMORY_BOUND] = "memory-bound",
+	[CPW_CLASS_IO_BOUND] = "io-bound",
+	[CPW_CLASS_THRASHING] = "thrashing",
+	[CPW_CLASS_WAITING] = "waiting",
+	[CPW_CLASS_CPU_STARVED] = "cpu-starved",
+	[CPW_CLASS_MIXED] = "mixed",
+	[CPW_CLASS_UNKNOWN] = "unknown",
+};
+
+const char *cpw_class_name(enum cpw_class cls)
+{
+	if (cls == CPW_CLASS_NONE)
+		return "none";
+	if (cls < 0 || cls >= CPW_CLASS_COUNT)
+		return "invalid";
+	return class_names[cls];
+}
+
+int cpw_class_from_name(const char *name)
+{
+	if (name == NULL)
+		return -1;
+	for (int i = 0; i < CPW_CLASS_COUNT; i++)
+		if (strcmp(class_names[i], name) == 0)
+			return i;
+	return -1;
+}

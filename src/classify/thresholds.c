@@ -1,0 +1,115 @@
+/*
+ * thresholds.c: the classifier's thresholds, one table, each number with where it comes
+ * from. doc/classification.md explains them in plain words; keep the two in step.
+ *
+ * "Share" means a share of the tree's busy lifetime: max(wall, thread-seconds the tree
+ * spent on a CPU, in the run queue, in disk wait, in memory stalls or blocked in D),
+ * so that idle helper threads (thread pools, BLAS threads) do not dilute it.
+ */
+#include "cperfwatch/thresholds.h"
+
+#include <stddef.h>
+#include <string.h>
+
+const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
+	[CPW_T_MIN_WALL_S] = {
+		"min_wall_s", 0.25, "s",
+		"own calibration: below a quarter second, start-up (exec, dynamic linking, page-ins) "
+		"is most of the run and a few samples say nothing" },
+	[CPW_T_MIN_SAMPLES] = {
+		"min_samples", 5, "samples",
+		"own calibration: fewer sampling ticks cannot tell a 20% state share from noise" },
+	[CPW_T_FULL_SAMPLES] = {
+		"full_samples", 50, "samples",
+		"own calibration: from here on, sampled shares are within a few percent; confidence "
+		"stops growing with samples" },
+	[CPW_T_DOMINANCE] = {
+		"dominance", 1.5, "ratio",
+		"own calibration: the winning lane must be 1.5x the runner-up, else the run is mixed "
+		"(60/40 still names a winner, 55/45 does not)" },
+	[CPW_T_NOTABLE_SHARE] = {
+		"notable_share", 0.20, "share",
+		"USE method: 20% is where a resource starts to matter; below that no secondary is named" },
+	[CPW_T_CPU_SHARE] = {
+		"cpu_share", 0.50, "share",
+		"seed heuristic user/(real x parallelism) ~ 1, relaxed: on-CPU (plus run-queue) time "
+		"is the majority of the busy lifetime" },
+	[CPW_T_RUNQ_RATIO] = {
+		"runq_ratio", 0.20, "ratio",
+		"USE method saturation: run-queue wait >= 20% of (on-CPU + run-queue wait)" },
+	[CPW_T_OVERSUB_RATIO] = {
+		"oversub_ratio", 1.25, "ratio",
+		"derived from runq_ratio: N runnable threads on k CPUs wait (N-k)/N of their time, "
+		"which reaches 20% at N = 1.25 k; below that the wait comes from outside load" },
+	[CPW_T_CORES_IDLE_RATIO] = {
+		"cores_idle_ratio", 0.75, "ratio",
+		"own calibration: a CPU-bound tree using <= 75% of its usable cores leaves at least "
+		"a quarter idle, worth a finding" },
+	[CPW_T_TOP_PROCESS_SHARE] = {
+		"top_process_share", 0.80, "share",
+		"own calibration: one process doing >= 80% of a tree's CPU work is the one to profile" },
+	[CPW_T_IPC_MAX] = {
+		"ipc_max", 1.0, "instr/cycle",
+		"top-down practice: cores retire up to 4+ per cycle; below 1 most slots stall" },
+	[CPW_T_LLC_MPKI] = {
+		"llc_mpki", 10.0, "misses/kinstr",
+		"common perf rule of thumb: >= 10 last-level cache misses per 1000 instructions is "
+		"memory-latency bound" },
+	[CPW_T_TOPDOWN_MEM] = {
+		"topdown_memory_bound", 0.20, "share",
+		"top-down analysis (Yasin 2014; VTune flags Memory Bound above 20% of pipeline slots)" },
+	[CPW_T_MINFLT_PER_CPU_S] = {
+		"minflt_per_cpu_s", 20000, "faults/CPU-s",
+		"own calibration on this machine: page-fault churn makes ~550k, allocating 1.5 GB "
+		"~70k, a compiler or Python ~2k per CPU-second" },
+	[CPW_T_SYS_SHARE] = {
+		"sys_share", 0.60, "share",
+		"own calibration: sys >> user; page-fault churn measured 93% system time" },
+	[CPW_T_DISK_SHARE] = {
+		"disk_share", 0.20, "share",
+		"USE method: disk wait >= 20% of the lifetime (DESIGN.md)" },
+	[CPW_T_DISK_VS_CPU] = {
+		"disk_vs_cpu", 0.50, "ratio",
+		"DESIGN.md: disk wait larger than half the CPU time, so a compiler with some reads "
+		"stays CPU-bound" },
+	[CPW_T_IO_MIN_BYTES] = {
+		"io_min_bytes", 65536, "bytes",
+		"own calibration: D states with less storage traffic than this are not disk (locks, "
+		"NFS, a device)" },
+	[CPW_T_MEMSTALL_SHARE] = {
+		"memstall_share", 0.10, "share",
+		"PSI practice: memory stalls of 10% of the time already cost throughput (psi.rst's "
+		"trigger example is 150 ms per 1 s); measured 17-24% when thrashing on this machine" },
+	[CPW_T_REFAULT_MIN_PAGES] = {
+		"refault_min_pages", 4096, "pages",
+		"own calibration: 16 MiB of refaulted pages is more than noise; a 3 s thrash measured "
+		"837k" },
+	[CPW_T_REFAULT_LIMIT_RATIO] = {
+		"refault_limit_ratio", 0.25, "ratio",
+		"own calibration: refaults of a quarter of the pages the memory limit holds mean the "
+		"working set is cycling through it" },
+	[CPW_T_THRASH_DELAY_SHARE] = {
+		"thrash_delay_share", 0.05, "share",
+		"delay accounting: thrashing delay is refault waits only, so 5% of the lifetime is "
+		"direct evidence" },
+	[CPW_T_MAJFLT_RSS_RATIO] = {
+		"majflt_rss_ratio", 4.0, "ratio",
+		"a cold start reads each page at most once (major faults x 4 KiB <= peak RSS); 4x "
+		"more means pages were dropped and read again" },
+	[CPW_T_WAIT_SHARE] = {
+		"wait_share", 0.50, "share",
+		"DESIGN.md: most of the lifetime asleep (S) or blocked on something that is not disk" },
+	[CPW_T_PSI_SHARE] = {
+		"psi_share", 0.10, "share",
+		"PSI practice: pressure 'some' >= 10% of the run corroborates a verdict (not needed)" },
+};
+
+const struct cpw_threshold *cpw_threshold_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; i < CPW_T_COUNT; i++)
+		if (cpw_thresholds[i].name != NULL && strcmp(cpw_thresholds[i].name, name) == 0)
+			return &cpw_thresholds[i];
+	return NULL;
+}

@@ -1,0 +1,331 @@
+/*
+ * cli.c: the command line into one struct cpw_config (cli.h).
+ *
+ * Every bad input ends here with one line on stderr and CPW_CLI_ERROR (exit 125), before
+ * anything is started.
+ */
+#include "config.h"
+#include "cperfwatch/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cperfwatch/verdict.h"
+
+void cpw_config_defaults(struct cpw_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = CPW_MODE_RUN;
+	cfg->interval_ms = CPW_INTERVAL_DEFAULT_MS;
+	cfg->format = CPW_FORMAT_TEXT;
+	const char *root = getenv("CPERFWATCH_PROC");
+	cfg->proc_root = root && root[0] ? root : "/proc";
+}
+
+void cpw_cli_usage(FILE *out)
+{
+	fputs("Usage: cperfwatch [OPTION]... -- COMMAND [ARG]...\n"
+	      "  or:  cperfwatch [OPTION]... --pid PID\n"
+	      "Run COMMAND (or watch process PID) with its whole process tree, measure where the\n"
+	      "time and memory go, and name the bottleneck with its evidence.\n"
+	      "\n"
+	      "Run mode writes the report to standard error (COMMAND owns standard output);\n"
+	      "attach mode writes it to standard output, with a live view on a terminal.\n"
+	      "\n"
+	      "  -p, --pid=PID            watch process PID and its descendants\n"
+	      "  -i, --interval=TIME      sampling interval (default 100ms, at least 10ms)\n"
+	      "  -d, --duration=TIME      attach mode: stop watching after TIME\n"
+	      "  -j, --json               write the report as one JSON document (cperfwatch/1)\n"
+	      "      --format=FORMAT      text (default), json or openmetrics\n"
+	      "  -o, --output=FILE        write the report to FILE instead\n"
+	      "  -a, --wait-all           run mode: wait for every descendant, orphans included\n"
+	      "  -e, --events=LIST        count these perf events (libpfm4 names, comma-separated)\n"
+	      "      --list-events        list the events this machine's PMUs offer, then exit\n"
+	      "      --tui                show the live view (attach mode on a terminal: default)\n"
+	      "      --no-tui             never show the live view\n"
+	      "      --no-cgroup          do not run COMMAND in a cgroup of its own\n"
+	      "      --max-wall=TIME      budget: fail when the wall time exceeds TIME\n"
+	      "      --max-cpu=TIME       budget: fail when user+system time exceeds TIME\n"
+	      "      --max-rss=SIZE       budget: fail when the tree's peak RSS exceeds SIZE\n"
+	      "      --fail-on=CLASS[,CLASS]...  budget: fail when the verdict is one of these\n"
+	      "  -h, --help               display this help and exit\n"
+	      "  -V, --version            output version information and exit\n"
+	      "\n"
+	      "TIME is a number with an optional unit: ms, s (default), m, h (500ms, 2.5s, 2m).\n"
+	      "SIZE is a number of bytes with an optional unit: K, M, G, T (powers of 1024).\n"
+	      "CLASS is one of: cpu-bound, memory-bound, io-bound, thrashing, waiting,\n"
+	      "cpu-starved, mixed, unknown.\n"
+	      "\n"
+	      "Exit status: COMMAND's status, or 128+N if it died of signal N; 124 if COMMAND\n"
+	      "succeeded but a budget was broken; 125 if cperfwatch itself failed or was misused;\n"
+	      "126 if COMMAND was found but could not be run; 127 if it was not found.\n"
+	      "Attach mode: 0 when the report was written, 124 a budget broken, 125 failure.\n"
+	      "\n"
+	      "Environment: NO_COLOR turns colours off in the live view.\n"
+	      "Full documentation: man cperfwatch\n",
+	      out);
+}
+
+static void version(FILE *out)
+{
+	fputs("cperfwatch " PACKAGE_VERSION "\n"
+	      "Copyright (C) 2026 the cperfwatch authors.\n"
+	      "License GPLv2+: GNU GPL version 2 or later <https://gnu.org/licenses/gpl.html>.\n"
+	      "This is free software: you are free to change and redistribute it.\n"
+	      "There is NO WARRANTY, to the extent permitted by law.\n",
+	      out);
+}
+
+/* A finite, non-negative decimal with an optional unit suffix from units[]. */
+struct unit { const char *suffix; double factor; };
+
+static int parse_with_units(const char *text, const struct unit *units, double *value)
+{
+	char *end;
+
+	if (!text || !*text || strchr(text, '-') || *text == '+' || *text == ' ')
+		return -EINVAL;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno == ERANGE || !isfinite(v) || v < 0)
+		return -EINVAL;
+	/* strtod accepts hex and "inf"/"nan": only plain decimals are meant. */
+	for (const char *s = text; s < end; s++)
+		if (!((*s >= '0' && *s <= '9') || *s == '.'))
+			return -EINVAL;
+	for (const struct unit *u = units; u->suffix; u++)
+		if (strcmp(end, u->suffix) == 0) {
+			*value = v * u->factor;
+			return isfinite(*value) ? 0 : -EINVAL;
+		}
+	return -EINVAL;
+}
+
+int cpw_parse_seconds(const char *text, double *seconds)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "m", 60 }, { "min", 60 }, { "h", 3600 }, { NULL, 0 },
+	};
+	return parse_with_units(text, units, seconds);
+}
+
+int cpw_parse_bytes_kib(const char *text, uint64_t *kib)
+{
+	static const struct unit units[] = {
+		{ "", 1.0 / 1024 }, { "B", 1.0 / 1024 },
+		{ "K", 1 }, { "KiB", 1 }, { "k", 1 },
+		{ "M", 1024 }, { "MiB", 1024 },
+		{ "G", 1024.0 * 1024 }, { "GiB", 1024.0 * 1024 },
+		{ "T", 1024.0 * 1024 * 1024 }, { "TiB", 1024.0 * 1024 * 1024 },
+		{ NULL, 0 },
+	};
+	double v;
+	if (parse_with_units(text, units, &v) < 0 || v > 1e15)
+		return -EINVAL;
+	*kib = (uint64_t)ceil(v);
+	return 0;
+}
+
+int cpw_parse_pid(const char *text, pid_t *pid)
+{
+	char *end;
+	if (!text || *text < '0' || *text > '9')
+		return -EINVAL;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (*end || errno || v <= 0 || v > 4194304) /* PID_MAX_LIMIT */
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static int parse_fail_on(const char *text, unsigned *mask)
+{
+	char buf[256];
+	if (!*text || strlen(text) >= sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", text);
+	*mask = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int cls = cpw_class_from_name(tok);
+		if (cls < 0)
+			return -EINVAL;
+		*mask |= 1u << cls;
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+enum long_only {
+	OPT_FORMAT = 256, OPT_LIST_EVENTS, OPT_TUI, OPT_NO_TUI, OPT_NO_CGROUP,
+	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON,
+};
+
+static const struct option long_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "wait-all", no_argument, NULL, 'a' },
+	{ "events", required_argument, NULL, 'e' },
+	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "tui", no_argument, NULL, OPT_TUI },
+	{ "no-tui", no_argument, NULL, OPT_NO_TUI },
+	{ "no-cgroup", no_argument, NULL, OPT_NO_CGROUP },
+	{ "max-wall", required_argument, NULL, OPT_MAX_WALL },
+	{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
+	{ "max-rss", required_argument, NULL, OPT_MAX_RSS },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define FAIL(...)                                          \
+	do {                                               \
+		fprintf(err, "cperfwatch: " __VA_ARGS__);  \
+		fputc('\n', err);                          \
+		return CPW_CLI_ERROR;                      \
+	} while (0)
+
+enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg, FILE *out,
+				  FILE *err)
+{
+	bool have_pid = false;
+	double seconds;
+	int c;
+
+	cpw_config_defaults(cfg);
+	opterr = 0;
+	optind = 1;
+	/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
+	while ((c = getopt_long(argc, argv, "+:p:i:d:jo:ae:hV", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (cpw_parse_pid(optarg, &cfg->pid) < 0)
+				FAIL("invalid process id '%s': expected a positive number", optarg);
+			have_pid = true;
+			break;
+		case 'i':
+			if (cpw_parse_seconds(optarg, &seconds) < 0)
+				FAIL("invalid interval '%s': expected a time such as 100ms or 0.5s", optarg);
+			if (seconds * 1000 < CPW_INTERVAL_MIN_MS - 1e-9)
+				FAIL("interval '%s' is below the kernel's accounting resolution (%ums)",
+				     optarg, CPW_INTERVAL_MIN_MS);
+			if (seconds * 1000 > CPW_INTERVAL_MAX_MS)
+				FAIL("interval '%s' is too long (at most 1h)", optarg);
+			cfg->interval_ms = (unsigned)lround(seconds * 1000);
+			break;
+		case 'd':
+			if (cpw_parse_seconds(optarg, &seconds) < 0 || seconds <= 0 || seconds > 1e7)
+				FAIL("invalid duration '%s': expected a positive time such as 30s or 5m", optarg);
+			cfg->duration_s = seconds;
+			break;
+		case 'j':
+			cfg->format = CPW_FORMAT_JSON;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				cfg->format = CPW_FORMAT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				cfg->format = CPW_FORMAT_JSON;
+			else if (strcmp(optarg, "openmetrics") == 0)
+				cfg->format = CPW_FORMAT_OPENMETRICS;
+			else
+				FAIL("invalid format '%s': expected text, json or openmetrics", optarg);
+			break;
+		case 'o':
+			if (!*optarg)
+				FAIL("empty output file name");
+			cfg->output_path = optarg;
+			break;
+		case 'a':
+			cfg->wait_all = true;
+			break;
+		case 'e':
+			if (!*optarg)
+				FAIL("empty event list");
+			cfg->events = optarg;
+			break;
+		case OPT_LIST_EVENTS:
+			cfg->mode = CPW_MODE_LIST_EVENTS;
+			break;
+		case OPT_TUI:
+			cfg->tui = cfg->tui_forced = true;
+			cfg->no_tui = false;
+			break;
+		case OPT_NO_TUI:
+			cfg->no_tui = true;
+			cfg->tui = cfg->tui_forced = false;
+			break;
+		case OPT_NO_CGROUP:
+			cfg->no_cgroup = true;
+			break;
+		case OPT_MAX_WALL:
+		case OPT_MAX_CPU:
+			if (cpw_parse_seconds(optarg, &seconds) < 0 || seconds <= 0)
+				FAIL("invalid time '%s' for --%s: expected a positive time such as 500ms or 2m",
+				     optarg, c == OPT_MAX_WALL ? "max-wall" : "max-cpu");
+			*(c == OPT_MAX_WALL ? &cfg->max_wall_s : &cfg->max_cpu_s) = seconds;
+			break;
+		case OPT_MAX_RSS:
+			if (cpw_parse_bytes_kib(optarg, &cfg->max_rss_kib) < 0 || cfg->max_rss_kib == 0)
+				FAIL("invalid size '%s' for --max-rss: expected a positive size such as 512M or 2G",
+				     optarg);
+			break;
+		case OPT_FAIL_ON:
+			if (parse_fail_on(optarg, &cfg->fail_on_mask) < 0)
+				FAIL("invalid class list '%s' for --fail-on: classes are cpu-bound, "
+				     "memory-bound, io-bound, thrashing, waiting, cpu-starved, mixed, unknown",
+				     optarg);
+			break;
+		case 'h':
+			cpw_cli_usage(out);
+			return CPW_CLI_EXIT_OK;
+		case 'V':
+			version(out);
+			return CPW_CLI_EXIT_OK;
+		case ':':
+			FAIL("option '%s' needs a value (try 'cperfwatch --help')", argv[optind - 1]);
+		default:
+			if (optopt)
+				FAIL("unknown option '-%c' (try 'cperfwatch --help')", optopt);
+			FAIL("unknown option '%s' (try 'cperfwatch --help')", argv[optind - 1]);
+		}
+	}
+
+	if (cfg->mode == CPW_MODE_LIST_EVENTS) {
+		if (optind < argc || have_pid)
+			FAIL("--list-events takes no command and no --pid");
+		return CPW_CLI_OK;
+	}
+	bool had_dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
+	if (have_pid) {
+		if (optind < argc)
+			FAIL("--pid watches a running process: give either --pid or -- COMMAND, not both");
+		cfg->mode = CPW_MODE_ATTACH;
+		if (cfg->wait_all)
+			FAIL("--wait-all applies to run mode only");
+		return CPW_CLI_OK;
+	}
+	if (optind >= argc) {
+		if (had_dashdash)
+			FAIL("no command after '--' (usage: cperfwatch [OPTION]... -- COMMAND [ARG]...)");
+		FAIL("no command given (usage: cperfwatch [OPTION]... -- COMMAND [ARG]..., or --pid PID)");
+	}
+	if (!had_dashdash)
+		FAIL("put '--' before the command, as in: cperfwatch [OPTION]... -- %s ...", argv[optind]);
+	if (!argv[optind][0])
+		FAIL("empty command name");
+	if (cfg->duration_s > 0)
+		FAIL("--duration applies to attach mode (--pid) only");
+	cfg->command = &argv[optind];
+	cfg->command_argc = argc - optind;
+	return CPW_CLI_OK;
+}

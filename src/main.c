@@ -1,0 +1,69 @@
+/*
+ * main.c: cperfwatch's entry point: parse the command line, open where the report goes,
+ * and hand over to run mode, attach mode or the event list.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cperfwatch/cli.h"
+#include "cperfwatch/counters.h"
+#include "cperfwatch/exitcodes.h"
+#include "cperfwatch/modes.h"
+#include "cperfwatch/report.h"
+
+int cpw_emit_report(const struct cpw_config *cfg, const struct cpw_report *r, FILE *out)
+{
+	int rc = cpw_report_write(r, out);
+	if (out != stdout && out != stderr && fclose(out) != 0 && rc == 0)
+		rc = -errno;
+	if (rc != 0) {
+		fprintf(stderr, "cperfwatch: cannot write the report to %s: %s\n",
+			cfg->output_path ? cfg->output_path : (out == stdout ? "standard output" : "standard error"),
+			strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cpw_config cfg;
+
+	setlocale(LC_ALL, "");
+	switch (cpw_cli_parse(argc, argv, &cfg, stdout, stderr)) {
+	case CPW_CLI_EXIT_OK:
+		return fflush(stdout) == 0 ? CPW_EXIT_OK : CPW_EXIT_FAILURE;
+	case CPW_CLI_ERROR:
+		return CPW_EXIT_FAILURE;
+	case CPW_CLI_OK:
+		break;
+	}
+	if (cfg.mode == CPW_MODE_LIST_EVENTS) {
+		int rc = cpw_counters_list(stdout);
+		if (rc < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "cperfwatch: cannot list events: %s\n", strerror(rc < 0 ? -rc : errno));
+			return CPW_EXIT_FAILURE;
+		}
+		return CPW_EXIT_OK;
+	}
+	if (geteuid() != getuid() || getegid() != getgid()) {
+		/* Set-id: cperfwatch would read and run things with privileges it was not given. */
+		fprintf(stderr, "cperfwatch: refusing to run setuid or setgid\n");
+		return CPW_EXIT_FAILURE;
+	}
+
+	/* Open the report's destination first: an unwritable -o fails before anything runs. */
+	FILE *out = cpw_report_open(&cfg);
+	if (!out) {
+		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.output_path, strerror(errno));
+		return CPW_EXIT_FAILURE;
+	}
+	if (cfg.mode == CPW_MODE_ATTACH)
+		return cpw_attach_mode(&cfg, out);
+	return cpw_run_mode(&cfg, out);
+}

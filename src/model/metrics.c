@@ -1,0 +1,86 @@
+/*
+ * metrics.c: the classifier's input from the model (metrics.h, collect.h).
+ */
+#include "config.h"
+#include "cperfwatch/collect.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void cpw_metrics_init(struct cpw_metrics *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->wall_s = m->user_s = m->sys_s = NAN;
+	m->cores_usable = m->cores_used = NAN;
+	m->top_process_cpu_share = NAN;
+	m->avg_runnable_threads = NAN;
+	m->oncpu_s = m->runq_wait_s = NAN;
+	m->blkio_delay_s = m->swapin_delay_s = m->thrashing_delay_s = m->reclaim_delay_s = NAN;
+	m->max_rss_kib = m->tree_peak_rss_kib = NAN;
+	m->refaults = NAN;
+	m->memory_limit_kib = NAN;
+	m->read_bytes = m->write_bytes = NAN;
+	m->psi_cpu_some_s = m->psi_io_some_s = m->psi_io_full_s = NAN;
+	m->psi_mem_some_s = m->psi_mem_full_s = NAN;
+	m->cycles = m->instructions = m->cache_references = m->cache_misses = NAN;
+	m->llc_load_misses = m->branch_misses = m->stalled_cycles_backend = NAN;
+	m->topdown_memory_bound = NAN;
+}
+
+void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
+{
+	const struct cpw_tree_totals *tt = cpw_tree_totals(t);
+	double oncpu = 0, runq = 0, read = 0, write = 0, cpu_total = 0, top_cpu = -1;
+	uint64_t minflt = 0, majflt = 0, vol = 0, invol = 0, max_rss = 0;
+	bool io_known = false;
+
+	m->samples = tt->samples;
+	m->thread_samples = tt->thread_samples;
+	m->st_running = tt->st_running;
+	m->st_disk_wait = tt->st_disk_wait;
+	m->st_d_other = tt->st_d_other;
+	m->st_sleeping = tt->st_sleeping;
+	m->st_other = tt->st_other;
+	m->avg_runnable_threads = tt->samples ? (double)tt->runnable_sum / (double)tt->samples : NAN;
+	m->tree_peak_rss_kib = tt->samples ? (double)tt->peak_rss_kib : NAN;
+	m->nprocs = (unsigned)cpw_tree_size(t);
+
+	for (size_t i = 0; i < cpw_tree_size(t); i++) {
+		const struct cpw_proc *p = cpw_tree_proc(t, i);
+		double cpu = p->user_s + p->sys_s;
+		oncpu += p->oncpu_s;
+		runq += p->runq_wait_s;
+		minflt += p->minflt;
+		majflt += p->majflt;
+		vol += p->vol_ctxsw;
+		invol += p->invol_ctxsw;
+		if (p->max_rss_kib > max_rss)
+			max_rss = p->max_rss_kib;
+		if (!isnan(p->read_bytes)) {
+			read += p->read_bytes;
+			write += isnan(p->write_bytes) ? 0 : p->write_bytes;
+			io_known = true;
+		}
+		cpu_total += cpu;
+		if (cpu > top_cpu) {
+			top_cpu = cpu;
+			m->top_process_pid = p->pid;
+			snprintf(m->top_process_comm, sizeof(m->top_process_comm), "%s", p->comm);
+		}
+	}
+	if (tt->samples) {
+		m->oncpu_s = oncpu;
+		m->runq_wait_s = runq;
+	}
+	m->minor_faults = minflt;
+	m->major_faults = majflt;
+	m->vol_ctxsw = vol;
+	m->invol_ctxsw = invol;
+	m->max_rss_kib = tt->samples ? (double)max_rss : NAN;
+	if (io_known) {
+		m->read_bytes = read;
+		m->write_bytes = write;
+	}
+	m->top_process_cpu_share = cpu_total > 0 ? top_cpu / cpu_total : NAN;
+}

@@ -1,0 +1,210 @@
+/*
+ * counters_report.c: the counters section of the text report, in the manner of perf stat,
+ * and the counters' JSON objects.
+ *
+ * One line per event: value (with thousands separators), unit, name, then either a derived
+ * ratio after '#' (insn per cycle, % of all cache refs, misses per kilo-instruction, % of
+ * slots) or, for an event without a number, <not supported> / <not permitted> /
+ * <not counted> and the reason. Multiplexed events end with their running fraction.
+ */
+#include "config.h"
+#include "cperfwatch/counters_report.h"
+#include "cperfwatch/perf_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Formats a non-negative value with thousands separators and `decimals` decimals. */
+static void group_digits(double v, int decimals, char *buf, size_t len)
+{
+	char raw[64];
+	snprintf(raw, sizeof(raw), "%.*f", decimals, v);
+	const char *dot = strchr(raw, '.');
+	size_t intlen = dot ? (size_t)(dot - raw) : strlen(raw);
+	size_t start = raw[0] == '-' ? 1 : 0;
+	size_t o = 0;
+	for (size_t i = 0; i < intlen && o + 2 < len; i++) {
+		buf[o++] = raw[i];
+		size_t left = intlen - i - 1;
+		if (i >= start && left > 0 && left % 3 == 0)
+			buf[o++] = ',';
+	}
+	for (const char *p = dot; p && *p && o + 1 < len; p++)
+		buf[o++] = *p;
+	buf[o] = '\0';
+}
+
+static bool has_number(const struct cpw_counter_value *v)
+{
+	return v->status == CPW_COUNTER_COUNTED || v->status == CPW_COUNTER_MULTIPLEXED;
+}
+
+/* The "# ..." comment of a counted event, or "" when it has none. */
+static void derived_comment(const struct cpw_counters_derived *d, enum cpw_counter_role role,
+			    char *buf, size_t len)
+{
+	buf[0] = '\0';
+	switch (role) {
+	case CPW_ROLE_INSTRUCTIONS:
+		if (!isnan(d->ipc))
+			snprintf(buf, len, "#  %7.2f  insn per cycle", d->ipc);
+		break;
+	case CPW_ROLE_CACHE_MISSES:
+		if (!isnan(d->cache_miss_ratio))
+			snprintf(buf, len, "#  %7.2f%% of all cache refs", 100 * d->cache_miss_ratio);
+		break;
+	case CPW_ROLE_LLC_LOAD_MISSES:
+		if (!isnan(d->llc_mpki))
+			snprintf(buf, len, "#  %7.2f  LLC misses per 1k insn", d->llc_mpki);
+		break;
+	case CPW_ROLE_BRANCH_MISSES:
+		if (!isnan(d->branch_miss_ratio))
+			snprintf(buf, len, "#  %7.2f%% of all branches", 100 * d->branch_miss_ratio);
+		else if (!isnan(d->branch_mpki))
+			snprintf(buf, len, "#  %7.2f  branch misses per 1k insn", d->branch_mpki);
+		break;
+	case CPW_ROLE_STALLED_FRONTEND:
+		if (!isnan(d->stalled_frontend_share))
+			snprintf(buf, len, "#  %7.2f%% frontend cycles idle", 100 * d->stalled_frontend_share);
+		break;
+	case CPW_ROLE_STALLED_BACKEND:
+		if (!isnan(d->stalled_backend_share))
+			snprintf(buf, len, "#  %7.2f%% backend cycles idle", 100 * d->stalled_backend_share);
+		break;
+	case CPW_ROLE_TD_RETIRING:
+		if (!isnan(d->topdown_retiring))
+			snprintf(buf, len, "#  %7.2f%% retiring", 100 * d->topdown_retiring);
+		break;
+	case CPW_ROLE_TD_BAD_SPEC:
+		if (!isnan(d->topdown_bad_spec))
+			snprintf(buf, len, "#  %7.2f%% bad speculation", 100 * d->topdown_bad_spec);
+		break;
+	case CPW_ROLE_TD_FE_BOUND:
+		if (!isnan(d->topdown_frontend_bound))
+			snprintf(buf, len, "#  %7.2f%% frontend bound", 100 * d->topdown_frontend_bound);
+		break;
+	case CPW_ROLE_TD_BE_BOUND:
+		if (!isnan(d->topdown_backend_bound))
+			snprintf(buf, len, "#  %7.2f%% backend bound", 100 * d->topdown_backend_bound);
+		break;
+	case CPW_ROLE_TD_MEM_BOUND:
+	case CPW_ROLE_TD_STALLS_MEM:
+		if (!isnan(d->topdown_memory_bound))
+			snprintf(buf, len, "#  %7.2f%% memory bound", 100 * d->topdown_memory_bound);
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *missing_label(const struct cpw_counter_value *v)
+{
+	if (v->status == CPW_COUNTER_NOT_PERMITTED)
+		return "<not permitted>";
+	/* Opened but never ran (running time 0): perf stat's <not counted>. */
+	if (v->running_fraction == 0)
+		return "<not counted>";
+	return "<not supported>";
+}
+
+int cpw_counters_write_text(const struct cpw_counters *c, FILE *out)
+{
+	if (!c)
+		return 0;
+	bool user_only = false;
+	for (size_t i = 0; i < cpw_counters_count(c); i++) {
+		const struct cpw_counter_value *v = cpw_counters_get(c, i);
+		if (has_number(v) && cpw_counters_attr(c, i)->exclude_kernel)
+			user_only = true;
+	}
+	const struct cpw_perf_env *env = cpw_counters_env(c);
+	if (user_only && env->paranoid != CPW_PARANOID_UNKNOWN)
+		fprintf(out, "\t(user space only: perf_event_paranoid is %d)\n", env->paranoid);
+	else if (user_only)
+		fprintf(out, "\t(user space only)\n");
+
+	struct cpw_counters_derived d;
+	cpw_counters_derive(c, &d);
+	for (size_t i = 0; i < cpw_counters_count(c); i++) {
+		const struct cpw_counter_value *v = cpw_counters_get(c, i);
+		if (!has_number(v)) {
+			fprintf(out, "\t%18s %-5s %-25s (%s)\n", missing_label(v), "", v->name,
+				v->reason[0] ? v->reason : "no reason given");
+			continue;
+		}
+		char num[64], comment[96];
+		bool msec = strcmp(v->unit, "msec") == 0;
+		group_digits(v->value, msec ? 2 : 0, num, sizeof(num));
+		derived_comment(&d, cpw_counters_role(c, i), comment, sizeof(comment));
+		char line[320];
+		int n = snprintf(line, sizeof(line), "\t%18s %-5s %-25s %-36s", num, v->unit, v->name, comment);
+		if (v->status == CPW_COUNTER_MULTIPLEXED && n > 0 && (size_t)n < sizeof(line))
+			snprintf(line + n, sizeof(line) - (size_t)n, " (%.2f%%)", 100 * v->running_fraction);
+		/* No trailing blanks where the comment columns stay empty. */
+		for (size_t e = strlen(line); e > 0 && line[e - 1] == ' '; e--)
+			line[e - 1] = '\0';
+		fprintf(out, "%s\n", line);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static struct json_object *json_number(double v, bool integral)
+{
+	if (isnan(v))
+		return NULL;
+	if (integral && v < 9.2e18)
+		return json_object_new_int64((int64_t)llround(v));
+	/* Microsecond precision for msec values and ratios, without binary noise digits. */
+	char text[48];
+	snprintf(text, sizeof(text), "%.9g", v);
+	return json_object_new_double_s(v, text);
+}
+
+struct json_object *cpw_counters_to_json(const struct cpw_counters *c)
+{
+	struct json_object *obj = json_object_new_object();
+	if (!obj)
+		return NULL;
+	for (size_t i = 0; i < cpw_counters_count(c); i++) {
+		const struct cpw_counter_value *v = cpw_counters_get(c, i);
+		struct json_object *e = json_object_new_object();
+		if (!e)
+			continue;
+		bool msec = strcmp(v->unit, "msec") == 0;
+		json_object_object_add(e, "value", has_number(v) ? json_number(v->value, !msec) : NULL);
+		json_object_object_add(e, "status", json_object_new_string(cpw_counter_status_name(v->status)));
+		json_object_object_add(e, "reason", v->reason[0] ? json_object_new_string(v->reason) : NULL);
+		json_object_object_add(e, "unit", json_object_new_string(v->unit));
+		json_object_object_add(e, "running_fraction", json_number(v->running_fraction, false));
+		json_object_object_add(obj, v->name, e);
+	}
+	return obj;
+}
+
+struct json_object *cpw_counters_derived_json(const struct cpw_counters *c)
+{
+	struct cpw_counters_derived d;
+	cpw_counters_derive(c, &d);
+	struct json_object *obj = json_object_new_object();
+	if (!obj)
+		return NULL;
+	const struct { const char *key; double v; } fields[] = {
+		{ "ipc", d.ipc },
+		{ "cache_miss_ratio", d.cache_miss_ratio },
+		{ "llc_mpki", d.llc_mpki },
+		{ "branch_mpki", d.branch_mpki },
+		{ "branch_miss_ratio", d.branch_miss_ratio },
+		{ "stalled_frontend_share", d.stalled_frontend_share },
+		{ "stalled_backend_share", d.stalled_backend_share },
+		{ "topdown_retiring", d.topdown_retiring },
+		{ "topdown_bad_spec", d.topdown_bad_spec },
+		{ "topdown_frontend_bound", d.topdown_frontend_bound },
+		{ "topdown_backend_bound", d.topdown_backend_bound },
+		{ "topdown_memory_bound", d.topdown_memory_bound },
+	};
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		json_object_object_add(obj, fields[i].key, json_number(fields[i].v, false));
+	return obj;
+}

@@ -1,0 +1,268 @@
+/*
+ * json.c: the report as one JSON document (schema "cperfwatch/1", doc/cperfwatch.schema.json),
+ * written with json-c. A value that could not be measured is null, with the reason among
+ * "notes"; never 0.
+ */
+#include "config.h"
+#include "cperfwatch/report.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <string.h>
+
+#include "cperfwatch/counters_report.h"
+
+static json_object *jnum(double v)
+{
+	if (!cpw_known(v) || !isfinite(v))
+		return NULL; /* json-c writes NULL as null */
+	/* Rounded to what the measurement carries, so documents stay readable. */
+	char text[64];
+	snprintf(text, sizeof(text), "%.9g", v);
+	return json_object_new_double_s(v, text);
+}
+
+static json_object *jint(uint64_t v) { return json_object_new_int64((int64_t)v); }
+
+static json_object *jstr(const char *s)
+{
+	char clean[1024];
+	cpw_escape_utf8(s, clean, sizeof(clean));
+	return json_object_new_string(clean);
+}
+
+static void add(json_object *o, const char *key, json_object *v) { json_object_object_add(o, key, v); }
+
+static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+static json_object *time_object(const struct cpw_report *r)
+{
+	const struct cpw_metrics *m = &r->metrics;
+	json_object *o = json_object_new_object();
+	double cpu = m->user_s + m->sys_s;
+	add(o, "wall_s", jnum(m->wall_s));
+	add(o, "user_s", jnum(m->user_s));
+	add(o, "sys_s", jnum(m->sys_s));
+	add(o, "cpu_percent", jnum(cpw_known(m->wall_s) && m->wall_s > 0 ? 100 * cpu / m->wall_s : NAN));
+	return o;
+}
+
+static json_object *memory_object(const struct cpw_report *r)
+{
+	const struct cpw_metrics *m = &r->metrics;
+	json_object *o = json_object_new_object();
+	add(o, "max_rss_kib", jnum(m->max_rss_kib));
+	add(o, "tree_peak_rss_kib", jnum(m->tree_peak_rss_kib));
+	add(o, "major_faults", jint(m->major_faults));
+	add(o, "minor_faults", jint(m->minor_faults));
+	add(o, "refaults", jnum(m->refaults));
+	add(o, "memory_limit_kib", jnum(m->memory_limit_kib));
+	add(o, "cgroup_peak_kib", jnum(r->cgroup_mem_peak_kib)); /* page cache included */
+	return o;
+}
+
+static json_object *io_object(const struct cpw_report *r)
+{
+	const struct cpw_metrics *m = &r->metrics;
+	json_object *o = json_object_new_object();
+	add(o, "read_bytes", jnum(m->read_bytes));
+	add(o, "write_bytes", jnum(m->write_bytes));
+	if (r->mode == CPW_MODE_RUN && r->rusage_known) {
+		add(o, "fs_inputs", jint(m->fs_inputs));
+		add(o, "fs_outputs", jint(m->fs_outputs));
+	} else {
+		add(o, "fs_inputs", NULL);
+		add(o, "fs_outputs", NULL);
+	}
+	return o;
+}
+
+static json_object *threads_object(const struct cpw_report *r)
+{
+	const struct cpw_metrics *m = &r->metrics;
+	struct cpw_thread_shares s;
+	json_object *o = json_object_new_object();
+	cpw_thread_shares(m, &s);
+	add(o, "running", jnum(s.running));
+	add(o, "runnable", jnum(s.runnable));
+	add(o, "disk_wait", jnum(s.disk_wait));
+	add(o, "uninterruptible_other", jnum(s.d_other));
+	add(o, "sleeping", jnum(s.sleeping));
+	add(o, "other", jnum(s.other));
+	add(o, "samples", jint(m->samples));
+	add(o, "thread_samples", jint(m->thread_samples));
+	add(o, "interval_s", jnum(r->cfg->interval_ms / 1000.0));
+	add(o, "oncpu_s", jnum(m->oncpu_s));
+	add(o, "runqueue_wait_s", jnum(m->runq_wait_s));
+	add(o, "avg_runnable", jnum(m->avg_runnable_threads));
+	json_object *d = json_object_new_object();
+	add(d, "enabled", json_object_new_boolean(m->delayacct_on));
+	add(d, "blkio_s", jnum(m->blkio_delay_s));
+	add(d, "swapin_s", jnum(m->swapin_delay_s));
+	add(d, "thrashing_s", jnum(m->thrashing_delay_s));
+	add(d, "reclaim_s", jnum(m->reclaim_delay_s));
+	add(o, "delays", d);
+	return o;
+}
+
+static json_object *pressure_object(const struct cpw_report *r)
+{
+	const struct cpw_metrics *m = &r->metrics;
+	json_object *o = json_object_new_object();
+	add(o, "scope", json_object_new_string(m->psi_from_cgroup ? "cgroup" : "system"));
+	add(o, "cpu_some_s", jnum(m->psi_cpu_some_s));
+	add(o, "io_some_s", jnum(m->psi_io_some_s));
+	add(o, "io_full_s", jnum(m->psi_io_full_s));
+	add(o, "memory_some_s", jnum(m->psi_mem_some_s));
+	add(o, "memory_full_s", jnum(m->psi_mem_full_s));
+	return o;
+}
+
+static json_object *verdict_object(const struct cpw_report *r)
+{
+	const struct cpw_verdict *v = &r->verdict;
+	json_object *o = json_object_new_object();
+	add(o, "class", json_object_new_string(cpw_class_name(v->cls)));
+	add(o, "confidence", jnum(v->confidence));
+	json_object *ev = json_object_new_array();
+	for (int i = 0; i < v->nevidence; i++) {
+		const struct cpw_evidence *e = &v->evidence[i];
+		json_object *item = json_object_new_object();
+		add(item, "metric", jstr(e->metric));
+		add(item, "value", jnum(e->value));
+		add(item, "threshold", jnum(e->threshold));
+		add(item, "source", jstr(e->source));
+		add(item, "text", jstr(e->text));
+		json_object_array_add(ev, item);
+	}
+	add(o, "evidence", ev);
+	add(o, "secondary", v->secondary == CPW_CLASS_NONE ? NULL
+					 : json_object_new_string(cpw_class_name(v->secondary)));
+	json_object *findings = json_object_new_array();
+	for (int i = 0; i < v->nfindings; i++)
+		json_object_array_add(findings, jstr(v->findings[i]));
+	add(o, "findings", findings);
+	add(o, "advice", jstr(v->advice));
+	return o;
+}
+
+static json_object *processes_array(const struct cpw_report *r)
+{
+	json_object *a = json_object_new_array();
+	if (!r->tree)
+		return a;
+	for (size_t i = 0; i < cpw_tree_size(r->tree); i++) {
+		const struct cpw_proc *p = cpw_tree_proc(r->tree, i);
+		json_object *o = json_object_new_object();
+		add(o, "pid", json_object_new_int(p->pid));
+		add(o, "ppid", json_object_new_int(p->ppid));
+		add(o, "command", jstr(p->comm));
+		add(o, "cmdline", jstr(p->cmdline));
+		add(o, "user_s", jnum(p->user_s));
+		add(o, "sys_s", jnum(p->sys_s));
+		add(o, "max_rss_kib", jint(p->max_rss_kib));
+		add(o, "major_faults", jint(p->majflt));
+		add(o, "minor_faults", jint(p->minflt));
+		add(o, "voluntary_ctxsw", jint(p->vol_ctxsw));
+		add(o, "involuntary_ctxsw", jint(p->invol_ctxsw));
+		add(o, "read_bytes", jnum(p->read_bytes));
+		add(o, "write_bytes", jnum(p->write_bytes));
+		add(o, "oncpu_s", jnum(p->oncpu_s));
+		add(o, "runqueue_wait_s", jnum(p->runq_wait_s));
+		add(o, "threads", json_object_new_int(p->nthreads));
+		add(o, "first_seen_s", jnum(p->first_seen_s));
+		add(o, "exited_s", jnum(p->exited_s));
+		add(o, "alive", json_object_new_boolean(p->alive));
+		add(o, "preexisting", json_object_new_boolean(p->preexisting));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *build(const struct cpw_report *r)
+{
+	const struct cpw_metrics *m = &r->metrics;
+	json_object *root = json_object_new_object();
+
+	add(root, "schema", json_object_new_string("cperfwatch/1"));
+	add(root, "version", json_object_new_string(PACKAGE_VERSION));
+	add(root, "mode", json_object_new_string(r->mode == CPW_MODE_RUN ? "run" : "attach"));
+	json_object *cmd = json_object_new_array();
+	if (r->mode == CPW_MODE_RUN) {
+		for (int i = 0; i < r->cfg->command_argc; i++)
+			json_object_array_add(cmd, jstr(r->cfg->command[i]));
+	} else if (r->tree) {
+		const struct cpw_proc *p = cpw_tree_find(r->tree, r->pid);
+		if (p)
+			json_object_array_add(cmd, jstr(p->cmdline[0] ? p->cmdline : p->comm));
+	}
+	add(root, "command", cmd);
+	add(root, "pid", json_object_new_int(r->pid));
+
+	if (r->exit_known) {
+		json_object *e = json_object_new_object();
+		add(e, "code", r->exit_signal ? NULL : json_object_new_int(r->exit_code));
+		add(e, "signal", r->exit_signal ? json_object_new_int(r->exit_signal) : NULL);
+		add(root, "exit", e);
+	} else {
+		add(root, "exit", NULL);
+	}
+	add(root, "time", time_object(r));
+	add(root, "memory", memory_object(r));
+	json_object *cs = json_object_new_object();
+	add(cs, "voluntary", jint(m->vol_ctxsw));
+	add(cs, "involuntary", jint(m->invol_ctxsw));
+	add(root, "context_switches", cs);
+	add(root, "io", io_object(r));
+	add(root, "threads", threads_object(r));
+	json_object *par = json_object_new_object();
+	add(par, "cores_used", jnum(m->cores_used));
+	add(par, "cores_available", jnum(m->cores_usable));
+	add(root, "parallelism", par);
+	add(root, "pressure", pressure_object(r));
+	if (r->mode == CPW_MODE_RUN && r->rusage_known) {
+		json_object *ru = json_object_new_object();
+		add(ru, "user_s", jnum(tv_seconds(r->ru.ru_utime)));
+		add(ru, "sys_s", jnum(tv_seconds(r->ru.ru_stime)));
+		add(ru, "max_rss_kib", jint((uint64_t)r->ru.ru_maxrss));
+		add(ru, "major_faults", jint((uint64_t)r->ru.ru_majflt));
+		add(ru, "minor_faults", jint((uint64_t)r->ru.ru_minflt));
+		add(ru, "voluntary_ctxsw", jint((uint64_t)r->ru.ru_nvcsw));
+		add(ru, "involuntary_ctxsw", jint((uint64_t)r->ru.ru_nivcsw));
+		add(ru, "fs_inputs", jint((uint64_t)r->ru.ru_inblock));
+		add(ru, "fs_outputs", jint((uint64_t)r->ru.ru_oublock));
+		add(ru, "signals", jint((uint64_t)r->ru.ru_nsignals));
+		add(root, "rusage", ru);
+	}
+	add(root, "descendants_running", json_object_new_int((int)r->descendants_running));
+	add(root, "counters", r->counters ? cpw_counters_to_json(r->counters) : json_object_new_object());
+	add(root, "derived", r->counters ? cpw_counters_derived_json(r->counters) : json_object_new_object());
+	add(root, "verdict", verdict_object(r));
+	add(root, "processes", processes_array(r));
+	json_object *budgets = json_object_new_array();
+	for (int i = 0; i < r->nbudgets; i++) {
+		json_object *b = json_object_new_object();
+		add(b, "name", json_object_new_string(r->budgets[i].name));
+		add(b, "limit", json_object_new_string(r->budgets[i].limit));
+		add(b, "value", json_object_new_string(r->budgets[i].value));
+		add(b, "result", json_object_new_string(r->budgets[i].broken ? "broken" : "ok"));
+		json_object_array_add(budgets, b);
+	}
+	add(root, "budgets", budgets);
+	json_object *notes = json_object_new_array();
+	for (int i = 0; i < r->nnotes; i++)
+		json_object_array_add(notes, jstr(r->notes[i]));
+	add(root, "notes", notes);
+	return root;
+}
+
+int cpw_report_write_json(const struct cpw_report *r, FILE *out)
+{
+	json_object *root = build(r);
+	const char *text = json_object_to_json_string_ext(
+		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? -EIO : 0;
+	json_object_put(root);
+	return rc;
+}

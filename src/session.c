@@ -1,0 +1,333 @@
+/*
+ * session.c: one watch from the first sample to the report (session.h).
+ */
+#include "config.h"
+#include "cperfwatch/session.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cperfwatch/cgroup.h"
+#include "cperfwatch/collect.h"
+#include "cperfwatch/counters.h"
+#include "cperfwatch/cpus.h"
+#include "cperfwatch/proc_parse.h"
+#include "cperfwatch/psi.h"
+#include "cperfwatch/taskstats.h"
+#include "cperfwatch/vmstat.h"
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define PENDING_MAX 4096
+
+struct cpw_session_private {
+	struct cpw_psi psi_start;          /* system-wide */
+	struct cpw_vmstat vmstat_start;
+	struct cpw_cgroup *cgroup;         /* run mode as root: the command's own cgroup */
+	struct cpw_psi cgroup_psi_start;
+	struct cpw_taskstats_listener *exits; /* root: exit records of short-lived processes */
+	struct cpw_taskstats_rec pending[PENDING_MAX]; /* exits whose parent is not known yet */
+	size_t npending;
+	uint64_t exit_records;             /* accepted into the tree */
+	/* Delays summed over the exit records of the tree's threads (delay accounting). */
+	double blkio_ns, swapin_ns, thrashing_ns, reclaim_ns;
+	bool delayacct_on;
+};
+
+int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
+{
+	char path[320];
+	char buf[8192];
+
+	/* cperfwatch is single-threaded: its main thread's children file lists them all. */
+	snprintf(path, sizeof(path), "%s/%d/task/%d/children", proc_root, (int)pid, (int)pid);
+	long len = cpw_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return (int)len;
+	return cpw_parse_pid_list(buf, (size_t)len, out, max, NULL);
+}
+
+int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->report.cfg = cfg;
+	s->report.mode = cfg->mode;
+	s->report.page_size = sysconf(_SC_PAGESIZE);
+	cpw_metrics_init(&s->report.metrics);
+	s->report.cgroup_mem_peak_kib = NAN;
+	s->priv = calloc(1, sizeof(*s->priv));
+	s->tree = cpw_tree_new(cfg->proc_root, cfg->mode == CPW_MODE_ATTACH);
+	if (!s->priv || !s->tree) {
+		snprintf(err, errlen, "out of memory");
+		cpw_session_free(s);
+		return -ENOMEM;
+	}
+	s->report.tree = s->tree;
+	if (cpw_counters_new(&s->counters, cfg->events, err, errlen) < 0) {
+		cpw_session_free(s);
+		return -EINVAL;
+	}
+	s->report.counters = s->counters;
+
+	char why[320] = "";
+	struct cpw_session_private *p = s->priv;
+	int on = cpw_taskstats_delayacct(cfg->proc_root, why, sizeof(why));
+	p->delayacct_on = on == 1;
+	if (on != 1)
+		cpw_report_note(&s->report, "%s; disk waits come from sampled thread states instead",
+				why[0] ? why : "delay accounting is off");
+	/* Exit records catch processes that live shorter than one interval (root only). */
+	if (cpw_taskstats_listen(&p->exits, why, sizeof(why)) < 0) {
+		p->exits = NULL;
+		cpw_report_note(&s->report, "per-process figures of processes shorter than the "
+				"interval may be missing: %s", why);
+	}
+	if (cfg->mode == CPW_MODE_RUN && !cfg->no_cgroup) {
+		if (cpw_cgroup_create(&p->cgroup, CGROUP_ROOT, why, sizeof(why)) < 0) {
+			p->cgroup = NULL;
+			cpw_report_note(&s->report, "not run in a cgroup of its own (%s): memory "
+					"and pressure figures are system-wide", why);
+		} else if (why[0]) {
+			cpw_report_note(&s->report, "%s", why);
+		}
+	}
+	return 0;
+}
+
+int cpw_session_adopt(struct cpw_session *s, pid_t child)
+{
+	return s->priv->cgroup ? cpw_cgroup_add_pid(s->priv->cgroup, child) : 0;
+}
+
+void cpw_session_begin(struct cpw_session *s)
+{
+	struct cpw_session_private *p = s->priv;
+	cpw_psi_read_system(s->cfg->proc_root, &p->psi_start);
+	cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_start);
+	if (p->cgroup) {
+		struct cpw_cgroup_stats st;
+		if (cpw_cgroup_read(p->cgroup, &st) == 0)
+			p->cgroup_psi_start = st.psi;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &s->start);
+}
+
+static bool in_tree(const struct cpw_session *s, pid_t pid)
+{
+	return cpw_tree_find(s->tree, pid) != NULL ||
+	       (s->cfg->mode == CPW_MODE_RUN && pid == getpid());
+}
+
+/* Takes one exit record into the model when its process belongs to the tree. */
+static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r)
+{
+	struct cpw_session_private *p = s->priv;
+	bool main_thread = r->pid == r->tgid || r->tgid == 0;
+
+	if (r->is_tgid)
+		return true; /* the per-thread records carry what we use */
+	if (main_thread ? !in_tree(s, (pid_t)r->ppid) : !in_tree(s, (pid_t)r->tgid))
+		return false;
+	p->blkio_ns += (double)r->blkio_delay_total_ns;
+	p->swapin_ns += (double)r->swapin_delay_total_ns;
+	p->thrashing_ns += (double)r->thrashing_delay_total_ns;
+	p->reclaim_ns += (double)r->freepages_delay_total_ns;
+	if (main_thread) {
+		cpw_tree_record_exit(s->tree, (pid_t)r->pid, (pid_t)r->ppid, r->comm,
+				     (double)r->utime_us / 1e6, (double)r->stime_us / 1e6, r->minflt,
+				     r->majflt, r->hiwater_rss_kib, cpw_session_elapsed(s));
+		p->exit_records++;
+	}
+	return true;
+}
+
+/* Reads pending exit records; those whose parent is not known yet wait in pending (a
+ * child's record comes before its short-lived parent's). */
+static void drain_exits(struct cpw_session *s)
+{
+	struct cpw_session_private *p = s->priv;
+	struct cpw_taskstats_rec recs[64];
+	int n;
+
+	if (!p->exits)
+		return;
+	while ((n = cpw_taskstats_poll(p->exits, recs, 64)) > 0)
+		for (int i = 0; i < n; i++)
+			if (!accept_exit(s, &recs[i]) && p->npending < PENDING_MAX)
+				p->pending[p->npending++] = recs[i];
+	/* Accepting one may make another's parent known: repeat until nothing moves. */
+	for (bool moved = true; moved;) {
+		moved = false;
+		for (size_t i = 0; i < p->npending;) {
+			if (accept_exit(s, &p->pending[i])) {
+				p->pending[i] = p->pending[--p->npending];
+				moved = true;
+			} else {
+				i++;
+			}
+		}
+	}
+}
+
+double cpw_session_elapsed(const struct cpw_session *s)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - s->start.tv_sec) + (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
+}
+
+int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
+{
+	int rc = cpw_tree_sample(s->tree, roots, nroots, cpw_session_elapsed(s));
+	drain_exits(s);
+	return rc;
+}
+
+static void fill_from_model(struct cpw_session *s, struct cpw_metrics *m)
+{
+	cpw_metrics_from_tree(m, s->tree);
+	struct cpw_cpus cpus;
+	if (cpw_cpus_usable(0, CGROUP_ROOT, NULL, &cpus) == 0)
+		m->cores_usable = cpus.cores_usable;
+}
+
+/* The whole-run sources: deltas of pressure and refaults, the cgroup's exact figures. */
+static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
+{
+	struct cpw_session_private *p = s->priv;
+	struct cpw_report *r = &s->report;
+	struct cpw_psi end, d;
+	struct cpw_vmstat vm;
+
+	if (cpw_psi_read_system(s->cfg->proc_root, &end) == 0 && p->psi_start.available && end.available) {
+		cpw_psi_delta(&p->psi_start, &end, &d);
+		m->psi_cpu_some_s = (double)d.cpu_some_us / 1e6;
+		m->psi_io_some_s = (double)d.io_some_us / 1e6;
+		m->psi_io_full_s = (double)d.io_full_us / 1e6;
+		m->psi_mem_some_s = (double)d.mem_some_us / 1e6;
+		m->psi_mem_full_s = (double)d.mem_full_us / 1e6;
+	} else {
+		cpw_report_note(r, "pressure (PSI) unavailable: %s",
+				p->psi_start.reason[0] ? p->psi_start.reason : end.reason);
+	}
+	if (cpw_vmstat_read(s->cfg->proc_root, &vm) == 0 && vm.has_refaults && p->vmstat_start.has_refaults)
+		m->refaults = (double)(vm.refaults - p->vmstat_start.refaults);
+
+	if (p->cgroup) {
+		struct cpw_cgroup_stats st;
+		if (cpw_cgroup_read(p->cgroup, &st) == 0) {
+			if (st.memory_available) {
+				if (cpw_known(st.refaults)) {
+					m->refaults = st.refaults;
+					m->refaults_from_cgroup = true;
+				}
+				m->memory_limit_kib = st.mem_limit_kib;
+				r->cgroup_mem_peak_kib = st.mem_peak_kib;
+			} else if (st.memory_reason[0]) {
+				cpw_report_note(r, "cgroup memory figures unavailable: %s", st.memory_reason);
+			}
+			if (st.psi.available && p->cgroup_psi_start.available) {
+				cpw_psi_delta(&p->cgroup_psi_start, &st.psi, &d);
+				m->psi_cpu_some_s = (double)d.cpu_some_us / 1e6;
+				m->psi_io_some_s = (double)d.io_some_us / 1e6;
+				m->psi_io_full_s = (double)d.io_full_us / 1e6;
+				m->psi_mem_some_s = (double)d.mem_some_us / 1e6;
+				m->psi_mem_full_s = (double)d.mem_full_us / 1e6;
+				m->psi_from_cgroup = true;
+			}
+		}
+	}
+	if (!m->refaults_from_cgroup && cpw_known(m->refaults))
+		cpw_report_note(r, "refaults are system-wide (/proc/vmstat): other programs add to them");
+	m->delayacct_on = p->delayacct_on;
+	if (p->delayacct_on) {
+		m->blkio_delay_s = p->blkio_ns / 1e9;
+		m->swapin_delay_s = p->swapin_ns / 1e9;
+		m->thrashing_delay_s = p->thrashing_ns / 1e9;
+		m->reclaim_delay_s = p->reclaim_ns / 1e9;
+	}
+}
+
+void cpw_session_interim(struct cpw_session *s, struct cpw_verdict *v)
+{
+	struct cpw_metrics m;
+	cpw_metrics_init(&m);
+	fill_from_model(s, &m);
+	m.wall_s = cpw_session_elapsed(s);
+	double user = 0, sys = 0;
+	for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
+		user += cpw_tree_proc(s->tree, i)->user_s;
+		sys += cpw_tree_proc(s->tree, i)->sys_s;
+	}
+	m.user_s = user;
+	m.sys_s = sys;
+	if (m.wall_s > 0)
+		m.cores_used = (user + sys) / m.wall_s;
+	cpw_classify(&m, v);
+}
+
+bool cpw_session_finish(struct cpw_session *s)
+{
+	struct cpw_report *r = &s->report;
+	struct cpw_metrics *m = &r->metrics;
+
+	drain_exits(s);
+	fill_from_model(s, m);
+	fill_whole_run(s, m);
+	if (!cpw_known(m->wall_s))
+		m->wall_s = cpw_session_elapsed(s);
+	if (r->mode == CPW_MODE_RUN && r->rusage_known) {
+		/* wait4 is exact for everything reaped; the samples fill in the rest. */
+		m->user_s = (double)r->ru.ru_utime.tv_sec + (double)r->ru.ru_utime.tv_usec / 1e6;
+		m->sys_s = (double)r->ru.ru_stime.tv_sec + (double)r->ru.ru_stime.tv_usec / 1e6;
+		m->vol_ctxsw = (uint64_t)r->ru.ru_nvcsw;
+		m->invol_ctxsw = (uint64_t)r->ru.ru_nivcsw;
+		m->fs_inputs = (uint64_t)r->ru.ru_inblock;
+		m->fs_outputs = (uint64_t)r->ru.ru_oublock;
+		if ((uint64_t)r->ru.ru_majflt > m->major_faults)
+			m->major_faults = (uint64_t)r->ru.ru_majflt;
+		if ((uint64_t)r->ru.ru_minflt > m->minor_faults)
+			m->minor_faults = (uint64_t)r->ru.ru_minflt;
+		if (!cpw_known(m->max_rss_kib) || (double)r->ru.ru_maxrss > m->max_rss_kib)
+			m->max_rss_kib = (double)r->ru.ru_maxrss;
+	} else {
+		double user = 0, sys = 0;
+		for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
+			user += cpw_tree_proc(s->tree, i)->user_s;
+			sys += cpw_tree_proc(s->tree, i)->sys_s;
+		}
+		m->user_s = user;
+		m->sys_s = sys;
+	}
+	if (m->wall_s > 0)
+		m->cores_used = (m->user_s + m->sys_s) / m->wall_s;
+	if (s->counters) {
+		cpw_counters_read(s->counters);
+		cpw_counters_fill_metrics(s->counters, m);
+	}
+	if (m->samples == 0)
+		cpw_report_note(r, "no sample of the tree was taken (it ran shorter than the %u ms "
+				   "interval): thread states and per-process figures are unavailable",
+				r->cfg->interval_ms);
+	cpw_classify(m, &r->verdict);
+	return cpw_report_check_budgets(r);
+}
+
+void cpw_session_free(struct cpw_session *s)
+{
+	if (s->priv) {
+		cpw_taskstats_unlisten(s->priv->exits);
+		if (s->priv->cgroup)
+			cpw_cgroup_destroy(s->priv->cgroup);
+	}
+	cpw_tree_free(s->tree);
+	s->tree = NULL;
+	cpw_counters_free(s->counters);
+	s->counters = NULL;
+	free(s->priv);
+	s->priv = NULL;
+}

@@ -1,0 +1,49 @@
+/*
+ * cgroup_int.h: the layout of a cpw_cgroup, shared by cgroup.c (lifecycle, membership),
+ * cgroup_path.c (finding the hierarchies) and cgroup_read.c (figures, CPU quota).
+ */
+#ifndef CPW_SOURCE_CGROUP_INT_H
+#define CPW_SOURCE_CGROUP_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One hierarchy's directory: where the mount is, our group in it, and its parent. */
+struct cpw_cg_dir {
+	char mount[PATH_MAX];   /* "" when this hierarchy is not used */
+	char path[PATH_MAX];    /* the group's directory */
+	char parent[PATH_MAX];  /* where leftovers go back on destroy */
+	bool created;           /* ours to remove */
+};
+
+struct cpw_cgroup {
+	struct cpw_cg_dir v2;       /* membership, pressure, cpu.stat; memory.* when enabled */
+	struct cpw_cg_dir mem1;     /* v1 memory controller */
+	struct cpw_cg_dir cpuacct1; /* v1 cpuacct controller */
+	bool v2_memory;             /* v2 dir has memory.current */
+	char describe[512];
+};
+
+/* Where the hierarchies of the process described by the /proc/PID/cgroup text are, below
+ * cgroup_root: fills the mount and path (the process's own group) of each used dir.
+ * Returns 0 when at least one is usable, else -ENOENT with why. */
+int cpw_cg_locate(const char *cgroup_root, const char *self_text, size_t len,
+		  struct cpw_cgroup *cg, char *why, size_t whylen);
+
+/* One hierarchy: a v1 controller's mount (checked to hold probe_file) and the group in it,
+ * or the v2 mount (at the root or at unified/) and the group. 0 or -ENOENT. */
+int cpw_cg_locate_v1(const char *root, const char *text, size_t len, const char *controller,
+		     const char *probe_file, struct cpw_cg_dir *d);
+int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_cg_dir *d);
+
+/* Reads the /proc/PID/cgroup file into buf. Returns its length or -errno. */
+long cpw_cg_read_self(const char *proc_cgroup_path, char *buf, size_t size);
+
+/* True when path names an existing file or directory. */
+bool cpw_cg_exists(const char *path);
+
+/* Cuts the last component off dir; false when dir is already mount (the top). */
+bool cpw_cg_up(char *dir, const char *mount);
+
+#endif

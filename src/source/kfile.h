@@ -1,0 +1,37 @@
+/*
+ * kfile.h: small helpers shared by the kernel-interface sources (psi, cgroup, vmstat, cpus,
+ * taskstats): read a small kernel file whole, find "key value" lines, join paths.
+ *
+ * Internal to src/source: not a contract for the rest of the program.
+ */
+#ifndef CPW_SOURCE_KFILE_H
+#define CPW_SOURCE_KFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Reads the file into buf (NUL-terminated, at most size-1 bytes). Returns the length or
+ * -errno. Kernel pseudo-files report size 0, so this reads until EOF. */
+ssize_t cpw_kf_read(const char *path, char *buf, size_t size);
+
+/* Reads a file of any size into a malloc'd NUL-terminated buffer (*buf, free it). Returns
+ * the length or -errno. */
+ssize_t cpw_kf_read_alloc(const char *path, char **buf);
+
+/* Reads the first unsigned decimal number of a file ("12345\n"). -EINVAL when there is
+ * none (e.g. "max"), -ERANGE when it overflows. */
+int cpw_kf_read_u64(const char *path, uint64_t *value);
+
+/* Writes s to an existing file (cgroup control files). Returns 0 or -errno. */
+int cpw_kf_write(const char *path, const char *s);
+
+/* Finds a line "key value" (key followed by a space) in text and parses value.
+ * Returns 0, -ENOENT when the key is absent, -EINVAL when the value is not a number. */
+int cpw_kf_find_u64(const char *text, size_t len, const char *key, uint64_t *value);
+
+/* snprintf into a path buffer; -ENAMETOOLONG instead of a silently cut path. */
+int cpw_kf_pathf(char *out, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

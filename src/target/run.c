@@ -1,0 +1,156 @@
+/*
+ * run.c: run mode, `cperfwatch -- COMMAND`.
+ *
+ * Fork held at a gate, arm counters (and cgroup membership), exec, then sample the tree on
+ * the interval while reaping: cperfwatch is a child subreaper, so orphans come back to it
+ * and are waited for with wait4 like the command itself. A zombie's own figures are read
+ * from /proc before it is reaped, so short processes keep exact per-process totals.
+ */
+#include "config.h"
+#include "cperfwatch/modes.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cperfwatch/counters.h"
+#include "cperfwatch/exitcodes.h"
+#include "cperfwatch/launch.h"
+#include "cperfwatch/proc_parse.h"
+#include "cperfwatch/session.h"
+
+#define MAX_ROOTS 4096
+
+/* Reads a zombie's final own figures, then reaps it. Returns its pid, 0 when none is
+ * waiting, -1 when cperfwatch has no children left. */
+static pid_t reap_one(struct cpw_session *s, int *status)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return -1;
+	if (si.si_pid == 0)
+		return 0;
+
+	char path[320], buf[2048];
+	struct cpw_stat_fields st;
+	snprintf(path, sizeof(path), "%s/%d/stat", s->cfg->proc_root, (int)si.si_pid);
+	long len = cpw_read_file(path, buf, sizeof(buf));
+	long hz = sysconf(_SC_CLK_TCK);
+	struct rusage ru;
+	pid_t pid = wait4(si.si_pid, status, 0, &ru);
+	if (pid <= 0)
+		return pid;
+	if (len > 0 && cpw_parse_stat(buf, (size_t)len, &st) == 0)
+		cpw_tree_record_exit(s->tree, pid, st.ppid, st.comm, (double)st.utime_ticks / (double)hz,
+				     (double)st.stime_ticks / (double)hz, st.minflt, st.majflt, 0,
+				     cpw_session_elapsed(s));
+	return pid;
+}
+
+static size_t current_roots(const struct cpw_config *cfg, pid_t *roots)
+{
+	int n = cpw_children_of(cfg->proc_root, getpid(), roots, MAX_ROOTS);
+	return n > 0 ? (size_t)n : 0;
+}
+
+int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
+{
+	struct cpw_session s;
+	struct cpw_launch launch;
+	char err[256] = "";
+	static pid_t roots[MAX_ROOTS];
+
+	if (cpw_session_init(&s, cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cperfwatch: %s\n", err);
+		return CPW_EXIT_FAILURE;
+	}
+	cpw_signals_install(CPW_MODE_RUN);
+	int rc = cpw_launch_prepare(cfg->command, &launch);
+	if (rc < 0) {
+		fprintf(stderr, "cperfwatch: cannot start '%s': %s\n", cfg->command[0], strerror(-rc));
+		cpw_session_free(&s);
+		return CPW_EXIT_FAILURE;
+	}
+	s.report.pid = launch.pid;
+	if (cpw_session_adopt(&s, launch.pid) < 0)
+		cpw_report_note(&s.report, "the command could not be put in its cgroup: figures are system-wide");
+	if (s.counters)
+		cpw_counters_open_child(s.counters, launch.pid);
+
+	cpw_session_begin(&s);
+	int exec_errno = cpw_launch_release(&launch);
+	if (exec_errno) {
+		int status;
+		waitpid(launch.pid, &status, 0);
+		fprintf(stderr, "cperfwatch: cannot run '%s': %s\n", cfg->command[0], strerror(exec_errno));
+		cpw_session_free(&s);
+		return exec_errno == ENOENT ? CPW_EXIT_NOT_FOUND : CPW_EXIT_CANNOT_RUN;
+	}
+
+	bool main_done = false;
+	int main_status = 0;
+	double main_end_s = 0;
+	for (;;) {
+		int status;
+		pid_t pid;
+		while ((pid = reap_one(&s, &status)) > 0) {
+			if (pid == launch.pid) {
+				main_done = true;
+				main_status = status;
+				main_end_s = cpw_session_elapsed(&s);
+			}
+		}
+		bool none_left = pid < 0;
+		if (main_done && (!cfg->wait_all || none_left))
+			break;
+		if (none_left && !main_done)
+			break; /* cannot happen: the command is our child until reaped */
+
+		if (cpw_signal_received) {
+			int sig = cpw_signal_received;
+			cpw_signal_received = 0;
+			/* The command decides what SIGTERM/SIGHUP mean to it; we report after. */
+			if (!main_done)
+				kill(launch.pid, sig);
+		}
+		size_t n = current_roots(cfg, roots);
+		if (n)
+			cpw_session_sample(&s, roots, n);
+		cpw_sleep_interruptible(cfg->interval_ms);
+	}
+
+	s.report.metrics.wall_s = cfg->wait_all ? cpw_session_elapsed(&s) : main_end_s;
+	/* Everything reaped so far: the command, what it waited for, and the orphans that
+	 * came back to us. */
+	s.report.rusage_known = getrusage(RUSAGE_CHILDREN, &s.report.ru) == 0;
+	s.report.exit_known = true;
+	if (WIFSIGNALED(main_status)) {
+		s.report.exit_signal = WTERMSIG(main_status);
+	} else {
+		s.report.exit_code = WEXITSTATUS(main_status);
+	}
+	size_t left = current_roots(cfg, roots);
+	if (left) {
+		cpw_session_sample(&s, roots, left); /* so the report lists them */
+		s.report.descendants_running = cpw_tree_totals(s.tree)->alive;
+		cpw_report_note(&s.report,
+				"%u descendant process(es) were still running when the command exited; "
+				"their figures are sampled, not exact (use --wait-all to wait for them)",
+				s.report.descendants_running);
+	}
+
+	bool budget_broken = cpw_session_finish(&s);
+	int exit_status = s.report.exit_signal ? CPW_EXIT_SIGNAL_BASE + s.report.exit_signal
+					       : s.report.exit_code;
+	if (cpw_emit_report(cfg, &s.report, report_out) != 0)
+		exit_status = CPW_EXIT_FAILURE;
+	else if (budget_broken && exit_status == 0)
+		exit_status = CPW_EXIT_BUDGET;
+	cpw_session_free(&s);
+	return exit_status;
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# test_run_mode.sh: `cperfwatch -- COMMAND` end to end: exit statuses, the GNU time labels,
+# stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
+# with --wait-all, signals, and JSON that a real parser accepts.
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+plan 22
+W=$CPW_WORKLOADS
+json_get() { # FILE EXPR: prints a Python expression over the document d
+	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# --- exit statuses ---
+"$CPW" -o "$SCRATCH/r" -- true; check "exit 0 for a command that succeeds" test $? = 0
+"$CPW" -o "$SCRATCH/r" -- sh -c 'exit 3'; check "the command's exit status (3)" test $? = 3
+"$CPW" -o "$SCRATCH/r" -- sh -c 'kill -TERM $$'; check "128+15 when the command dies of SIGTERM" test $? = 143
+printf '#!/bin/sh\n' > "$SCRATCH/noexec"; chmod -x "$SCRATCH/noexec"
+"$CPW" -- "$SCRATCH/noexec" 2>"$SCRATCH/err"; rc=$?
+check "126 when COMMAND cannot be run" test $rc = 126
+check "126 comes with one line naming the command" sh -c "test \$(wc -l <'$SCRATCH/err') = 1 && grep -q 'cannot run' '$SCRATCH/err'"
+"$CPW" -- no-such-command-cpw 2>"$SCRATCH/err"; rc=$?
+check "127 when COMMAND is not found" test $rc = 127
+"$CPW" --interval 1ms -- true 2>"$SCRATCH/err"; rc=$?
+check "125 on misuse, with one line" sh -c "test $rc = 125 && test \$(wc -l <'$SCRATCH/err') = 1"
+
+# --- the GNU time labels, in order, as GNU time prints them ---
+if [ -x "${GNU_TIME:-}" ]; then
+	"$GNU_TIME" -v true 2>"$SCRATCH/gnu" >/dev/null
+	"$CPW" -- true 2>"$SCRATCH/ours" >/dev/null
+	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/gnu" > "$SCRATCH/gnu.labels"
+	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/ours" | head -n "$(wc -l < "$SCRATCH/gnu.labels")" > "$SCRATCH/ours.labels"
+	check "every GNU time -v label, same order" diff -u "$SCRATCH/gnu.labels" "$SCRATCH/ours.labels"
+else
+	skip "every GNU time -v label, same order" "GNU time is not installed"
+fi
+
+# --- stdio belongs to the command; the report goes to stderr or -o ---
+out=$(echo hello | "$CPW" -- cat 2>"$SCRATCH/err")
+check "stdin and stdout reach the command untouched" test "$out" = hello
+check "the report goes to stderr" grep -q "Command being timed" "$SCRATCH/err"
+"$CPW" -o "$SCRATCH/report.txt" -- true 2>"$SCRATCH/err"
+check "-o FILE holds the report, stderr stays quiet" sh -c "grep -q 'Exit status: 0' '$SCRATCH/report.txt' && test ! -s '$SCRATCH/err'"
+
+# --- JSON ---
+"$CPW" --json -o "$SCRATCH/r.json" -- "$W/spin" 0.5
+check "JSON parses with Python's json" json_get "$SCRATCH/r.json" 'd["schema"]'
+check "JSON exit code 0" test "$(json_get "$SCRATCH/r.json" 'd["exit"]["code"]')" = 0
+if [ -f "$CPW_SRCDIR/doc/cperfwatch.schema.json" ] && [ -f "$CPW_SRCDIR/tests/integration/validate_json.py" ]; then
+	check "JSON matches doc/cperfwatch.schema.json" validate_json "$SCRATCH/r.json"
+else
+	skip "JSON matches doc/cperfwatch.schema.json" "the schema is not there"
+fi
+"$CPW" --json -o "$SCRATCH/sig.json" -- sh -c 'kill -KILL $$'
+check "JSON of a killed command: signal 9, code null" test "$(json_get "$SCRATCH/sig.json" '(d["exit"]["signal"], d["exit"]["code"])')" = "(9, None)"
+
+# --- a two-process tree: the CPU adds up ---
+"$CPW" --json -o "$SCRATCH/tree.json" -- sh -c "\"$W/spin\" 0.6 & \"$W/spin\" 0.6; wait"
+total=$(json_get "$SCRATCH/tree.json" 'd["time"]["user_s"] + d["time"]["sys_s"]')
+parts=$(json_get "$SCRATCH/tree.json" 'sum(p["user_s"] + p["sys_s"] for p in d["processes"])')
+check "tree CPU is both spinners (~1.2 s, got $total)" close_to "$total" 1.2 0.25
+check "per-process CPU adds up to the tree's ($parts vs $total)" close_to "$parts" "$total" 0.15
+spins=$(json_get "$SCRATCH/tree.json" 'sum(1 for p in d["processes"] if p["command"] == "spin")')
+check "both spinners listed as processes ($spins)" test "$spins" = 2
+
+# --- a double-forked orphan ---
+orphan="( \"$W/spin\" 0.8 & ) ; exit 0"
+"$CPW" --json -o "$SCRATCH/orphan.json" -- sh -c "$orphan"
+running=$(json_get "$SCRATCH/orphan.json" 'd["descendants_running"]')
+check "without --wait-all, the orphan is reported as still running ($running)" test "$running" -ge 1
+"$CPW" --wait-all --json -o "$SCRATCH/orphan2.json" -- sh -c "$orphan"
+cpu=$(json_get "$SCRATCH/orphan2.json" 'd["time"]["user_s"] + d["time"]["sys_s"]')
+check "with --wait-all, the orphan's CPU is counted ($cpu s)" close_to "$cpu" 0.8 0.3
+sleep 1 # let the first run's orphan finish
+
+# --- signals: SIGTERM to cperfwatch goes to the command; the report still comes ---
+"$CPW" -o "$SCRATCH/term.txt" -- sleep 5 &
+cpw=$!
+sleep 0.5
+kill -TERM "$cpw"
+wait "$cpw"; rc=$?
+check "SIGTERM is forwarded: the command dies of it (143)" test $rc = 143
+check "and the report is written" grep -q "Command terminated by signal 15" "$SCRATCH/term.txt"
+done_testing

@@ -1,0 +1,97 @@
+#!/bin/sh
+# test_tree_accounting.sh: cperfwatch accounts for a whole process tree. spin_tree 2 (a
+# parent that waits for two spinning children) must show the parent and both children in
+# `processes`, each with its pid and ppid; the tree's user+sys must match the sum over
+# `processes`, and match what GNU time reports for the same workload.
+
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+JSON=$SCRATCH/tree.json
+SECS=1.5
+
+plan 6
+
+"$CPW" --json -o "$JSON" -- "$CPW_WORKLOADS/spin_tree" 2 "$SECS" >"$SCRATCH/cpw.out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] || ! [ -s "$JSON" ]; then
+	not_ok "cperfwatch runs spin_tree 2 and writes JSON" "exit $rc: $(tail -n 5 "$SCRATCH/cpw.out")"
+	for t in "processes lists the parent and its two children" \
+		"tree user+sys matches the sum over processes" \
+		"tree user+sys matches GNU time" \
+		"tree CPU is about two children spinning" \
+		"children's ppid is the parent's pid"; do
+		not_ok "$t" "no report"
+	done
+	done_testing
+fi
+ok "cperfwatch runs spin_tree 2 and writes JSON"
+
+# One line of figures: tree cpu, sum over processes, process count, spin_tree processes,
+# children whose ppid is the top pid, and the top pid itself.
+FIGS=$("$PY" - "$JSON" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+t = doc["time"]
+procs = doc.get("processes") or []
+tree = (t.get("user_s") or 0) + (t.get("sys_s") or 0)
+summed = sum((p.get("user_s") or 0) + (p.get("sys_s") or 0) for p in procs)
+top = doc.get("pid")
+spinners = [p for p in procs if (p.get("command") or "").startswith("spin_tree")]
+kids = [p for p in spinners if p.get("ppid") == top and p.get("pid") != top]
+has_top = any(p.get("pid") == top for p in spinners)
+print("%.3f %.3f %d %d %d %d %d" % (tree, summed, len(procs), len(spinners), len(kids), top or 0, has_top))
+for p in procs:
+    print("# process pid=%s ppid=%s command=%s user_s=%s sys_s=%s" % (
+        p.get("pid"), p.get("ppid"), p.get("command"), p.get("user_s"), p.get("sys_s")), file=sys.stderr)
+EOF
+) 2>"$SCRATCH/procs.txt"
+cat "$SCRATCH/procs.txt"
+# shellcheck disable=SC2086 # split the figures into fields
+set -- $FIGS
+TREE=$1 SUMMED=$2 NPROCS=$3 NSPIN=$4 NKIDS=$5 TOP=$6 HAS_TOP=$7
+echo "# tree user+sys=$TREE, sum over processes=$SUMMED, processes=$NPROCS (spin_tree: $NSPIN), top pid $TOP"
+
+if [ "$NSPIN" = 3 ] && [ "$HAS_TOP" = 1 ]; then
+	ok "processes lists the parent and its two children"
+else
+	not_ok "processes lists the parent and its two children" "$(cat "$SCRATCH/procs.txt")"
+fi
+if [ "$NKIDS" = 2 ]; then
+	ok "children's ppid is the parent's pid"
+else
+	not_ok "children's ppid is the parent's pid" "top pid $TOP; $(cat "$SCRATCH/procs.txt")"
+fi
+# Per-process figures come from /proc samples and wait4 at exit; 10% or 0.1 s covers
+# the last sampling interval.
+if close_to "$TREE" "$SUMMED" 0.10 || awk -v a="$TREE" -v b="$SUMMED" 'BEGIN { exit !(a - b < 0.1 && b - a < 0.1) }'; then
+	ok "tree user+sys matches the sum over processes"
+else
+	not_ok "tree user+sys matches the sum over processes" "tree $TREE, sum $SUMMED"
+fi
+# Two children spinning for SECS on however many CPUs we have: at least 1 CPU-second
+# each where there are two CPUs, at least SECS in all where there is one.
+NCPU=$(nproc)
+WANT=$(awk -v s="$SECS" -v n="$NCPU" 'BEGIN { print (n >= 2 ? 2 * s : s) }')
+if close_to "$TREE" "$WANT" 0.25; then
+	ok "tree CPU is about two children spinning"
+else
+	not_ok "tree CPU is about two children spinning" "tree $TREE s, expected about $WANT s on $NCPU CPUs"
+fi
+
+if [ -z "$GNU_TIME" ] || ! [ -x "$GNU_TIME" ]; then
+	skip "tree user+sys matches GNU time" "GNU time not found"
+else
+	"$GNU_TIME" -f '%U %S' -o "$SCRATCH/time.out" "$CPW_WORKLOADS/spin_tree" 2 "$SECS"
+	GT=$(awk '{ printf "%.3f", $1 + $2 }' "$SCRATCH/time.out")
+	echo "# GNU time user+sys=$GT"
+	# Two separate runs of the same workload: 15% covers scheduling noise on a busy host.
+	if close_to "$TREE" "$GT" 0.15; then
+		ok "tree user+sys matches GNU time"
+	else
+		not_ok "tree user+sys matches GNU time" "cperfwatch $TREE s, GNU time $GT s"
+	fi
+fi
+
+done_testing

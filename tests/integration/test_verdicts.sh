@@ -1,0 +1,298 @@
+#!/bin/sh
+# test_verdicts.sh: the ground truth of the classifier. Runs cperfwatch on each workload of
+# tests/workloads (each stresses one resource) and asserts verdict.class in the JSON report:
+#
+#   spin, spin_threads, spin_tree, busy.py   cpu-bound
+#   fault_churn                              memory-bound (page-fault dominated)
+#   pointer_chase                            cpu-bound without a PMU, memory-bound with one
+#   fsync_loop, direct_read                  io-bound (on a real block device, not tmpfs)
+#   sleeper, pipe_reader                     waiting
+#   spin_threads 1 + an outside hog, pinned  cpu-starved
+#   spin_threads 4 pinned to one core        cpu-bound, and says it oversubscribes
+#   thrash in a 64 MiB memory cgroup         thrashing (root and a memory cgroup needed)
+#
+# Every case also prints its key metrics as TAP diagnostics, so the suite's log shows what
+# drove each verdict; a wrong verdict prints the verdict and its evidence. Each JSON
+# document is validated against the schema where the validator exists.
+
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+W=$CPW_WORKLOADS
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+HOG_PID=
+IO_DIR=
+CG=
+PIN=
+IN_CGROUP=
+
+cleanup() {
+	[ -n "$HOG_PID" ] && kill "$HOG_PID" 2>/dev/null && wait "$HOG_PID" 2>/dev/null
+	if [ -n "$CG" ] && [ -d "$CG" ]; then
+		# Children first (cperfwatch's own, should it have left one), then ours.
+		find "$CG" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		rmdir "$CG" 2>/dev/null
+	fi
+	[ -n "$IO_DIR" ] && rm -rf "$IO_DIR"
+	rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# Reads the report: class, a one-line metrics summary, the evidence, a text search.
+cat >"$SCRATCH/report.py" <<'EOF'
+import json, sys
+
+def get(d, *path):
+    for k in path:
+        if not isinstance(d, dict) or k not in d:
+            return None
+        d = d[k]
+    return d
+
+def fmt(v):
+    if v is None:
+        return "null"
+    if isinstance(v, float):
+        return "%.3g" % v
+    return str(v)
+
+what, path = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    doc = json.load(f)
+v = doc.get("verdict") or {}
+if what == "class":
+    print(v.get("class", ""))
+elif what == "counter":
+    print(get(doc, "counters", sys.argv[3], "status") or "")
+elif what == "mentions":
+    words = json.dumps([v.get("evidence"), v.get("findings"), v.get("advice")]).lower()
+    sys.exit(0 if sys.argv[3].lower() in words else 1)
+elif what == "summary":
+    fields = [
+        ("class", v.get("class")), ("conf", v.get("confidence")), ("second", v.get("secondary")),
+        ("wall", get(doc, "time", "wall_s")), ("user", get(doc, "time", "user_s")),
+        ("sys", get(doc, "time", "sys_s")),
+        ("cores", "%s/%s" % (fmt(get(doc, "parallelism", "cores_used")),
+                             fmt(get(doc, "parallelism", "cores_available")))),
+        ("R", get(doc, "threads", "running")), ("runnable", get(doc, "threads", "runnable")),
+        ("D", get(doc, "threads", "disk_wait")),
+        ("Dother", get(doc, "threads", "uninterruptible_other")),
+        ("S", get(doc, "threads", "sleeping")), ("samples", get(doc, "threads", "samples")),
+        ("oncpu", get(doc, "threads", "oncpu_s")), ("rqwait", get(doc, "threads", "runqueue_wait_s")),
+        ("avg_runnable", get(doc, "threads", "avg_runnable")),
+        ("majflt", get(doc, "memory", "major_faults")), ("minflt", get(doc, "memory", "minor_faults")),
+        ("refaults", get(doc, "memory", "refaults")), ("limit_kib", get(doc, "memory", "memory_limit_kib")),
+        ("fs_in", get(doc, "io", "fs_inputs")), ("fs_out", get(doc, "io", "fs_outputs")),
+        ("read_B", get(doc, "io", "read_bytes")), ("write_B", get(doc, "io", "write_bytes")),
+        ("psi", get(doc, "pressure", "scope")),
+        ("psi_cpu", get(doc, "pressure", "cpu_some_s")), ("psi_io_full", get(doc, "pressure", "io_full_s")),
+        ("psi_mem_some", get(doc, "pressure", "memory_some_s")),
+        ("psi_mem_full", get(doc, "pressure", "memory_full_s")),
+        ("instr", get(doc, "counters", "instructions", "status")),
+        ("procs", len(doc.get("processes") or [])),
+    ]
+    print(" ".join("%s=%s" % (k, fmt(x)) for k, x in fields))
+    for f in v.get("findings") or []:
+        print("finding: %s" % f)
+elif what == "evidence":
+    print("verdict: %s (confidence %s, secondary %s)"
+          % (v.get("class"), fmt(v.get("confidence")), fmt(v.get("secondary"))))
+    for e in v.get("evidence") or []:
+        print("  %s = %s (threshold %s, %s): %s" % (e.get("metric"), fmt(e.get("value")),
+              fmt(e.get("threshold")), e.get("source"), e.get("text")))
+    for f in v.get("findings") or []:
+        print("  finding: %s" % f)
+    for n in doc.get("notes") or []:
+        print("  note: %s" % n)
+EOF
+report() { "$PY" "$SCRATCH/report.py" "$@"; }
+
+# cpw NAME CMD...: runs CMD under cperfwatch with the report in $SCRATCH/NAME.json.
+# With PIN=CPU, cperfwatch (and so its command) is pinned to that CPU; with IN_CGROUP=DIR,
+# a shell moves itself into that cgroup and becomes cperfwatch there.
+cpw() {
+	_name=$1; shift
+	rm -f "$SCRATCH/$_name.json"
+	set -- "$CPW" --json -o "$SCRATCH/$_name.json" -- "$@"
+	[ -n "${PIN:-}" ] && set -- taskset -c "$PIN" "$@"
+	# shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
+	[ -n "${IN_CGROUP:-}" ] &&
+		set -- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$IN_CGROUP" "$@"
+	"$@" >"$SCRATCH/$_name.out" 2>&1
+}
+
+# expect NAME CLASS CMD...: runs CMD, checks the report's JSON and its class.
+# Two TAP results: the JSON (exit status, schema) and the verdict.
+expect() {
+	_name=$1 _want=$2; shift 2
+	cpw "$_name" "$@"
+	_rc=$?
+	_json=$SCRATCH/$_name.json
+	if [ "$_rc" -ne 0 ] || ! [ -s "$_json" ]; then
+		not_ok "$_name: cperfwatch exits 0 and writes the JSON report" \
+			"exit $_rc; output: $(tail -n 5 "$SCRATCH/$_name.out")"
+		not_ok "$_name: verdict is $_want" "no report"
+		return
+	fi
+	if [ "$HAVE_VALIDATOR" = yes ]; then
+		if validate_json "$_json" >"$SCRATCH/$_name.val" 2>&1; then
+			ok "$_name: JSON report is valid"
+		else
+			not_ok "$_name: JSON report is valid" "$(tail -n 10 "$SCRATCH/$_name.val")"
+		fi
+	else
+		ok "$_name: cperfwatch exits 0 and writes the JSON report"
+	fi
+	report summary "$_json" | sed 's/^/# /'
+	_got=$(report class "$_json")
+	if [ "$_got" = "$_want" ]; then
+		ok "$_name: verdict is $_want"
+	else
+		not_ok "$_name: verdict is $_want (got '$_got')" "$(report evidence "$_json")"
+	fi
+}
+
+# A directory on a real block device: fdatasync and O_DIRECT are free or refused on tmpfs.
+block_dir() {
+	for d in "$CPW_BUILDDIR" /var/tmp "${TMPDIR:-/tmp}"; do
+		if ! [ -d "$d" ] || ! [ -w "$d" ]; then continue; fi
+		case $(stat -f -c %T "$d" 2>/dev/null) in
+		tmpfs | ramfs | "") continue ;;
+		esac
+		mktemp -d "$d/cpw-io.XXXXXX" && return 0
+	done
+	return 1
+}
+
+# The writable memory cgroup parent for the thrash case: prints "v1 DIR" or "v2 DIR".
+memory_cgroup_root() {
+	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && [ -w /sys/fs/cgroup/memory ]; then
+		echo "v1 /sys/fs/cgroup/memory"
+		return 0
+	fi
+	_v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	if [ -n "$_v2" ] && grep -qw memory "$_v2/cgroup.controllers" 2>/dev/null && [ -w "$_v2" ]; then
+		echo "v2 $_v2"
+		return 0
+	fi
+	return 1
+}
+
+HAVE_VALIDATOR=no
+[ -f "$CPW_SRCDIR/tests/integration/validate_json.py" ] &&
+	[ -f "$CPW_SRCDIR/doc/cperfwatch.schema.json" ] && HAVE_VALIDATOR=yes
+NCPU=$(nproc)
+# The first CPU we may use, for the pinned cases.
+CPU0=$("$PY" -c 'import os; print(min(os.sched_getaffinity(0)))')
+
+plan 27
+
+# --- cpu-bound ------------------------------------------------------------------------
+expect spin cpu-bound "$W/spin" 1.5
+expect spin_threads cpu-bound "$W/spin_threads" "$NCPU" 1.5
+expect spin_tree cpu-bound "$W/spin_tree" 2 1.5
+expect busy.py cpu-bound "$PY" "$CPW_SRCDIR/tests/workloads/busy.py" 1.5
+
+# --- memory ---------------------------------------------------------------------------
+expect fault_churn memory-bound "$W/fault_churn" 1.5
+# Without hardware counters a pointer chase is only user time: cpu-bound (the report says
+# memory stalls are not observable). With a PMU the cache misses show: memory-bound.
+PMU=
+cpw pointer_chase.probe "$W/spin" 0.1
+case $(report counter "$SCRATCH/pointer_chase.probe.json" instructions 2>/dev/null) in
+counted | multiplexed) PMU=yes ;;
+not-supported | not-permitted) PMU=no ;;
+esac
+if [ -z "$PMU" ]; then
+	if command -v perf >/dev/null 2>&1 &&
+		perf stat -x, -e instructions true 2>&1 | grep -q '^[0-9]'; then
+		PMU=yes
+	else
+		PMU=no
+	fi
+fi
+echo "# hardware counters: $PMU"
+if [ "$PMU" = yes ]; then
+	expect pointer_chase memory-bound "$W/pointer_chase" 128 1.5
+else
+	expect pointer_chase cpu-bound "$W/pointer_chase" 128 1.5
+fi
+
+# --- io -------------------------------------------------------------------------------
+if IO_DIR=$(block_dir); then
+	echo "# IO directory: $IO_DIR ($(stat -f -c %T "$IO_DIR"))"
+	expect fsync_loop io-bound "$W/fsync_loop" "$IO_DIR" 1.5
+	# 128 KiB random reads: each waits on the device for longer than its syscall costs.
+	expect direct_read io-bound "$W/direct_read" "$IO_DIR" 64 1.5 128
+	if grep -q "O_DIRECT refused" "$SCRATCH/direct_read.out"; then
+		echo "# direct_read: $(grep "O_DIRECT refused" "$SCRATCH/direct_read.out")"
+	fi
+else
+	IO_DIR=
+	skip "fsync_loop: JSON report" "no writable directory on a block device (only tmpfs)"
+	skip "fsync_loop: verdict is io-bound" "no writable directory on a block device (only tmpfs)"
+	skip "direct_read: JSON report" "no writable directory on a block device (only tmpfs)"
+	skip "direct_read: verdict is io-bound" "no writable directory on a block device (only tmpfs)"
+fi
+
+# --- waiting --------------------------------------------------------------------------
+expect sleeper waiting "$W/sleeper" 1.5
+expect pipe_reader waiting "$W/pipe_reader" 1.5
+
+# --- cpu-starved: an outside hog on the same CPU ---------------------------------------
+taskset -c "$CPU0" "$W/spin" 30 &
+HOG_PID=$!
+sleep 0.2
+PIN=$CPU0
+expect competition cpu-starved "$W/spin_threads" 1 1.5
+kill "$HOG_PID" 2>/dev/null
+wait "$HOG_PID" 2>/dev/null
+HOG_PID=
+
+# --- oversubscribed: four threads on one CPU is the tree saturating what it may use -----
+expect oversubscribed cpu-bound "$W/spin_threads" 4 1.5
+PIN=
+if [ -s "$SCRATCH/oversubscribed.json" ] &&
+	report mentions "$SCRATCH/oversubscribed.json" oversubscri; then
+	ok "oversubscribed: the report names the oversubscription"
+else
+	not_ok "oversubscribed: the report names the oversubscription" \
+		"$(report evidence "$SCRATCH/oversubscribed.json" 2>&1)"
+fi
+
+# --- thrashing: a working set four times a memory cgroup's limit ----------------------
+if ! is_root; then
+	skip "thrash: JSON report" "needs root to make a memory cgroup"
+	skip "thrash: verdict is thrashing" "needs root to make a memory cgroup"
+elif [ -z "$IO_DIR" ]; then
+	skip "thrash: JSON report" "no directory on a block device for its file"
+	skip "thrash: verdict is thrashing" "no directory on a block device for its file"
+elif ! CGROOT=$(memory_cgroup_root); then
+	skip "thrash: JSON report" "no writable memory cgroup (v1 memory controller or v2 with memory)"
+	skip "thrash: verdict is thrashing" "no writable memory cgroup (v1 memory controller or v2 with memory)"
+else
+	# The file is written outside the limit; the measured run starts cold (it drops the
+	# file's cache itself) and reads 256 MiB at random through 64 MiB.
+	"$W/thrash" "$IO_DIR/thrash.dat" 256 0
+	CGVER=${CGROOT%% *}
+	CG=${CGROOT#* }/cpw-thrash.$$
+	LIMIT_FILE=memory.limit_in_bytes
+	if [ "$CGVER" = v2 ]; then
+		LIMIT_FILE=memory.max
+		echo +memory >"${CGROOT#* }/cgroup.subtree_control" 2>/dev/null
+	fi
+	if mkdir "$CG" && echo $((64 << 20)) >"$CG/$LIMIT_FILE"; then
+		echo "# memory cgroup: $CG ($CGVER, limit 64 MiB)"
+		# cperfwatch runs inside; it makes its own child cgroup beneath, which inherits
+		# the limit.
+		IN_CGROUP=$CG
+		expect thrash thrashing "$W/thrash" "$IO_DIR/thrash.dat" 256 2
+		IN_CGROUP=
+	else
+		skip "thrash: JSON report" "could not make a memory cgroup with a limit under ${CGROOT#* }"
+		skip "thrash: verdict is thrashing" "could not make a memory cgroup with a limit under ${CGROOT#* }"
+	fi
+fi
+
+done_testing

@@ -1,0 +1,158 @@
+/*
+ * test_cgroup.c: /proc/PID/cgroup parsing, limit parsing, and the figures and CPU quota read
+ * from fixture cgroup trees (a hybrid v1 + unified layout and a pure v2 one). Creating real
+ * groups is tests/unit/test_kernel_live.c's job.
+ */
+#include "config.h"
+#include "cperfwatch/cgroup.h"
+#include "cunit_tap.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define HYB FIXTURES "/cgroup-hybrid"
+#define V2 FIXTURES "/cgroup-v2"
+
+static const char self_text[] = "9:name=systemd:/\n8:pids:/\n4:memory:/box/job\n"
+				"3:cpuset:/\n2:cpu,cpuacct:/box\n0::/box/job\n";
+
+static void test_self_path(void)
+{
+	char path[256], list[64];
+	size_t len = strlen(self_text);
+	CU_ASSERT_EQUAL(cpw_cgroup_self_path(self_text, len, "memory", path, sizeof path, list,
+					     sizeof list), 0);
+	CU_ASSERT_STRING_EQUAL(path, "/box/job");
+	CU_ASSERT_STRING_EQUAL(list, "memory");
+	CU_ASSERT_EQUAL(cpw_cgroup_self_path(self_text, len, "cpuacct", path, sizeof path, list,
+					     sizeof list), 0);
+	CU_ASSERT_STRING_EQUAL(path, "/box");
+	CU_ASSERT_STRING_EQUAL(list, "cpu,cpuacct");
+	/* "cpu" must not be found in "cpuset". */
+	CU_ASSERT_EQUAL(cpw_cgroup_self_path(self_text, len, "cpu", path, sizeof path, NULL, 0), 0);
+	CU_ASSERT_STRING_EQUAL(path, "/box");
+	CU_ASSERT_EQUAL(cpw_cgroup_self_path(self_text, len, NULL, path, sizeof path, NULL, 0), 0);
+	CU_ASSERT_STRING_EQUAL(path, "/box/job");
+	CU_ASSERT_EQUAL(cpw_cgroup_self_path(self_text, len, "blkio", path, sizeof path, NULL, 0),
+			-ENOENT);
+	CU_ASSERT_EQUAL(cpw_cgroup_self_path(self_text, len, "memory", path, 4, NULL, 0),
+			-ENAMETOOLONG);
+	/* A v1-only system has no "0::" line. */
+	const char *v1 = "4:memory:/a\n";
+	CU_ASSERT_EQUAL(cpw_cgroup_self_path(v1, strlen(v1), NULL, path, sizeof path, NULL, 0),
+			-ENOENT);
+	const char *junk = "garbage\n::\n:\n";
+	CU_ASSERT_EQUAL(cpw_cgroup_self_path(junk, strlen(junk), "memory", path, sizeof path,
+					     NULL, 0), -ENOENT);
+}
+
+static void test_parse_limit(void)
+{
+	CU_ASSERT_TRUE(isnan(cpw_cgroup_parse_limit_kib("9223372036854771712\n")));
+	CU_ASSERT_TRUE(isnan(cpw_cgroup_parse_limit_kib("1152921504606846976\n"))); /* 2^60 */
+	CU_ASSERT_TRUE(isnan(cpw_cgroup_parse_limit_kib("max\n")));
+	CU_ASSERT_TRUE(isnan(cpw_cgroup_parse_limit_kib("-1")));
+	CU_ASSERT_TRUE(isnan(cpw_cgroup_parse_limit_kib("")));
+	CU_ASSERT_TRUE(isnan(cpw_cgroup_parse_limit_kib("12abc")));
+	CU_ASSERT_DOUBLE_EQUAL(cpw_cgroup_parse_limit_kib("536870912\n"), 524288.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_cgroup_parse_limit_kib("1152921504606846975"),
+			       1152921504606846975.0 / 1024.0, 1.0);
+}
+
+static void test_read_hybrid(void)
+{
+	struct cpw_cgroup *cg;
+	char why[512];
+	CU_ASSERT_EQUAL_FATAL(cpw_cgroup_open(&cg, HYB "/sys", HYB "/self-cgroup", why, sizeof why), 0);
+	CU_ASSERT_STRING_EQUAL(why, "");
+	CU_ASSERT_PTR_NOT_NULL(strstr(cpw_cgroup_describe(cg), "unified/box/job"));
+	struct cpw_cgroup_stats s;
+	CU_ASSERT_EQUAL_FATAL(cpw_cgroup_read(cg, &s), 0);
+	CU_ASSERT_EQUAL(s.nprocs, 3); /* membership from the v2 directory */
+	CU_ASSERT_TRUE(s.memory_available);
+	CU_ASSERT_DOUBLE_EQUAL(s.mem_current_kib, 102400.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.mem_peak_kib, 204800.0, 1e-9);
+	/* The effective limit: hierarchical_memory_limit, not the child's "unlimited". */
+	CU_ASSERT_DOUBLE_EQUAL(s.mem_limit_kib, 524288.0, 1e-9);
+	/* total_ (hierarchical) refaults win over the group's own. */
+	CU_ASSERT_DOUBLE_EQUAL(s.refaults, 100.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.cpu_usage_s, 1.5, 1e-9);
+	CU_ASSERT_TRUE(s.psi.available);
+	CU_ASSERT_EQUAL(s.psi.mem_full_us, 2500);
+	pid_t pids[2];
+	CU_ASSERT_EQUAL(cpw_cgroup_pids(cg, pids, 2), 3);
+	CU_ASSERT_EQUAL(pids[0], 300);
+	CU_ASSERT_EQUAL(pids[1], 301);
+	cpw_cgroup_destroy(cg);
+	/* An opened group is never removed. */
+	struct stat st;
+	CU_ASSERT_EQUAL(stat(HYB "/sys/memory/box/job", &st), 0);
+}
+
+static void test_read_v2(void)
+{
+	struct cpw_cgroup *cg;
+	char why[512];
+	CU_ASSERT_EQUAL_FATAL(cpw_cgroup_open(&cg, V2 "/sys", V2 "/self-cgroup", why, sizeof why), 0);
+	CU_ASSERT_STRING_EQUAL(why, "");
+	struct cpw_cgroup_stats s;
+	CU_ASSERT_EQUAL_FATAL(cpw_cgroup_read(cg, &s), 0);
+	CU_ASSERT_EQUAL(s.nprocs, 2);
+	CU_ASSERT_TRUE(s.memory_available);
+	CU_ASSERT_DOUBLE_EQUAL(s.mem_current_kib, 51200.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.mem_peak_kib, 71680.0, 1e-9);
+	/* The group says max; its parent's 1 GiB binds. */
+	CU_ASSERT_DOUBLE_EQUAL(s.mem_limit_kib, 1048576.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.refaults, 12.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.cpu_usage_s, 2.5, 1e-9);
+	CU_ASSERT_TRUE(s.psi.available);
+	CU_ASSERT_EQUAL(s.psi.io_some_us, 11);
+	cpw_cgroup_destroy(cg);
+}
+
+static void test_open_nothing_mounted(void)
+{
+	struct cpw_cgroup *cg = (struct cpw_cgroup *)1;
+	char why[512];
+	CU_ASSERT_EQUAL(cpw_cgroup_open(&cg, FIXTURES "/psi-absent", HYB "/self-cgroup", why,
+					sizeof why), -ENOENT);
+	CU_ASSERT_PTR_NULL(cg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no cgroup hierarchy"));
+	CU_ASSERT_EQUAL(cpw_cgroup_open(&cg, HYB "/sys", HYB "/no-such-file", why, sizeof why),
+			-ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no-such-file"));
+}
+
+static void test_cpu_quota(void)
+{
+	char why[512];
+	double q = cpw_cgroup_cpu_quota_at(HYB "/sys", HYB "/self-cgroup", why, sizeof why);
+	CU_ASSERT_DOUBLE_EQUAL(q, 1.5, 1e-9);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "1.50 cores"));
+	q = cpw_cgroup_cpu_quota_at(HYB "/sys", HYB "/root-cgroup", why, sizeof why);
+	CU_ASSERT_TRUE(isnan(q));
+	CU_ASSERT_STRING_EQUAL(why, "no cgroup CPU quota");
+	/* The smallest quota up the tree: the group's 0.5, not its parent's 2. */
+	q = cpw_cgroup_cpu_quota_at(V2 "/sys", V2 "/self-cgroup", why, sizeof why);
+	CU_ASSERT_DOUBLE_EQUAL(q, 0.5, 1e-9);
+	q = cpw_cgroup_cpu_quota_at(FIXTURES "/psi-absent", HYB "/self-cgroup", why, sizeof why);
+	CU_ASSERT_TRUE(isnan(q));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "unknown"));
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("cgroup", NULL, NULL);
+	CU_add_test(s, "parse /proc/PID/cgroup", test_self_path);
+	CU_add_test(s, "parse limits (v1 unlimited, v2 max)", test_parse_limit);
+	CU_add_test(s, "read a hybrid v1 + unified fixture", test_read_hybrid);
+	CU_add_test(s, "read a pure v2 fixture", test_read_v2);
+	CU_add_test(s, "nothing mounted: a reason", test_open_nothing_mounted);
+	CU_add_test(s, "CPU quota up the hierarchy", test_cpu_quota);
+	return cpw_cunit_run_tap();
+}

@@ -1,0 +1,164 @@
+/*
+ * test_cli.c: the command line: every option, and every bad value giving one line and
+ * CPW_CLI_ERROR.
+ */
+#include "config.h"
+
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cperfwatch/cli.h"
+#include "cperfwatch/verdict.h"
+#include "cunit_tap.h"
+
+static char errbuf[1024];
+
+static enum cpw_cli_result parse(struct cpw_config *cfg, const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"cperfwatch";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	FILE *err = fmemopen(errbuf, sizeof(errbuf), "w");
+	FILE *out = fopen("/dev/null", "w");
+	enum cpw_cli_result r = cpw_cli_parse(argc, argv, cfg, out, err);
+	fclose(err);
+	fclose(out);
+	return r;
+}
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static void expect_error(const char *const *args, const char *fragment)
+{
+	struct cpw_config cfg;
+	memset(errbuf, 0, sizeof(errbuf));
+	CU_ASSERT_EQUAL(parse(&cfg, args), CPW_CLI_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, fragment));
+	CU_ASSERT_EQUAL(strncmp(errbuf, "cperfwatch: ", 12), 0);
+	/* exactly one line */
+	char *nl = strchr(errbuf, '\n');
+	CU_ASSERT_TRUE(nl && nl[1] == '\0');
+}
+
+static void test_run_mode(void)
+{
+	struct cpw_config cfg;
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("-j", "-i", "250ms", "-o", "r.json", "--", "ls", "-l")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.mode, CPW_MODE_RUN);
+	CU_ASSERT_EQUAL(cfg.format, CPW_FORMAT_JSON);
+	CU_ASSERT_EQUAL(cfg.interval_ms, 250);
+	CU_ASSERT_STRING_EQUAL(cfg.output_path, "r.json");
+	CU_ASSERT_EQUAL(cfg.command_argc, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.command[0], "ls");
+	CU_ASSERT_STRING_EQUAL(cfg.command[1], "-l"); /* the command's own options stay its own */
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--", "make", "--", "x")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.command_argc, 3);
+	CU_ASSERT_EQUAL(cfg.interval_ms, CPW_INTERVAL_DEFAULT_MS);
+}
+
+static void test_attach_mode(void)
+{
+	struct cpw_config cfg;
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--pid", "1234", "--duration", "2m")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.mode, CPW_MODE_ATTACH);
+	CU_ASSERT_EQUAL(cfg.pid, 1234);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.duration_s, 120, 1e-9);
+}
+
+static void test_budgets(void)
+{
+	struct cpw_config cfg;
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--max-wall", "500ms", "--max-cpu", "2m", "--max-rss", "512M",
+					 "--fail-on", "io-bound,thrashing", "--", "x")), CPW_CLI_OK);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.max_wall_s, 0.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.max_cpu_s, 120, 1e-9);
+	CU_ASSERT_EQUAL(cfg.max_rss_kib, 512 * 1024);
+	CU_ASSERT_EQUAL(cfg.fail_on_mask, (1u << CPW_CLASS_IO_BOUND) | (1u << CPW_CLASS_THRASHING));
+}
+
+static void test_value_parsers(void)
+{
+	double s;
+	uint64_t kib;
+	pid_t pid;
+	CU_ASSERT_EQUAL(cpw_parse_seconds("1.5", &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s, 1.5, 1e-12);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("1h", &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s, 3600, 1e-12);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("-1", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("nan", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("inf", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("0x10", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("1e999", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("5 s", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("5parsecs", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_seconds("", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_bytes_kib("2G", &kib), 0);
+	CU_ASSERT_EQUAL(kib, 2 * 1024 * 1024);
+	CU_ASSERT_EQUAL(cpw_parse_bytes_kib("1000", &kib), 0);
+	CU_ASSERT_EQUAL(kib, 1); /* plain bytes, rounded up to a KiB */
+	CU_ASSERT_EQUAL(cpw_parse_bytes_kib("5X", &kib), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_bytes_kib("999999999T", &kib), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_pid("42", &pid), 0);
+	CU_ASSERT_EQUAL(cpw_parse_pid("0", &pid), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_pid("-5", &pid), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_pid("12abc", &pid), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_pid("99999999999", &pid), -EINVAL);
+}
+
+static void test_bad_inputs(void)
+{
+	expect_error(ARGS("--bogus", "--", "x"), "unknown option '--bogus'");
+	expect_error(ARGS("-Z", "--", "x"), "unknown option '-Z'");
+	expect_error(ARGS("ls"), "put '--' before the command");
+	expect_error(ARGS("--"), "no command after '--'");
+	expect_error(ARGS("-j"), "no command given");
+	expect_error(ARGS("--", ""), "empty command name");
+	expect_error(ARGS("-i"), "needs a value");
+	expect_error(ARGS("-i", "5ms", "--", "x"), "below the kernel's accounting resolution");
+	expect_error(ARGS("-i", "0", "--", "x"), "below the kernel's accounting resolution");
+	expect_error(ARGS("-i", "-1", "--", "x"), "invalid interval");
+	expect_error(ARGS("-i", "abc", "--", "x"), "invalid interval");
+	expect_error(ARGS("-i", "2h", "--", "x"), "too long");
+	expect_error(ARGS("--pid", "abc"), "invalid process id 'abc'");
+	expect_error(ARGS("--pid", "0"), "invalid process id");
+	expect_error(ARGS("--pid", "12", "--", "x"), "not both");
+	expect_error(ARGS("--pid", "12", "-d", "0"), "invalid duration");
+	expect_error(ARGS("-d", "5s", "--", "x"), "attach mode");
+	expect_error(ARGS("--format", "xml", "--", "x"), "invalid format 'xml'");
+	expect_error(ARGS("--max-rss", "lots", "--", "x"), "invalid size 'lots'");
+	expect_error(ARGS("--max-rss", "0", "--", "x"), "invalid size");
+	expect_error(ARGS("--max-wall", "-3s", "--", "x"), "invalid time '-3s' for --max-wall");
+	expect_error(ARGS("--fail-on", "slow", "--", "x"), "invalid class list 'slow'");
+	expect_error(ARGS("--fail-on", ",", "--", "x"), "invalid class list");
+	expect_error(ARGS("-o", "", "--", "x"), "empty output file name");
+	expect_error(ARGS("--list-events", "--", "x"), "takes no command");
+}
+
+static void test_help_version(void)
+{
+	struct cpw_config cfg;
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--help")), CPW_CLI_EXIT_OK);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("-V")), CPW_CLI_EXIT_OK);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--list-events")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.mode, CPW_MODE_LIST_EVENTS);
+}
+
+int main(void)
+{
+	CU_initialize_registry();
+	CU_pSuite s = CU_add_suite("cli", NULL, NULL);
+	CU_add_test(s, "run mode options", test_run_mode);
+	CU_add_test(s, "attach mode options", test_attach_mode);
+	CU_add_test(s, "budgets", test_budgets);
+	CU_add_test(s, "time, size and pid values", test_value_parsers);
+	CU_add_test(s, "bad inputs: one line each", test_bad_inputs);
+	CU_add_test(s, "help, version, list-events", test_help_version);
+	return cpw_cunit_run_tap();
+}

@@ -1,0 +1,363 @@
+/*
+ * test_kernel_live.c: the kernel-interface sources against the real kernel: a cgroup of our
+ * own (create, move a child in, read, destroy, and nothing left behind; a memory limit set
+ * above us binds the child), taskstats queries and exit records, and the reasons given to
+ * an unprivileged user. Plain TAP (not CUnit) because these tests must be able to SKIP,
+ * saying why, where there is no root or no writable cgroupfs.
+ */
+#include "config.h"
+#include "cperfwatch/cgroup.h"
+#include "cperfwatch/taskstats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int tests, failures;
+
+static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	printf("%sok %d - ", cond ? "" : "not ", ++tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		failures++;
+}
+
+static void skip(int n, const char *why)
+{
+	for (int i = 0; i < n; i++)
+		printf("ok %d # SKIP %s\n", ++tests, why);
+}
+
+static void diag(const char *what, const char *text)
+{
+	printf("# %s: %s\n", what, text);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* A child blocked on a pipe until released, then touching mib MiB and sleeping. */
+static pid_t gated_child(int gate[2], size_t mib)
+{
+	if (pipe(gate) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(gate[1]);
+		if (read(gate[0], &c, 1) != 1)
+			_exit(1);
+		char *p = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (p != MAP_FAILED)
+			memset(p, 1, mib << 20);
+		pause();
+		_exit(0);
+	}
+	close(gate[0]);
+	return pid;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* The path of our group in the v1 memory hierarchy, "" when there is none. */
+static void v1_memory_dir(char *out, size_t size)
+{
+	char text[4096], rel[1024];
+	out[0] = '\0';
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	if (!f)
+		return;
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	if (cpw_cgroup_self_path(text, n, "memory", rel, sizeof rel, NULL, 0) == 0 &&
+	    exists("/sys/fs/cgroup/memory/memory.usage_in_bytes"))
+		snprintf(out, size, "/sys/fs/cgroup/memory%s", strcmp(rel, "/") ? rel : "");
+}
+
+static void test_cgroup_lifecycle(void)
+{
+	struct cpw_cgroup *cg;
+	char why[512];
+	int err = cpw_cgroup_create(&cg, "/sys/fs/cgroup", why, sizeof why);
+	if (err == -EACCES || err == -EPERM || err == -EROFS || err == -ENOENT) {
+		char r[600];
+		snprintf(r, sizeof r, "cannot make a cgroup here: %s", why);
+		skip(8, r);
+		return;
+	}
+	ok(err == 0, "cgroup created (%s)", err ? why : cpw_cgroup_describe(cg));
+	if (err) {
+		skip(7, "no cgroup");
+		return;
+	}
+	if (why[0])
+		diag("note", why);
+	char desc[512];
+	snprintf(desc, sizeof desc, "%s", cpw_cgroup_describe(cg));
+
+	int gate[2];
+	pid_t child = gated_child(gate, 64);
+	ok(cpw_cgroup_add_pid(cg, child) == 0, "child %ld moved in at the gate", (long)child);
+	if (write(gate[1], "x", 1) != 1)
+		perror("write");
+	close(gate[1]);
+	sleep_ms(300); /* let it touch its 64 MiB */
+
+	pid_t pids[16];
+	int n = cpw_cgroup_pids(cg, pids, 16);
+	ok(n == 1 && pids[0] == child, "membership is exactly the child (%d pids)", n);
+	struct cpw_cgroup_stats s;
+	int rerr = cpw_cgroup_read(cg, &s);
+	ok(rerr == 0 && s.nprocs == 1, "stats read (%d), nprocs %u", rerr, s.nprocs);
+	if (s.memory_available) {
+		double want = 64.0 * 1024;
+		double peak = isnan(s.mem_peak_kib) ? s.mem_current_kib : s.mem_peak_kib;
+		ok(peak >= want && peak < want * 2, "memory peak %.0f KiB for a 64 MiB child", peak);
+	} else {
+		skip(1, s.memory_reason);
+	}
+	ok(!isnan(s.cpu_usage_s) && s.cpu_usage_s > 0, "cpu usage %.4f s", s.cpu_usage_s);
+	printf("# psi of the group: %s some io %llu mem %llu\n", s.psi.available ? "yes" : s.psi.reason,
+	       (unsigned long long)s.psi.io_some_us, (unsigned long long)s.psi.mem_some_us);
+
+	/* Destroy with the child still inside: it is moved out, then the directories go. */
+	cpw_cgroup_destroy(cg);
+	bool gone = true;
+	char *save, *tok = strtok_r(desc, " ", &save);
+	for (; tok; tok = strtok_r(NULL, " ", &save))
+		if (tok[0] == '/' && exists(tok)) {
+			gone = false;
+			diag("left behind", tok);
+		}
+	ok(gone, "no directory left behind after destroy");
+	ok(kill(child, 0) == 0, "the leftover child survived the move back");
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/* A memory limit on the cgroup we are in must bind the command's group and be reported. */
+static void test_cgroup_inherits_limit(void)
+{
+	char mine[1024], box[1200], path[1300];
+	v1_memory_dir(mine, sizeof mine);
+	if (!mine[0] || geteuid() != 0) {
+		skip(2, "needs root and a v1 memory hierarchy");
+		return;
+	}
+	snprintf(box, sizeof box, "%s/cpw-livetest-%ld", mine, (long)getpid());
+	if (mkdir(box, 0755) < 0) {
+		skip(2, "cannot make a v1 memory cgroup");
+		return;
+	}
+	snprintf(path, sizeof path, "%s/memory.limit_in_bytes", box);
+	FILE *f = fopen(path, "w");
+	bool set = f && fprintf(f, "%d", 256 << 20) > 0;
+	if (f && fclose(f) != 0)
+		set = false;
+	char pid[32];
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	snprintf(path, sizeof path, "%s/cgroup.procs", box);
+	f = fopen(path, "w");
+	bool moved = set && f && fputs(pid, f) >= 0;
+	if (f && fclose(f) != 0)
+		moved = false;
+	if (moved) {
+		struct cpw_cgroup *cg;
+		char why[512];
+		struct cpw_cgroup_stats s;
+		int err = cpw_cgroup_create(&cg, "/sys/fs/cgroup", why, sizeof why);
+		ok(err == 0, "cgroup created under a limited parent");
+		if (err == 0) {
+			cpw_cgroup_read(cg, &s);
+			ok(fabs(s.mem_limit_kib - 262144.0) < 1, "effective limit %.0f KiB (parent's 256 MiB)",
+			   s.mem_limit_kib);
+			cpw_cgroup_destroy(cg);
+		} else {
+			skip(1, why);
+		}
+	} else {
+		skip(2, "cannot set a limit or move ourselves");
+	}
+	/* Back to where we were, and clean up. */
+	snprintf(path, sizeof path, "%s/cgroup.procs", mine);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(pid, f);
+		fclose(f);
+	}
+	if (rmdir(box) < 0)
+		diag("could not remove", box);
+}
+
+static void spin_ms(long ms)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+static void test_taskstats_query(void)
+{
+	if (geteuid() != 0) {
+		skip(4, "taskstats needs root (CAP_NET_ADMIN)");
+		return;
+	}
+	struct cpw_taskstats *ts;
+	char why[256];
+	int err = cpw_taskstats_new(&ts, why, sizeof why);
+	if (err < 0) {
+		skip(4, why);
+		return;
+	}
+	spin_ms(50);
+	struct cpw_taskstats_rec r;
+	pid_t tid = gettid();
+	err = cpw_taskstats_query(ts, tid, false, &r, why, sizeof why);
+	ok(err == 0 && r.pid == (uint32_t)tid && r.id == (uint32_t)tid,
+	   "query own tid %ld: pid %u, version %u", (long)tid, r.pid, r.version);
+	ok(err == 0 && r.utime_us + r.stime_us >= 40000 && strcmp(r.comm, "test_kernel_liv") == 0,
+	   "own CPU time %llu us after a 50 ms spin, comm %s",
+	   (unsigned long long)(r.utime_us + r.stime_us), r.comm);
+	printf("# cpu_delay %llu ns (%llu), blkio_delay %llu ns, hiwater_rss %llu KiB\n",
+	       (unsigned long long)r.cpu_delay_total_ns, (unsigned long long)r.cpu_count,
+	       (unsigned long long)r.blkio_delay_total_ns, (unsigned long long)r.hiwater_rss_kib);
+	err = cpw_taskstats_query(ts, getpid(), true, &r, why, sizeof why);
+	ok(err == 0 && r.is_tgid && r.id == (uint32_t)getpid(), "query own process (tgid)");
+	/* A pid that cannot exist (above pid_max's ceiling). */
+	err = cpw_taskstats_query(ts, 4194305 + 7, false, &r, why, sizeof why);
+	ok(err == -ESRCH || err == -EINVAL, "query of a missing task fails: %s", why);
+	cpw_taskstats_free(ts);
+}
+
+static void test_taskstats_exit_listener(void)
+{
+	if (geteuid() != 0) {
+		skip(3, "taskstats needs root (CAP_NET_ADMIN)");
+		return;
+	}
+	struct cpw_taskstats_listener *l;
+	char why[256];
+	int err = cpw_taskstats_listen(&l, why, sizeof why);
+	ok(err == 0, "exit listener registered%s%s", err ? ": " : "", err ? why : "");
+	if (err) {
+		skip(2, why);
+		return;
+	}
+	pid_t child = fork();
+	if (child == 0) {
+		spin_ms(30);
+		_exit(3);
+	}
+	waitpid(child, NULL, 0);
+	struct cpw_taskstats_rec recs[64];
+	bool found = false;
+	struct cpw_taskstats_rec mine;
+	memset(&mine, 0, sizeof mine);
+	for (int tries = 0; tries < 100 && !found; tries++) {
+		int n = cpw_taskstats_poll(l, recs, 64);
+		for (int i = 0; i < n; i++)
+			if (!recs[i].is_tgid && recs[i].pid == (uint32_t)child) {
+				mine = recs[i];
+				found = true;
+			}
+		if (!found)
+			sleep_ms(20);
+	}
+	ok(found, "exit record of child %ld found", (long)child);
+	ok(found && mine.ppid == (uint32_t)getpid() && mine.utime_us + mine.stime_us >= 20000,
+	   "record: ppid %u, cpu %llu us, exit code %u", mine.ppid,
+	   (unsigned long long)(mine.utime_us + mine.stime_us), mine.exitcode);
+	cpw_taskstats_unlisten(l);
+}
+
+/* As nobody: taskstats says EPERM and why; a cgroup cannot be made, and says why. */
+static void test_unprivileged_reasons(void)
+{
+	if (geteuid() != 0) {
+		skip(2, "already unprivileged: covered by the skips above");
+		return;
+	}
+	int fds[2];
+	if (pipe(fds) < 0) {
+		skip(2, "no pipe");
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		char out[1200] = "";
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(2);
+		struct cpw_taskstats *ts;
+		char why[256] = "";
+		int err = cpw_taskstats_new(&ts, why, sizeof why);
+		if (err == 0) {
+			struct cpw_taskstats_rec r;
+			err = cpw_taskstats_query(ts, getpid(), false, &r, why, sizeof why);
+			cpw_taskstats_free(ts);
+		}
+		struct cpw_cgroup *cg;
+		char cwhy[512] = "";
+		int cerr = cpw_cgroup_create(&cg, "/sys/fs/cgroup", cwhy, sizeof cwhy);
+		if (cerr == 0)
+			cpw_cgroup_destroy(cg);
+		snprintf(out, sizeof out, "%d\n%s\n%d\n%s\n", err, why, cerr, cwhy);
+		if (write(fds[1], out, strlen(out)) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(fds[1]);
+	char buf[1200] = "";
+	ssize_t n = read(fds[0], buf, sizeof buf - 1);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	/* Four lines: taskstats error, its reason, cgroup error, its reason. */
+	char *line[4] = { NULL, NULL, NULL, NULL };
+	char *save, *tok = strtok_r(buf, "\n", &save);
+	for (int i = 0; i < 4 && tok; i++, tok = strtok_r(NULL, "\n", &save))
+		line[i] = tok;
+	int err = line[0] ? atoi(line[0]) : 0;
+	int cerr = line[2] ? atoi(line[2]) : 0;
+	ok(err == -EPERM && line[1] && strstr(line[1], "root"), "taskstats as nobody: %d, %s",
+	   err, line[1] ? line[1] : "");
+	ok((cerr == -EACCES || cerr == -EPERM) && line[3] && strstr(line[3], "not root"),
+	   "cgroup as nobody: %d, %s", cerr, line[3] ? line[3] : "");
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_cgroup_lifecycle();
+	test_cgroup_inherits_limit();
+	test_taskstats_query();
+	test_taskstats_exit_listener();
+	test_unprivileged_reasons();
+	printf("1..%d\n", tests);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,218 @@
+/*
+ * test_report.c: the writers on a report built by hand: the GNU time labels in their order,
+ * N/A and null for what was not measured, escaping of hostile names, JSON that json-c parses
+ * back, OpenMetrics framing, budgets.
+ */
+#include "config.h"
+
+#include <CUnit/CUnit.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cperfwatch/report.h"
+#include "cunit_tap.h"
+
+static char *command[] = { (char *)"prog", (char *)"arg\x1b[31m", NULL };
+
+static void build(struct cpw_report *r, struct cpw_config *cfg)
+{
+	memset(r, 0, sizeof(*r));
+	r->cgroup_mem_peak_kib = NAN;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = CPW_MODE_RUN;
+	cfg->interval_ms = 100;
+	cfg->command = command;
+	cfg->command_argc = 2;
+	r->cfg = cfg;
+	r->mode = CPW_MODE_RUN;
+	r->pid = 4321;
+	r->exit_known = true;
+	r->exit_code = 3;
+	r->rusage_known = true;
+	r->ru.ru_utime.tv_sec = 1;
+	r->ru.ru_utime.tv_usec = 500000;
+	r->ru.ru_stime.tv_usec = 250000;
+	r->ru.ru_maxrss = 2048;
+	r->ru.ru_minflt = 77;
+	r->page_size = 4096;
+	cpw_metrics_init(&r->metrics);
+	r->metrics.wall_s = 2.0;
+	r->metrics.user_s = 1.5;
+	r->metrics.sys_s = 0.25;
+	r->metrics.samples = 10;
+	r->metrics.thread_samples = 10;
+	r->metrics.st_running = 8;
+	r->metrics.st_sleeping = 2;
+	r->metrics.oncpu_s = 1.5;
+	r->metrics.runq_wait_s = 0.5;
+	r->verdict.cls = CPW_CLASS_CPU_BOUND;
+	r->verdict.confidence = 0.9;
+	r->verdict.secondary = CPW_CLASS_NONE;
+	r->verdict.nevidence = 1;
+	snprintf(r->verdict.evidence[0].metric, 48, "cpu_share");
+	r->verdict.evidence[0].value = 0.875;
+	r->verdict.evidence[0].threshold = 0.8;
+	snprintf(r->verdict.evidence[0].source, 64, "wait4 rusage");
+	snprintf(r->verdict.evidence[0].text, 160, "bad \xff byte");
+	snprintf(r->verdict.advice, sizeof(r->verdict.advice), "think");
+	cpw_report_note(r, "a note %d", 1);
+}
+
+static char *render(const struct cpw_report *r, int (*writer)(const struct cpw_report *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(writer(r, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_text_time_labels(void)
+{
+	static const char *labels[] = {
+		"Command exited with non-zero status 3", "Command being timed: \"prog arg\\x1b[31m\"",
+		"User time (seconds): 1.50", "System time (seconds): 0.25",
+		"Percent of CPU this job got: 87%", "Elapsed (wall clock) time (h:mm:ss or m:ss): 0:02.00",
+		"Average shared text size (kbytes):", "Average unshared data size (kbytes):",
+		"Average stack size (kbytes):", "Average total size (kbytes):",
+		"Maximum resident set size (kbytes): 2048", "Average resident set size (kbytes):",
+		"Major (requiring I/O) page faults:", "Minor (reclaiming a frame) page faults: 77",
+		"Voluntary context switches:", "Involuntary context switches:", "Swaps:",
+		"File system inputs:", "File system outputs:", "Socket messages sent:",
+		"Socket messages received:", "Signals delivered:", "Page size (bytes): 4096",
+		"Exit status: 3", "Thread states", "Verdict: cpu-bound (confidence 90%)", "Notes:",
+		"a note 1", NULL,
+	};
+	struct cpw_report r;
+	struct cpw_config cfg;
+	build(&r, &cfg);
+	char *text = render(&r, cpw_report_write_text);
+	const char *at = text;
+	for (const char **l = labels; *l; l++) {
+		const char *found = strstr(at, *l);
+		if (!found)
+			fprintf(stderr, "missing or out of order: %s\n", *l);
+		CU_ASSERT_PTR_NOT_NULL(found);
+		if (found)
+			at = found;
+	}
+	CU_ASSERT_PTR_NULL(strchr(text, '\x1b')); /* no escape sequence reaches a terminal */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Storage read (bytes): N/A")); /* not 0 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Running: 60.0%"));  /* 80% R split 3:1 by schedstat */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Runnable, waiting for a CPU: 20.0%"));
+	free(text);
+}
+
+static void test_json_round_trip(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	build(&r, &cfg);
+	char *text = render(&r, cpw_report_write_json);
+	json_object *root = json_tokener_parse(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	json_object *o, *v;
+	CU_ASSERT_TRUE(json_object_object_get_ex(root, "schema", &o));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(o), "cperfwatch/1");
+	CU_ASSERT_TRUE(json_object_object_get_ex(root, "exit", &o));
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "code", &v));
+	CU_ASSERT_EQUAL(json_object_get_int(v), 3);
+	CU_ASSERT_TRUE(json_object_object_get_ex(root, "io", &o));
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "read_bytes", &v));
+	CU_ASSERT_PTR_NULL(v); /* unmeasured: null, never 0 */
+	CU_ASSERT_TRUE(json_object_object_get_ex(root, "time", &o));
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "cpu_percent", &v));
+	CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(v), 87.5, 1e-9);
+	CU_ASSERT_TRUE(json_object_object_get_ex(root, "verdict", &o));
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "class", &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "cpu-bound");
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "secondary", &v));
+	CU_ASSERT_PTR_NULL(v);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "evidence", &v));
+	json_object *text0 = json_object_object_get(json_object_array_get_idx(v, 0), "text");
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(text0), "bad \\xff byte"); /* valid UTF-8 */
+	CU_ASSERT_TRUE(json_object_object_get_ex(root, "command", &o));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_array_get_idx(o, 1)), "arg\x1b[31m");
+	CU_ASSERT_NOT_EQUAL(strstr(text, "\\u001b"), NULL); /* escaped by the JSON writer */
+	json_object_put(root);
+	free(text);
+}
+
+static void test_openmetrics(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	build(&r, &cfg);
+	char *text = render(&r, cpw_report_write_openmetrics);
+	size_t len = strlen(text);
+	CU_ASSERT_TRUE(len > 6 && strcmp(text + len - 6, "# EOF\n") == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "cperfwatch_user_cpu_seconds_total{command=\"prog\",mode=\"run\"} 1.5\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "cperfwatch_verdict{command=\"prog\",mode=\"run\",cperfwatch_verdict=\"cpu-bound\"} 1\n"));
+	CU_ASSERT_PTR_NULL(strstr(text, "cperfwatch_storage_read_bytes")); /* unmeasured: absent */
+	free(text);
+}
+
+static void test_budgets(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	build(&r, &cfg);
+	cfg.max_wall_s = 1.0;
+	cfg.max_cpu_s = 5.0;
+	r.metrics.max_rss_kib = 4096;
+	cfg.max_rss_kib = 1024;
+	cfg.fail_on_mask = 1u << CPW_CLASS_IO_BOUND;
+	CU_ASSERT_TRUE(cpw_report_check_budgets(&r));
+	CU_ASSERT_EQUAL(r.nbudgets, 4);
+	CU_ASSERT_STRING_EQUAL(r.budgets[0].name, "max-wall");
+	CU_ASSERT_TRUE(r.budgets[0].broken);
+	CU_ASSERT_STRING_EQUAL(r.budgets[0].value, "2.000s");
+	CU_ASSERT_FALSE(r.budgets[1].broken);
+	CU_ASSERT_TRUE(r.budgets[2].broken);
+	CU_ASSERT_STRING_EQUAL(r.budgets[3].limit, "io-bound");
+	CU_ASSERT_FALSE(r.budgets[3].broken);
+	cfg.max_wall_s = 3.0;
+	cfg.max_rss_kib = 0;
+	CU_ASSERT_FALSE(cpw_report_check_budgets(&r));
+}
+
+static void test_escape(void)
+{
+	char out[64];
+	cpw_escape_for_terminal("a\nb\x1b]0;x\x07 \xc3\xa9 \xc2\x9b \xed\xa0\x80", out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "a\\x0ab\\x1b]0;x\\x07 \xc3\xa9 \\xc2\\x9b \\xed\\xa0\\x80");
+	cpw_escape_utf8("ok\n\xff", out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "ok\n\\xff");
+	char small[5];
+	cpw_escape_for_terminal("\x01\x02", small, sizeof(small));
+	CU_ASSERT_STRING_EQUAL(small, "\\x01"); /* never a partial escape */
+}
+
+static void test_write_failure(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	build(&r, &cfg);
+	cfg.format = CPW_FORMAT_JSON;
+	FILE *full = fopen("/dev/full", "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(full);
+	CU_ASSERT_NOT_EQUAL(cpw_report_write(&r, full), 0);
+	fclose(full);
+}
+
+int main(void)
+{
+	CU_initialize_registry();
+	CU_pSuite s = CU_add_suite("report", NULL, NULL);
+	CU_add_test(s, "text: every GNU time label, in order", test_text_time_labels);
+	CU_add_test(s, "json: parses back, nulls, escaping", test_json_round_trip);
+	CU_add_test(s, "openmetrics framing and names", test_openmetrics);
+	CU_add_test(s, "budgets", test_budgets);
+	CU_add_test(s, "escaping for terminals and JSON", test_escape);
+	CU_add_test(s, "a failed write is reported", test_write_failure);
+	return cpw_cunit_run_tap();
+}

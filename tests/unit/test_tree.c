@@ -1,0 +1,199 @@
+/*
+ * test_tree.c: the model over a fake proc root (tests/fixtures/procroot-basic): discovery
+ * through children files, per-process and per-thread figures, thread states, banking of
+ * threads that end, processes that exit, and the attach-mode baseline.
+ */
+#include "config.h"
+
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cperfwatch/collect.h"
+#include "cperfwatch/tree.h"
+#include "cunit_tap.h"
+
+static char root[512];
+
+static int copy_fixture(void)
+{
+	char cmd[1200];
+	const char *fixtures = getenv("CPW_FIXTURES");
+	snprintf(root, sizeof(root), "%s/cpw-tree-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!fixtures || !mkdtemp(root))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "cp -R '%s/procroot-basic/.' '%s/'", fixtures, root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int remove_fixture(void)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[700];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_discovery_and_figures(void)
+{
+	struct cpw_tree *t = cpw_tree_new(root, false);
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.1), 2);
+	CU_ASSERT_EQUAL(cpw_tree_size(t), 2);
+
+	const struct cpw_proc *make = cpw_tree_find(t, 100), *cc1 = cpw_tree_find(t, 101);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(make);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cc1);
+	CU_ASSERT_STRING_EQUAL(make->comm, "we ird) (name)");
+	CU_ASSERT_STRING_EQUAL(make->cmdline, "make -j2 all");
+	CU_ASSERT_EQUAL(cc1->ppid, 100);
+	long hz = sysconf(_SC_CLK_TCK);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->user_s, 300.0 / (double)hz, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->sys_s, 100.0 / (double)hz, 1e-9);
+	CU_ASSERT_EQUAL(cc1->minflt, 1000);
+	CU_ASSERT_EQUAL(cc1->majflt, 5);
+	CU_ASSERT_EQUAL(cc1->nthreads, 2);
+	/* schedstat and context switches: the sum of both threads */
+	CU_ASSERT_DOUBLE_EQUAL(cc1->oncpu_s, 4.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->runq_wait_s, 0.5, 1e-9);
+	CU_ASSERT_EQUAL(cc1->vol_ctxsw, 6);
+	CU_ASSERT_EQUAL(cc1->invol_ctxsw, 8);
+	CU_ASSERT_EQUAL(cc1->max_rss_kib, 8192); /* VmHWM of the main thread */
+	/* io: readable for make, absent for cc1 -> N/A, never 0 */
+	CU_ASSERT_DOUBLE_EQUAL(make->read_bytes, 4096, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(make->write_bytes, 8192, 1e-9);
+	CU_ASSERT_TRUE(isnan(cc1->read_bytes));
+
+	const struct cpw_tree_totals *tt = cpw_tree_totals(t);
+	CU_ASSERT_EQUAL(tt->samples, 1);
+	CU_ASSERT_EQUAL(tt->thread_samples, 3);
+	CU_ASSERT_EQUAL(tt->st_running, 1);
+	CU_ASSERT_EQUAL(tt->st_disk_wait, 1); /* D in io_schedule */
+	CU_ASSERT_EQUAL(tt->st_sleeping, 1);
+	long page_kib = sysconf(_SC_PAGESIZE) / 1024;
+	CU_ASSERT_EQUAL(tt->rss_kib, (uint64_t)(256 + 1024) * (uint64_t)page_kib);
+	CU_ASSERT_EQUAL(tt->peak_rss_kib, tt->rss_kib);
+
+	struct cpw_metrics m;
+	cpw_metrics_init(&m);
+	cpw_metrics_from_tree(&m, t);
+	CU_ASSERT_EQUAL(m.nprocs, 2);
+	CU_ASSERT_DOUBLE_EQUAL(m.oncpu_s, 5.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(m.read_bytes, 4096, 1e-9); /* the readable part */
+	CU_ASSERT_EQUAL(m.top_process_pid, 101);
+	CU_ASSERT_DOUBLE_EQUAL(m.top_process_cpu_share, 400.0 / 600.0, 1e-9);
+	cpw_tree_free(t);
+}
+
+static void test_threads_end_and_process_exits(void)
+{
+	struct cpw_tree *t = cpw_tree_new(root, false);
+	pid_t top = 100;
+	CU_ASSERT_EQUAL_FATAL(cpw_tree_sample(t, &top, 1, 0.1), 2);
+
+	/* Thread 102 ends: its schedstat stays counted (banked). Thread 101 runs on. */
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/101/task/102'", root);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	write_file("101/task/101/schedstat", "3500000000 500000000 120\n");
+	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.2), 2);
+	const struct cpw_proc *cc1 = cpw_tree_find(t, 101);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->oncpu_s, 4.5, 1e-9);
+	CU_ASSERT_EQUAL(cc1->vol_ctxsw, 6);
+
+	/* A racing read that goes backwards does not lower a figure. */
+	write_file("101/task/101/schedstat", "100 0 1\n");
+	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.3), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->oncpu_s, 4.5, 1e-9);
+
+	/* 101 exits: it leaves the children list and /proc. */
+	write_file("100/task/100/children", "");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/101'", root);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.4), 1);
+	cc1 = cpw_tree_find(t, 101);
+	CU_ASSERT_FALSE(cc1->alive);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->exited_s, 0.4, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->oncpu_s, 4.5, 1e-9); /* kept */
+	CU_ASSERT_EQUAL(cpw_tree_totals(t)->alive, 1);
+	CU_ASSERT_EQUAL(cpw_tree_totals(t)->seen, 2);
+
+	/* Exact figures from a reaped process are taken, and never lower the sampled ones. */
+	cpw_tree_record_exit(t, 101, 100, "cc1", 0.01, 0.01, 10, 0, 0, 0.45);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->user_s, 300.0 / (double)sysconf(_SC_CLK_TCK), 1e-9);
+	CU_ASSERT_TRUE(cpw_tree_find(t, 101)->reaped);
+	/* A process never sampled (shorter than an interval) is added. */
+	cpw_tree_record_exit(t, 555, 100, "short", 0.02, 0.01, 50, 1, 900, 0.46);
+	CU_ASSERT_EQUAL(cpw_tree_size(t), 3);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 555)->user_s, 0.02, 1e-9);
+	CU_ASSERT_EQUAL(cpw_tree_find(t, 555)->max_rss_kib, 900);
+
+	/* history holds one point per sample, oldest first */
+	const struct cpw_history *h = cpw_tree_history(t);
+	CU_ASSERT_EQUAL(h->count, 4);
+	CU_ASSERT_TRUE(isnan(cpw_history_at(h, h->cpu_pct, 4)));
+	cpw_tree_free(t);
+}
+
+static void test_attach_baseline(void)
+{
+	struct cpw_tree *t = cpw_tree_new(root, true);
+	pid_t top = 100;
+	CU_ASSERT_EQUAL_FATAL(cpw_tree_sample(t, &top, 1, 0.0), 2);
+	const struct cpw_proc *cc1 = cpw_tree_find(t, 101);
+	/* What existed before the watch counts from zero at the first sample. */
+	CU_ASSERT_TRUE(cc1->preexisting);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->user_s, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->oncpu_s, 0, 1e-9);
+	CU_ASSERT_EQUAL(cc1->minflt, 0);
+
+	write_file("101/stat", "101 (cc1) R 100 100 100 0 -1 4194304 1100 0 5 0 400 100 0 0 20 0 2 0 1010 "
+			       "10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("101/task/101/schedstat", "3800000000 500000000 100\n");
+	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 1.0), 2);
+	cc1 = cpw_tree_find(t, 101);
+	long hz = sysconf(_SC_CLK_TCK);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->user_s, 100.0 / (double)hz, 1e-9);
+	CU_ASSERT_EQUAL(cc1->minflt, 100);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->oncpu_s, 0.8, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cc1->cpu_pct, 100.0 * 100.0 / (double)hz, 1e-6); /* over 1 s */
+	cpw_tree_free(t);
+}
+
+static void test_missing_root(void)
+{
+	struct cpw_tree *t = cpw_tree_new(root, false);
+	pid_t gone = 4242;
+	CU_ASSERT_EQUAL(cpw_tree_sample(t, &gone, 1, 0.1), 0);
+	CU_ASSERT_EQUAL(cpw_tree_size(t), 0);
+	cpw_tree_free(t);
+}
+
+static int setup(void) { return copy_fixture(); }
+static int teardown(void) { return remove_fixture(); }
+
+int main(void)
+{
+	CU_initialize_registry();
+	CU_pSuite s1 = CU_add_suite("tree", setup, teardown);
+	CU_add_test(s1, "discovery and figures from a fake proc root", test_discovery_and_figures);
+	CU_pSuite s2 = CU_add_suite("tree over time", setup, teardown);
+	CU_add_test(s2, "threads end, process exits, figures never go back", test_threads_end_and_process_exits);
+	CU_pSuite s3 = CU_add_suite("tree attach", setup, teardown);
+	CU_add_test(s3, "attach mode counts from the first sample", test_attach_baseline);
+	CU_add_test(s3, "a root that does not exist", test_missing_root);
+	return cpw_cunit_run_tap();
+}
