@@ -105,8 +105,8 @@ void cpw_advice_fill(const struct cpw_metrics *m, struct cpw_verdict *v)
 		if (cpw_known(usable) && cpw_known(runnable) &&
 		    runnable >= usable * cpw_threshold(CPW_T_OVERSUB_RATIO)) {
 			snprintf(extra, sizeof extra,
-				 " It runs %.1f threads on %g usable CPUs: more threads will not help.",
-				 runnable, usable);
+				 " It runs %.1f threads on %g usable CPU%s: more threads will not help.",
+				 runnable, usable, usable > 1 ? "s" : "");
 			append(v, extra);
 		} else if (v->cls == CPW_CLASS_CPU_BOUND && cpw_known(usable) && usable > 1 &&
 			   cpw_known(used) && used <= usable * cpw_threshold(CPW_T_CORES_IDLE_RATIO)) {

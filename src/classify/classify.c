@@ -242,6 +242,10 @@ static void measure_memory(struct ctx *c)
 		(m->refaults >= cpw_threshold(CPW_T_REFAULT_MIN_PAGES) ||
 		 (cpw_known(limit_pages) && limit_pages > 0 &&
 		  m->refaults >= cpw_threshold(CPW_T_REFAULT_LIMIT_RATIO) * limit_pages));
+	/* System-wide refaults may be another program's: ours only if the tree faulted pages in. */
+	if (c->refault_sig && !m->refaults_from_cgroup &&
+	    (double)m->major_faults < cpw_threshold(CPW_T_SYSWIDE_MIN_MAJFLT))
+		c->refault_sig = false;
 	/* Known refaults say more than major faults: the excess only counts without them. */
 	c->majflt_excess = !cpw_known(m->refaults) && cpw_known(rss) && rss > 0 && m->major_faults > 0 &&
 		(double)m->major_faults * PAGE_KIB >= cpw_threshold(CPW_T_MAJFLT_RSS_RATIO) * rss;
@@ -358,12 +362,13 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 
 	if (c->cpu_label == CPW_CLASS_CPU_STARVED) {
 		add_evidence(v, "runq_ratio", c->runq_ratio, cpw_threshold(CPW_T_RUNQ_RATIO), c->runq_src,
-			     "threads waited in the run queue %.0f%% of the time they wanted a CPU (>= %.0f%%)",
+			     "threads waited in the run queue %.0f%% of the time they wanted a CPU (starved at >= %.0f%%)",
 			     pct(c->runq_ratio), pct(cpw_threshold(CPW_T_RUNQ_RATIO)));
 		add_evidence(v, "avg_runnable_threads", c->runnable,
 			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
-			     "%.2f runnable threads on average for %g usable CPUs%s: the wait comes from other load",
-			     c->runnable, c->cores, c->cores_known ? "" : " (assumed, unknown)");
+			     "%.2f runnable threads on average for %g usable CPU%s%s: the wait comes from other load",
+			     c->runnable, c->cores, c->cores > 1 ? "s" : "",
+			     c->cores_known ? "" : " (assumed, unknown)");
 		if (decisive)
 			psi_line(v, "psi_cpu_some_share", m->psi_cpu_some_s, c->wall,
 				 m->psi_from_cgroup ? "cgroup cpu.pressure" : "/proc/pressure/cpu",
@@ -371,27 +376,27 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 		return;
 	}
 	add_evidence(v, "cpu_share", c->share[LANE_CPU], cpw_threshold(CPW_T_CPU_SHARE), c->cpu_src,
-		     c->oversub ? "on-CPU plus run-queue time is %.0f%% of the busy lifetime (>= %.0f%%)"
-				: "on-CPU time is %.0f%% of the busy lifetime (>= %.0f%%)",
+		     c->oversub ? "on-CPU plus run-queue time is %.0f%% of the busy lifetime (cpu-bound at >= %.0f%%)"
+				: "on-CPU time is %.0f%% of the busy lifetime (cpu-bound at >= %.0f%%)",
 		     pct(c->share[LANE_CPU]), pct(cpw_threshold(CPW_T_CPU_SHARE)));
 	if (!decisive)
 		return;
 	if (c->oversub)
 		add_evidence(v, "avg_runnable_threads", c->runnable,
 			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
-			     "%.2f runnable threads on average for %g usable CPUs: it saturates what it may use",
-			     c->runnable, c->cores);
+			     "%.2f runnable threads on average for %g usable CPU%s: it saturates what it may use",
+			     c->runnable, c->cores, c->cores > 1 ? "s" : "");
 	if (c->cpu_label == CPW_CLASS_MEMORY_BOUND && c->mem_by_counters) {
 		if (cpw_known(m->topdown_memory_bound))
 			add_evidence(v, "topdown_memory_bound", m->topdown_memory_bound,
 				     cpw_threshold(CPW_T_TOPDOWN_MEM), SRC_PERF,
-				     "%.0f%% of pipeline slots are memory bound (>= %.0f%%)",
+				     "%.0f%% of pipeline slots are memory bound (memory-bound at >= %.0f%%)",
 				     pct(m->topdown_memory_bound), pct(cpw_threshold(CPW_T_TOPDOWN_MEM)));
 		else {
 			add_evidence(v, "ipc", c->ipc, cpw_threshold(CPW_T_IPC_MAX), SRC_PERF,
-				     "%.2f instructions per cycle (< %.1f)", c->ipc, cpw_threshold(CPW_T_IPC_MAX));
+				     "%.2f instructions per cycle (memory-bound below %.1f)", c->ipc, cpw_threshold(CPW_T_IPC_MAX));
 			add_evidence(v, "llc_mpki", c->mpki, cpw_threshold(CPW_T_LLC_MPKI), SRC_PERF,
-				     "%.1f cache misses per 1000 instructions (>= %.0f)", c->mpki,
+				     "%.1f cache misses per 1000 instructions (memory-bound at >= %.0f)", c->mpki,
 				     cpw_threshold(CPW_T_LLC_MPKI));
 		}
 	} else if (c->counters) {
@@ -420,20 +425,20 @@ static void evidence_disk(const struct ctx *c, struct cpw_verdict *v, bool decis
 	double vs_cpu = c->cpu > 0 ? c->disk / c->cpu : NAN;
 
 	add_evidence(v, "disk_share", c->share[LANE_DISK], cpw_threshold(CPW_T_DISK_SHARE), c->disk_src,
-		     "waiting for storage is %.0f%% of the busy lifetime (>= %.0f%%)",
+		     "waiting for storage is %.0f%% of the busy lifetime (io-bound at >= %.0f%%)",
 		     pct(c->share[LANE_DISK]), pct(cpw_threshold(CPW_T_DISK_SHARE)));
 	if (!decisive)
 		return;
 	if (cpw_known(vs_cpu))
 		add_evidence(v, "disk_vs_cpu", vs_cpu, cpw_threshold(CPW_T_DISK_VS_CPU), c->disk_src,
-			     "disk wait is %.1fx the CPU time (> %.1fx)", vs_cpu,
+			     "disk wait is %.1fx the CPU time (io-bound above %.1fx)", vs_cpu,
 			     cpw_threshold(CPW_T_DISK_VS_CPU));
 	else
 		add_evidence(v, "disk_vs_cpu", NAN, cpw_threshold(CPW_T_DISK_VS_CPU), c->disk_src,
 			     "disk wait with no CPU time measured at all");
 	if (cpw_known(c->io_bytes))
 		add_evidence(v, "storage_bytes", c->io_bytes, cpw_threshold(CPW_T_IO_MIN_BYTES), c->io_src,
-			     "%.1f MiB read and written to storage (>= %.0f KiB)", c->io_bytes / 1048576.0,
+			     "%.1f MiB read and written to storage (disk traffic from %.0f KiB)", c->io_bytes / 1048576.0,
 			     cpw_threshold(CPW_T_IO_MIN_BYTES) / 1024.0);
 	else
 		add_evidence(v, "storage_bytes", NAN, cpw_threshold(CPW_T_IO_MIN_BYTES), SRC_PROC_IO,
@@ -447,7 +452,7 @@ static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisi
 	const struct cpw_metrics *m = c->m;
 
 	add_evidence(v, "memstall_share", c->share[LANE_MEM], cpw_threshold(CPW_T_MEMSTALL_SHARE),
-		     c->mem_src, "stalled on memory %.0f%% of the busy lifetime (>= %.0f%%)",
+		     c->mem_src, "stalled on memory %.0f%% of the busy lifetime (thrashing at >= %.0f%% with refaults)",
 		     pct(c->share[LANE_MEM]), pct(cpw_threshold(CPW_T_MEMSTALL_SHARE)));
 	if (!decisive)
 		return;
@@ -461,7 +466,7 @@ static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisi
 		add_evidence(v, "refaults", m->refaults, need,
 			     m->refaults_from_cgroup ? "cgroup memory.stat workingset_refault"
 						     : "/proc/vmstat workingset_refault",
-			     "%.0f pages were evicted and read again (>= %.0f)", m->refaults, need);
+			     "%.0f pages were evicted and read again (significant from %.0f)", m->refaults, need);
 	}
 	if (c->thrash_delay_sig)
 		add_evidence(v, "thrashing_delay_s", m->thrashing_delay_s,
@@ -495,7 +500,7 @@ static void evidence_wait(const struct ctx *c, struct cpw_verdict *v, bool decis
 
 	add_evidence(v, "wait_share", c->share[LANE_WAIT], cpw_threshold(CPW_T_WAIT_SHARE),
 		     SRC_SAMPLED " + " SRC_RUSAGE,
-		     "off-CPU and not waiting for storage %.0f%% of the busy lifetime (>= %.0f%%)",
+		     "off-CPU and not waiting for storage %.0f%% of the busy lifetime (waiting at >= %.0f%%)",
 		     pct(c->share[LANE_WAIT]), pct(cpw_threshold(CPW_T_WAIT_SHARE)));
 	if (!decisive)
 		return;
@@ -642,8 +647,8 @@ static bool too_little_data(const struct cpw_metrics *m, struct cpw_verdict *v)
 	}
 	if ((double)m->samples < cpw_threshold(CPW_T_MIN_SAMPLES)) {
 		add_evidence(v, "samples", (double)m->samples, cpw_threshold(CPW_T_MIN_SAMPLES), SRC_SAMPLED,
-			     "only %llu sampling ticks (< %.0f): run longer or lower --interval",
-			     (unsigned long long)m->samples, cpw_threshold(CPW_T_MIN_SAMPLES));
+			     "only %llu sampling tick%s (< %.0f): run longer or lower --interval",
+			     (unsigned long long)m->samples, m->samples == 1 ? "" : "s", cpw_threshold(CPW_T_MIN_SAMPLES));
 		unknown = true;
 	} else if (m->thread_samples == 0) {
 		add_evidence(v, "thread_samples", 0, 1, SRC_SAMPLED,
@@ -695,9 +700,8 @@ static int runner_up(const struct ctx *c, const enum lane order[LANE_COUNT], int
 void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 {
 	struct ctx c;
-	enum lane order[LANE_COUNT];
+	enum lane order[LANE_COUNT] = { LANE_CPU, LANE_DISK, LANE_MEM, LANE_WAIT };
 	int win = -1, rival = -1;
-	bool secondary_from_rival = false;
 
 	memset(v, 0, sizeof *v);
 	v->cls = CPW_CLASS_UNKNOWN;
@@ -721,15 +725,16 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 	decompose(&c);
 	measure_work_kind(&c);
 
-	/* Lanes by share, largest first (insertion sort of four). */
-	for (int i = 0; i < LANE_COUNT; i++) {
+	/* Lanes by share, largest first; a stable insertion sort of four keeps ties in lane order. */
+	for (int i = 1; i < LANE_COUNT; i++) {
+		enum lane x = order[i];
 		int j = i;
 
-		while (j > 0 && c.share[order[j - 1]] < c.share[i]) {
+		while (j > 0 && c.share[order[j - 1]] < c.share[x]) {
 			order[j] = order[j - 1];
 			j--;
 		}
-		order[j] = (enum lane)i;
+		order[j] = x;
 	}
 
 	if (lane_qualifies(&c, LANE_MEM)) {
@@ -745,6 +750,8 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 	rival = runner_up(&c, order, win);
 
 	if (win >= 0) {
+		bool secondary_from_rival = false;
+
 		v->cls = lane_class(&c, (enum lane)win);
 		if (rival >= 0 && c.share[rival] >= cpw_threshold(CPW_T_NOTABLE_SHARE)) {
 			v->secondary = lane_class(&c, (enum lane)rival);

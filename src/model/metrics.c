@@ -43,7 +43,7 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 	m->st_sleeping = tt->st_sleeping;
 	m->st_other = tt->st_other;
 	m->avg_runnable_threads = tt->samples ? (double)tt->runnable_sum / (double)tt->samples : NAN;
-	m->tree_peak_rss_kib = tt->samples ? (double)tt->peak_rss_kib : NAN;
+	m->tree_peak_rss_kib = tt->thread_samples ? (double)tt->peak_rss_kib : NAN;
 	m->nprocs = (unsigned)cpw_tree_size(t);
 
 	for (size_t i = 0; i < cpw_tree_size(t); i++) {
@@ -77,7 +77,7 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 	m->major_faults = majflt;
 	m->vol_ctxsw = vol;
 	m->invol_ctxsw = invol;
-	m->max_rss_kib = tt->samples ? (double)max_rss : NAN;
+	m->max_rss_kib = tt->thread_samples ? (double)max_rss : NAN;
 	if (io_known) {
 		m->read_bytes = read;
 		m->write_bytes = write;

@@ -39,15 +39,15 @@ complete_words() {
 
 # expect LABEL EXPECTED WORD...: the completions are exactly EXPECTED (space-separated).
 expect() {
-	_label=$1 _want=$(printf '%s\n' $2 | LC_ALL=C sort)
+	_label=$1 _want=$(printf '%s\n' "$2" | tr ' ' '\n' | LC_ALL=C sort)
 	shift 2
 	_got=$(complete_words "$@")
 	if [ "$_got" = "$_want" ]; then
 		ok "$_label"
 	else
 		not_ok "$_label" "words: $*
-wanted: $(printf '%s ' $_want)
-got: $(printf '%s ' $_got) $(cat "$SCRATCH/complete.err")"
+wanted: $(printf '%s' "$_want" | tr '\n' ' ')
+got: $(printf '%s' "$_got" | tr '\n' ' ') $(cat "$SCRATCH/complete.err")"
 	fi
 }
 

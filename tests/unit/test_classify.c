@@ -243,9 +243,10 @@ static bool set_expect(struct expect *e, const char *key, const char *val)
 static const char *fixture_dir(void)
 {
 	const char *env = getenv("CPW_FIXTURES");
-	static char path[4096];
 
 	if (env != NULL && env[0] != '\0') {
+		static char path[4096];
+
 		snprintf(path, sizeof path, "%s/metrics", env);
 		return path;
 	}
@@ -467,7 +468,7 @@ static int scan_fixtures(void)
 static void test_fixture_coverage(void)
 {
 	bool seen[CPW_CLASS_COUNT] = { false };
-	char path[4096], line[512];
+	char path[4096];
 	FILE *fp;
 
 	CU_ASSERT(nfixtures >= 20);
@@ -489,7 +490,7 @@ static void test_fixture_coverage(void)
 		return;
 	}
 	{
-		char listed[MAX_FIXTURES][128];
+		char listed[MAX_FIXTURES][128], line[512];
 		int nlisted = 0;
 
 		while (fgets(line, sizeof line, fp) != NULL && nlisted < MAX_FIXTURES) {

@@ -18,7 +18,7 @@ static char errbuf[1024];
 
 static enum cpw_cli_result parse(struct cpw_config *cfg, const char *const *args)
 {
-	char *argv[32];
+	static char *argv[32]; /* cfg.command points into it after the call */
 	int argc = 0;
 	argv[argc++] = (char *)"cperfwatch";
 	for (; *args; args++)
