@@ -21,7 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Children of node i (0-based, breadth first) are fanout*i+1 .. fanout*i+fanout. */
+/* Children of node i (0-based, breadth first) are fanout*i+1 .. fanout*i+fanout. A forked
+ * child takes over its node number and goes round again for its own children. */
 static void grow(long node, long total, long fanout, int ready_fd)
 {
 	for (long k = 1; k <= fanout; k++) {
@@ -29,16 +30,14 @@ static void grow(long node, long total, long fanout, int ready_fd)
 		if (child >= total)
 			break;
 		pid_t pid = fork();
-		if (pid < 0) {
-			perror("proctree: fork");
-			_exit(1);
-		}
+		if (pid < 0)
+			_exit(1); /* the launcher sees the missing byte */
 		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() == 1)
 				_exit(0); /* the parent died before the prctl */
-			grow(child, total, fanout, ready_fd);
-			/* not reached: grow() of a child never returns */
+			node = child;
+			k = 0;
 		}
 	}
 	/* One byte per process on the ready pipe, then sleep until killed. */

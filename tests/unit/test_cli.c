@@ -18,11 +18,17 @@ static char errbuf[1024];
 
 static enum cpw_cli_result parse(struct cpw_config *cfg, const char *const *args)
 {
-	static char *argv[32]; /* cfg.command points into it after the call */
+	/* cfg.command points into these after the call: they must outlive it. */
+	static char pool[32][128];
+	static char *argv[32];
 	int argc = 0;
-	argv[argc++] = (char *)"cperfwatch";
-	for (; *args; args++)
-		argv[argc++] = (char *)*args;
+	snprintf(pool[argc], sizeof(pool[argc]), "cperfwatch");
+	argv[argc] = pool[argc];
+	argc++;
+	for (; *args && argc < 31; args++, argc++) {
+		snprintf(pool[argc], sizeof(pool[argc]), "%s", *args);
+		argv[argc] = pool[argc];
+	}
 	argv[argc] = NULL;
 	FILE *err = fmemopen(errbuf, sizeof(errbuf), "w");
 	FILE *out = fopen("/dev/null", "w");

@@ -15,7 +15,8 @@
 #include "cperfwatch/report.h"
 #include "cunit_tap.h"
 
-static char *command[] = { (char *)"prog", (char *)"arg\x1b[31m", NULL };
+static char arg0[] = "prog", arg1[] = "arg\x1b[31m";
+static char *command[] = { arg0, arg1, NULL };
 
 static void build(struct cpw_report *r, struct cpw_config *cfg)
 {
