@@ -100,11 +100,13 @@ int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out)
 		gauge(&om, "cperfwatch_exit_status", NULL, "The command's exit status (128+N for signal N).",
 		      (double)(r->exit_signal ? 128 + r->exit_signal : r->exit_code));
 
-	/* The verdict as a state set: exactly one class is 1. */
-	fputs("# TYPE cperfwatch_verdict stateset\n"
-	      "# HELP cperfwatch_verdict What bounds the tree, by cperfwatch's classifier.\n", out);
+	/* The verdict, one series per class with exactly one at 1. A gauge rather than an
+	 * OpenMetrics stateset, so the plain Prometheus text parsers (node_exporter's textfile
+	 * collector, the Pushgateway) accept it too. */
+	fputs("# TYPE cperfwatch_verdict gauge\n"
+	      "# HELP cperfwatch_verdict What bounds the tree (1 for the verdict's class).\n", out);
 	for (int c = 0; c < CPW_CLASS_COUNT; c++)
-		fprintf(out, "cperfwatch_verdict{%s,cperfwatch_verdict=\"%s\"} %d\n", om.labels,
+		fprintf(out, "cperfwatch_verdict{%s,class=\"%s\"} %d\n", om.labels,
 			cpw_class_name((enum cpw_class)c), r->verdict.cls == (enum cpw_class)c);
 	gauge(&om, "cperfwatch_verdict_confidence", NULL, "Confidence of the verdict, 0..1.",
 	      r->verdict.confidence);

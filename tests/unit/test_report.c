@@ -152,7 +152,7 @@ static void test_openmetrics(void)
 	size_t len = strlen(text);
 	CU_ASSERT_TRUE(len > 6 && strcmp(text + len - 6, "# EOF\n") == 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "cperfwatch_user_cpu_seconds_total{command=\"prog\",mode=\"run\"} 1.5\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "cperfwatch_verdict{command=\"prog\",mode=\"run\",cperfwatch_verdict=\"cpu-bound\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "cperfwatch_verdict{command=\"prog\",mode=\"run\",class=\"cpu-bound\"} 1\n"));
 	CU_ASSERT_PTR_NULL(strstr(text, "cperfwatch_storage_read_bytes")); /* unmeasured: absent */
 	free(text);
 }
