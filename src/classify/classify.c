@@ -26,6 +26,7 @@
 #define SRC_RUSAGE "wait4 rusage"
 #define SRC_SCHEDSTAT "/proc/PID/task/TID/schedstat"
 #define SRC_SAMPLED "sampled /proc/PID/task/TID/stat"
+#define SRC_SAMPLED_SPLIT "schedstat off-CPU time split by sampled states"
 #define SRC_DELAYACCT "taskstats delay accounting"
 #define SRC_PROC_IO "/proc/PID/io"
 #define SRC_PERF "perf_event"
@@ -220,6 +221,25 @@ static void measure_io(struct ctx *c)
 		c->disk_sampled = true;
 	}
 	c->dother = (double)m->st_d_other / (double)m->thread_samples * c->lifetime;
+
+	/* When the sampler shares a CPU with the tree, it mostly sees the tree's threads when
+	 * they are runnable, so sampled R overstates CPU and sampled D understates the disk.
+	 * schedstat's on-CPU and run-queue times are exact: the rest of the lifetime is off
+	 * the CPU, and the off-CPU samples (D, S, other) only have to split it. */
+	uint64_t off_samples = m->st_disk_wait + m->st_d_other + m->st_sleeping + m->st_other;
+	if (c->disk_sampled && off_samples > 0 && cpw_known(m->oncpu_s) && cpw_known(m->runq_wait_s)) {
+		double off_cpu = c->lifetime - m->oncpu_s - m->runq_wait_s;
+		if (off_cpu > 0) {
+			double disk = off_cpu * (double)m->st_disk_wait / (double)off_samples;
+			double dother = off_cpu * (double)m->st_d_other / (double)off_samples;
+			if (disk > c->disk) {
+				c->disk = disk;
+				c->disk_src = SRC_SAMPLED_SPLIT;
+			}
+			if (dother > c->dother)
+				c->dother = dother;
+		}
+	}
 
 	c->io_bytes = NAN;
 	c->io_src = SRC_PROC_IO;

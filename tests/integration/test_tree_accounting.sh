@@ -2,7 +2,9 @@
 # test_tree_accounting.sh: cperfwatch accounts for a whole process tree. spin_tree 2 (a
 # parent that waits for two spinning children) must show the parent and both children in
 # `processes`, each with its pid and ppid; the tree's user+sys must match the sum over
-# `processes`, and match what GNU time reports for the same workload.
+# `processes`, and match what GNU time reports for the same run (GNU time wraps cperfwatch:
+# it sums every waited-for descendant, so it sees the tree plus cperfwatch's own small
+# share; comparing one run keeps a busy host's noise out).
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
@@ -13,14 +15,19 @@ SECS=1.5
 
 plan 6
 
-"$CPW" --json -o "$JSON" -- "$CPW_WORKLOADS/spin_tree" 2 "$SECS" >"$SCRATCH/cpw.out" 2>&1
+if [ -n "$GNU_TIME" ] && [ -x "$GNU_TIME" ]; then
+	"$GNU_TIME" -f '%U %S' -o "$SCRATCH/time.out" \
+		"$CPW" --json -o "$JSON" -- "$CPW_WORKLOADS/spin_tree" 2 "$SECS" >"$SCRATCH/cpw.out" 2>&1
+else
+	"$CPW" --json -o "$JSON" -- "$CPW_WORKLOADS/spin_tree" 2 "$SECS" >"$SCRATCH/cpw.out" 2>&1
+fi
 rc=$?
 if [ "$rc" -ne 0 ] || ! [ -s "$JSON" ]; then
 	not_ok "cperfwatch runs spin_tree 2 and writes JSON" "exit $rc: $(tail -n 5 "$SCRATCH/cpw.out")"
 	for t in "processes lists the parent and its two children" \
 		"tree user+sys matches the sum over processes" \
 		"tree user+sys matches GNU time" \
-		"tree CPU is about two children spinning" \
+		"the children did the work, not the parent" \
 		"children's ppid is the parent's pid"; do
 		not_ok "$t" "no report"
 	done
@@ -41,7 +48,13 @@ top = doc.get("pid")
 spinners = [p for p in procs if (p.get("command") or "").startswith("spin_tree")]
 kids = [p for p in spinners if p.get("ppid") == top and p.get("pid") != top]
 has_top = any(p.get("pid") == top for p in spinners)
-print("%.3f %.3f %d %d %d %d %d" % (tree, summed, len(procs), len(spinners), len(kids), top or 0, has_top))
+cpu = lambda p: (p.get("user_s") or 0) + (p.get("sys_s") or 0)
+# The parent only waits; each child spins for the same time, so each has a fair share.
+parent_cpu = sum(cpu(p) for p in spinners if p.get("pid") == top)
+split_ok = len(kids) == 2 and tree > 0 and parent_cpu <= 0.05 * tree + 0.02 and \
+    all(cpu(k) >= 0.25 * tree for k in kids)
+print("%.3f %.3f %d %d %d %d %d %d" % (tree, summed, len(procs), len(spinners), len(kids), top or 0,
+                                       has_top, split_ok))
 for p in procs:
     print("# process pid=%s ppid=%s command=%s user_s=%s sys_s=%s" % (
         p.get("pid"), p.get("ppid"), p.get("command"), p.get("user_s"), p.get("sys_s")), file=sys.stderr)
@@ -50,7 +63,7 @@ EOF
 cat "$SCRATCH/procs.txt"
 # shellcheck disable=SC2086 # split the figures into fields
 set -- $FIGS
-TREE=$1 SUMMED=$2 NPROCS=$3 NSPIN=$4 NKIDS=$5 TOP=$6 HAS_TOP=$7
+TREE=$1 SUMMED=$2 NPROCS=$3 NSPIN=$4 NKIDS=$5 TOP=$6 HAS_TOP=$7 SPLIT_OK=$8
 echo "# tree user+sys=$TREE, sum over processes=$SUMMED, processes=$NPROCS (spin_tree: $NSPIN), top pid $TOP"
 
 if [ "$NSPIN" = 3 ] && [ "$HAS_TOP" = 1 ]; then
@@ -70,24 +83,19 @@ if close_to "$TREE" "$SUMMED" 0.10 || awk -v a="$TREE" -v b="$SUMMED" 'BEGIN { e
 else
 	not_ok "tree user+sys matches the sum over processes" "tree $TREE, sum $SUMMED"
 fi
-# Two children spinning for SECS on however many CPUs we have: at least 1 CPU-second
-# each where there are two CPUs, at least SECS in all where there is one.
-NCPU=$(nproc)
-WANT=$(awk -v s="$SECS" -v n="$NCPU" 'BEGIN { print (n >= 2 ? 2 * s : s) }')
-if close_to "$TREE" "$WANT" 0.25; then
-	ok "tree CPU is about two children spinning"
+if [ "$SPLIT_OK" = 1 ]; then
+	ok "the children did the work, not the parent"
 else
-	not_ok "tree CPU is about two children spinning" "tree $TREE s, expected about $WANT s on $NCPU CPUs"
+	not_ok "the children did the work, not the parent" "$(cat "$SCRATCH/procs.txt")"
 fi
 
-if [ -z "$GNU_TIME" ] || ! [ -x "$GNU_TIME" ]; then
+if ! [ -s "$SCRATCH/time.out" ]; then
 	skip "tree user+sys matches GNU time" "GNU time not found"
 else
-	"$GNU_TIME" -f '%U %S' -o "$SCRATCH/time.out" "$CPW_WORKLOADS/spin_tree" 2 "$SECS"
 	GT=$(awk '{ printf "%.3f", $1 + $2 }' "$SCRATCH/time.out")
-	echo "# GNU time user+sys=$GT"
-	# Two separate runs of the same workload: 15% covers scheduling noise on a busy host.
-	if close_to "$TREE" "$GT" 0.15; then
+	echo "# GNU time (around cperfwatch) user+sys=$GT"
+	# GNU time also counts cperfwatch itself: the tree may be a little less, never more.
+	if close_to "$TREE" "$GT" 0.10 && awk -v t="$TREE" -v g="$GT" 'BEGIN { exit !(t <= g + 0.02) }'; then
 		ok "tree user+sys matches GNU time"
 	else
 		not_ok "tree user+sys matches GNU time" "cperfwatch $TREE s, GNU time $GT s"

@@ -25,6 +25,7 @@ IO_DIR=
 CG=
 PIN=
 IN_CGROUP=
+BUSY_OK=
 
 cleanup() {
 	[ -n "$HOG_PID" ] && kill "$HOG_PID" 2>/dev/null && wait "$HOG_PID" 2>/dev/null
@@ -65,9 +66,21 @@ if what == "class":
     print(v.get("class", ""))
 elif what == "counter":
     print(get(doc, "counters", sys.argv[3], "status") or "")
+elif what == "names":
+    # The class is the verdict's secondary, or one of the two a "mixed" finding names.
+    want = sys.argv[3]
+    sys.exit(0 if v.get("secondary") == want or
+             any(want in f for f in v.get("findings") or []) else 1)
 elif what == "mentions":
     words = json.dumps([v.get("evidence"), v.get("findings"), v.get("advice")]).lower()
     sys.exit(0 if sys.argv[3].lower() in words else 1)
+elif what == "outside":
+    # Busy cores outside the tree during the run: host busy time less the tree's CPU.
+    ticks, hz = float(sys.argv[3]), float(sys.argv[4])
+    t = doc.get("time") or {}
+    wall = t.get("wall_s") or 0
+    tree = (t.get("user_s") or 0) + (t.get("sys_s") or 0)
+    print("%.2f" % (max(0.0, ticks / hz - tree) / wall if wall > 0 else 0))
 elif what == "summary":
     fields = [
         ("class", v.get("class")), ("conf", v.get("confidence")), ("second", v.get("secondary")),
@@ -122,12 +135,25 @@ cpw() {
 	"$@" >"$SCRATCH/$_name.out" 2>&1
 }
 
+# CPU time the whole host spent busy so far, in clock ticks (user nice system irq softirq
+# steal), from the first line of /proc/stat.
+host_busy_ticks() {
+	read -r _c _u _n _s _i _w _q _sq _st _rest </proc/stat
+	echo $((_u + _n + _s + _q + _sq + _st))
+}
+
 # expect NAME CLASS CMD...: runs CMD, checks the report's JSON and its class.
-# Two TAP results: the JSON (exit status, schema) and the verdict.
+# Two TAP results: the JSON (exit status, schema) and the verdict. Other CPU load on the
+# host (busy cores outside the tree, from /proc/stat) is printed with the metrics. With
+# BUSY_OK="CLASS...", those classes are also accepted when the host was busy and the report
+# still names the expected class as secondary (or in a "mixed" finding), as a skip that
+# says so: a spinning tree that loses CPUs to other programs is cpu-starved, rightly.
 expect() {
 	_name=$1 _want=$2; shift 2
+	_t0=$(host_busy_ticks)
 	cpw "$_name" "$@"
 	_rc=$?
+	_t1=$(host_busy_ticks)
 	_json=$SCRATCH/$_name.json
 	if [ "$_rc" -ne 0 ] || ! [ -s "$_json" ]; then
 		not_ok "$_name: cperfwatch exits 0 and writes the JSON report" \
@@ -144,10 +170,17 @@ expect() {
 	else
 		ok "$_name: cperfwatch exits 0 and writes the JSON report"
 	fi
+	_outside=$(report outside "$_json" $((_t1 - _t0)) "$CLK_TCK")
 	report summary "$_json" | sed 's/^/# /'
+	echo "# host load outside the tree: $_outside busy cores"
 	_got=$(report class "$_json")
 	if [ "$_got" = "$_want" ]; then
 		ok "$_name: verdict is $_want"
+	elif [ -n "$_got" ] && case " ${BUSY_OK:-} " in *" $_got "*) true ;; *) false ;; esac &&
+		awk -v o="$_outside" 'BEGIN { exit !(o >= 0.25) }' &&
+		report names "$_json" "$_want"; then
+		skip "$_name: verdict is $_want" \
+			"the host was busy ($_outside cores of other load): $_got, naming $_want, is right then"
 	else
 		not_ok "$_name: verdict is $_want (got '$_got')" "$(report evidence "$_json")"
 	fi
@@ -183,12 +216,16 @@ HAVE_VALIDATOR=no
 [ -f "$CPW_SRCDIR/tests/integration/validate_json.py" ] &&
 	[ -f "$CPW_SRCDIR/doc/cperfwatch.schema.json" ] && HAVE_VALIDATOR=yes
 NCPU=$(nproc)
+CLK_TCK=$(getconf CLK_TCK)
 # The first CPU we may use, for the pinned cases.
 CPU0=$("$PY" -c 'import os; print(min(os.sched_getaffinity(0)))')
 
 plan 27
 
 # --- cpu-bound ------------------------------------------------------------------------
+# On a host busy with other work (a parallel make check), spinners that want every CPU
+# are starved by it: that verdict is accepted then, as a skip that says so.
+BUSY_OK=cpu-starved
 expect spin cpu-bound "$W/spin" 1.5
 expect spin_threads cpu-bound "$W/spin_threads" "$NCPU" 1.5
 expect spin_tree cpu-bound "$W/spin_tree" 2 1.5
@@ -220,13 +257,19 @@ else
 fi
 
 # --- io -------------------------------------------------------------------------------
+# On a busy host the loop also waits for a CPU between flushes: mixed or starved, naming io.
+BUSY_OK="cpu-starved mixed"
 if IO_DIR=$(block_dir); then
 	echo "# IO directory: $IO_DIR ($(stat -f -c %T "$IO_DIR"))"
 	expect fsync_loop io-bound "$W/fsync_loop" "$IO_DIR" 1.5
-	# 128 KiB random reads: each waits on the device for longer than its syscall costs.
-	expect direct_read io-bound "$W/direct_read" "$IO_DIR" 64 1.5 128
-	if grep -q "O_DIRECT refused" "$SCRATCH/direct_read.out"; then
-		echo "# direct_read: $(grep "O_DIRECT refused" "$SCRATCH/direct_read.out")"
+	# A 1 MiB dry run: exit 3 means the file system refuses O_DIRECT.
+	"$W/direct_read" "$IO_DIR" 1 0 4 2>"$SCRATCH/direct_probe.err"
+	if [ $? -eq 3 ]; then
+		skip "direct_read: JSON report" "$(cat "$SCRATCH/direct_probe.err")"
+		skip "direct_read: verdict is io-bound" "$(cat "$SCRATCH/direct_probe.err")"
+	else
+		# 128 KiB random reads: each waits on the device longer than its syscall costs.
+		expect direct_read io-bound "$W/direct_read" "$IO_DIR" 64 1.5 128
 	fi
 else
 	IO_DIR=
@@ -235,6 +278,8 @@ else
 	skip "direct_read: JSON report" "no writable directory on a block device (only tmpfs)"
 	skip "direct_read: verdict is io-bound" "no writable directory on a block device (only tmpfs)"
 fi
+
+BUSY_OK=
 
 # --- waiting --------------------------------------------------------------------------
 expect sleeper waiting "$W/sleeper" 1.5
@@ -274,7 +319,7 @@ elif ! CGROOT=$(memory_cgroup_root); then
 else
 	# The file is written outside the limit; the measured run starts cold (it drops the
 	# file's cache itself) and reads 256 MiB at random through 64 MiB.
-	"$W/thrash" "$IO_DIR/thrash.dat" 256 0
+	"$W/thrash" "$IO_DIR/thrash.dat" 256 0 || echo "# thrash: could not write its 256 MiB file"
 	CGVER=${CGROOT%% *}
 	CG=${CGROOT#* }/cpw-thrash.$$
 	LIMIT_FILE=memory.limit_in_bytes
