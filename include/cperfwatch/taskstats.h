@@ -34,6 +34,7 @@ struct cpw_taskstats_rec {
 	uint64_t nvcsw, nivcsw;
 	/* Delays in ns, with counts; cpu_* is filled even with delay accounting off. */
 	uint64_t cpu_count, cpu_delay_total_ns, cpu_run_real_total_ns;
+	uint64_t cpu_run_virtual_total_ns; /* sum_exec_runtime: the exact CPU time */
 	uint64_t blkio_count, blkio_delay_total_ns;
 	uint64_t swapin_count, swapin_delay_total_ns;
 	uint64_t freepages_count, freepages_delay_total_ns;  /* direct reclaim */

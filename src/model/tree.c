@@ -255,6 +255,13 @@ static void read_threads(struct cpw_tree *t, struct cpw_proc *p, bool at_baselin
 		 * meaningful when the watch saw the process start). */
 		if (tid == p->pid && sf.has_hwm && !p->preexisting && sf.vm_hwm_kib > p->max_rss_kib)
 			p->max_rss_kib = sf.vm_hwm_kib;
+		/* stat's rss field can lag (per-thread counters not yet folded into the mm);
+		 * status's VmRSS, read here anyway, is current. */
+		if (tid == p->pid && sf.vm_rss_kib > 0) {
+			p->rss_kib = sf.vm_rss_kib;
+			if (p->rss_kib > p->max_rss_kib)
+				p->max_rss_kib = p->rss_kib;
+		}
 
 		if (new_slot && at_baseline) {
 			slot->base_oncpu_ns = ss.oncpu_ns;

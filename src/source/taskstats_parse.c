@@ -48,6 +48,7 @@ static void fill_stats(const unsigned char *p, size_t len, struct cpw_taskstats_
 	rec->cpu_count = t.cpu_count;
 	rec->cpu_delay_total_ns = t.cpu_delay_total;
 	rec->cpu_run_real_total_ns = t.cpu_run_real_total;
+	rec->cpu_run_virtual_total_ns = t.cpu_run_virtual_total;
 	rec->blkio_count = t.blkio_count;
 	rec->blkio_delay_total_ns = t.blkio_delay_total;
 	rec->swapin_count = t.swapin_count;
