@@ -145,4 +145,12 @@ void cpw_tui_hold(struct cpw_tui *ui, const char *notice);
 /* Restores the terminal and frees the view. NULL is fine. */
 void cpw_tui_close(struct cpw_tui *ui);
 
+/* Run mode (--tui), called from run.c's sampling loop after each sample. The first call
+ * with *wanted opens the view (clearing *wanted); then it draws and waits one interval for
+ * keys. q closes the view and the run goes on without it. Returns false when no view is
+ * shown: the caller sleeps the interval itself. */
+bool cpw_tui_run_step(struct cpw_tui **ui, bool *wanted, struct cpw_session *s);
+/* Run mode: the command ended with wait status: shows so until q, then closes the view. */
+void cpw_tui_run_end(struct cpw_tui **ui, int wait_status);
+
 #endif

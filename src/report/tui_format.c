@@ -41,6 +41,10 @@ static void fmt_scaled(double v, double step, const char *units, char *buf, size
 
 void cpw_tui_fmt_kib(double kib, char *buf, size_t len)
 {
+	if (kib == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
 	fmt_scaled(kib, 1024, "KMGTP", buf, len);
 }
 

@@ -3,6 +3,8 @@
  *
  * Watches N and its descendants until N exits, --duration passes, or the user stops it
  * (SIGINT, SIGTERM, SIGHUP, or q in the live view); the report covers the time watched.
+ * On a terminal the live view (report/tui.c) shows the tree between samples; it gives the
+ * terminal back before the report is written, so the report lands on the shell's screen.
  */
 #include "config.h"
 #include "cperfwatch/modes.h"
@@ -17,6 +19,7 @@
 #include "cperfwatch/exitcodes.h"
 #include "cperfwatch/proc_parse.h"
 #include "cperfwatch/session.h"
+#include "cperfwatch/tui.h"
 
 /* The pid must exist and its stat must be readable: one line and 125 otherwise. */
 static int check_target(const struct cpw_config *cfg)
@@ -50,6 +53,19 @@ static void arm_counters(struct cpw_session *s)
 		cpw_counters_attach_thread(s->counters, tids[i]);
 }
 
+/* The live view, titled "pid N (comm)"; NULL (with one line on stderr) when the terminal
+ * cannot show it: the watch goes on without it. */
+static struct cpw_tui *open_view(struct cpw_session *s, const struct cpw_proc *p)
+{
+	char comm[CPW_COMM_MAX * 4 + 1], target[CPW_COMM_MAX * 4 + 32], err[256] = "";
+	cpw_escape_for_terminal(p->comm, comm, sizeof(comm));
+	snprintf(target, sizeof(target), "pid %d (%s)", (int)p->pid, comm);
+	struct cpw_tui *ui = cpw_tui_open(s, target, err, sizeof(err));
+	if (!ui)
+		fprintf(stderr, "cperfwatch: no live view: %s\n", err);
+	return ui;
+}
+
 int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
 {
 	struct cpw_session s;
@@ -66,23 +82,47 @@ int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
 	cpw_session_begin(&s);
 
 	pid_t root = cfg->pid;
-	bool ended = false;
+	bool ended = false, quit = false, want_view = cpw_tui_wanted(cfg);
+	struct cpw_tui *ui = NULL;
 	for (;;) {
 		int alive = cpw_session_sample(&s, &root, 1);
 		arm_counters(&s);
 		const struct cpw_proc *p = cpw_tree_find(s.tree, root);
-		if (alive <= 0 || !p || !p->alive) {
+		/* A zombie target has ended: only its parent's wait is missing. */
+		if (alive <= 0 || !p || !p->alive || p->state == 'Z') {
 			ended = true;
 			break;
+		}
+		if (want_view) {
+			/* After the first sample, so the header can name the target. */
+			want_view = false;
+			ui = open_view(&s, p);
 		}
 		if (cpw_signal_received)
 			break;
 		if (cfg->duration_s > 0 && cpw_session_elapsed(&s) >= cfg->duration_s)
 			break;
-		cpw_sleep_interruptible(cfg->interval_ms);
+		if (ui) {
+			cpw_tui_update(ui);
+			if (cpw_tui_wait(ui) == CPW_TUI_QUIT) {
+				quit = true;
+				break;
+			}
+		} else {
+			cpw_sleep_interruptible(cfg->interval_ms);
+		}
 		if (cpw_signal_received)
 			break;
 	}
+	if (ui && ended && !cpw_signal_received) {
+		char notice[160];
+		snprintf(notice, sizeof(notice), "process %d exited %s press q for the report",
+			 (int)cfg->pid, MB_CUR_MAX > 1 ? "\u2014" : "--");
+		cpw_tui_hold(ui, notice);
+	}
+	cpw_tui_close(ui); /* the terminal is back before anything is printed */
+	if (quit)
+		cpw_report_note(&s.report, "the watch was ended from the live view");
 	s.report.metrics.wall_s = cpw_session_elapsed(&s);
 	s.report.exit_known = false;
 	if (ended)

@@ -22,6 +22,7 @@
 #include "cperfwatch/launch.h"
 #include "cperfwatch/proc_parse.h"
 #include "cperfwatch/session.h"
+#include "cperfwatch/tui.h"
 
 #define MAX_ROOTS 4096
 
@@ -95,6 +96,8 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	bool main_done = false;
 	int main_status = 0;
 	double main_end_s = 0;
+	struct cpw_tui *ui = NULL; /* the live view (--tui), driven by this loop */
+	bool view_wanted = cpw_tui_wanted(cfg);
 	for (;;) {
 		int status;
 		pid_t pid;
@@ -106,8 +109,10 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 			}
 		}
 		bool none_left = pid < 0;
-		if (main_done && (!cfg->wait_all || none_left))
+		if (main_done && (!cfg->wait_all || none_left)) {
+			cpw_tui_run_end(&ui, main_status); /* until q; gives the terminal back */
 			break;
+		}
 		if (none_left && !main_done)
 			break; /* cannot happen: the command is our child until reaped */
 
@@ -121,7 +126,8 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		size_t n = current_roots(cfg, roots);
 		if (n)
 			cpw_session_sample(&s, roots, n);
-		cpw_sleep_interruptible(cfg->interval_ms);
+		if (!cpw_tui_run_step(&ui, &view_wanted, &s))
+			cpw_sleep_interruptible(cfg->interval_ms);
 	}
 
 	s.report.metrics.wall_s = cfg->wait_all ? cpw_session_elapsed(&s) : main_end_s;

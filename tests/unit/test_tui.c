@@ -1,0 +1,423 @@
+/*
+ * test_tui.c: the pure parts of the live view: table rows from a hand-built tree (tree
+ * order, flat order, collapse sums, sort orders, exited processes lingering, orphans and
+ * stale parent cycles), column choice for a width, sparklines, short figures, the interval
+ * ladder and cutting strings to terminal cells.
+ */
+#include "config.h"
+
+#include <CUnit/CUnit.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cperfwatch/config.h"
+#include "cperfwatch/tui.h"
+#include "cunit_tap.h"
+
+/* A tree:   1 (init-like root, 0% cpu)
+ *           ├─ 10 (40% cpu) ── 11 (25%), 12 (5%, exited 1 s before now)
+ *           └─ 20 (60% cpu)
+ *           30 (ppid 999, not in the tree: a root of its own)           */
+static struct cpw_proc procs[6];
+static const struct cpw_proc *ptrs[6];
+
+static void set(int i, pid_t pid, pid_t ppid, const char *cmd, double cpu, uint64_t rss, int thr)
+{
+	struct cpw_proc *p = &procs[i];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->ppid = ppid;
+	snprintf(p->comm, sizeof(p->comm), "%s", cmd);
+	snprintf(p->cmdline, sizeof(p->cmdline), "%s", cmd);
+	p->alive = true;
+	p->exited_s = NAN;
+	p->state = 'R';
+	p->cpu_pct = cpu;
+	p->rss_kib = rss;
+	p->nthreads = thr;
+	p->minflt_rate = cpu * 10;
+	p->majflt_rate = 1;
+	p->read_rate = 1000 * cpu;
+	p->write_rate = NAN; /* unreadable everywhere but in 11 */
+	p->ctxsw_rate = 2;
+	ptrs[i] = p;
+}
+
+static size_t fixture(void)
+{
+	set(0, 1, 0, "root", 0, 1000, 1);
+	set(1, 10, 1, "ten", 40, 2000, 2);
+	set(2, 11, 10, "eleven", 25, 3000, 3);
+	set(3, 12, 10, "twelve", 5, 0, 0);
+	set(4, 20, 1, "twenty", 60, 500, 1);
+	set(5, 30, 999, "orphan", 1, 100, 1);
+	procs[2].write_rate = 4096;
+	procs[3].alive = false;
+	procs[3].exited_s = 9.0;
+	return 6;
+}
+
+static struct cpw_tui_opts opts(bool tree, enum cpw_tui_col sort)
+{
+	struct cpw_tui_opts o = { .tree = tree, .sort = sort, .now_s = 10.0, .linger_s = CPW_TUI_LINGER_S };
+	return o;
+}
+
+static void pids_of(const struct cpw_tui_table *tb, pid_t *out)
+{
+	for (size_t i = 0; i < tb->nrows; i++)
+		out[i] = tb->rows[i].pid;
+}
+
+static void test_tree_order(void)
+{
+	struct cpw_tui_table tb = { 0 };
+	size_t n = fixture();
+	struct cpw_tui_opts o = opts(true, CPW_TUI_COL_PID);
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(tb.nrows, 6);
+	pid_t got[6];
+	pids_of(&tb, got);
+	pid_t want[6] = { 1, 10, 11, 12, 20, 30 };
+	CU_ASSERT_EQUAL(memcmp(got, want, sizeof(want)), 0);
+	int depth[6] = { 0, 1, 2, 2, 1, 0 };
+	for (int i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(tb.rows[i].depth, depth[i]);
+	CU_ASSERT_TRUE(tb.rows[0].has_children);
+	CU_ASSERT_FALSE(tb.rows[2].last_sibling);
+	CU_ASSERT_TRUE(tb.rows[3].last_sibling);
+	CU_ASSERT_TRUE(tb.rows[3].exited);
+	CU_ASSERT_EQUAL(tb.rows[2].proc, 2);
+	CU_ASSERT_EQUAL(cpw_tui_table_find(&tb, 20), 4);
+	CU_ASSERT_EQUAL(cpw_tui_table_find(&tb, 77), -1);
+
+	/* Sorting by CPU orders siblings high first, keeping the tree. */
+	o.sort = CPW_TUI_COL_CPU;
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
+	pids_of(&tb, got);
+	pid_t want_cpu[6] = { 30, 1, 20, 10, 11, 12 };
+	CU_ASSERT_EQUAL(memcmp(got, want_cpu, sizeof(want_cpu)), 0);
+	cpw_tui_table_free(&tb);
+}
+
+static void test_flat_sorts(void)
+{
+	struct cpw_tui_table tb = { 0 };
+	size_t n = fixture();
+	pid_t got[6];
+	struct cpw_tui_opts o = opts(false, CPW_TUI_COL_CPU);
+
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
+	pids_of(&tb, got);
+	pid_t by_cpu[6] = { 20, 10, 11, 12, 30, 1 };
+	CU_ASSERT_EQUAL(memcmp(got, by_cpu, sizeof(by_cpu)), 0);
+	for (size_t i = 0; i < tb.nrows; i++)
+		CU_ASSERT_EQUAL(tb.rows[i].depth, 0);
+
+	o.sort = CPW_TUI_COL_RSS;
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	pids_of(&tb, got);
+	pid_t by_rss[6] = { 11, 10, 1, 20, 30, 12 };
+	CU_ASSERT_EQUAL(memcmp(got, by_rss, sizeof(by_rss)), 0);
+
+	o.sort = CPW_TUI_COL_COMMAND;
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	pids_of(&tb, got);
+	pid_t by_cmd[6] = { 11, 30, 1, 10, 12, 20 }; /* eleven orphan root ten twelve twenty */
+	CU_ASSERT_EQUAL(memcmp(got, by_cmd, sizeof(by_cmd)), 0);
+
+	/* Unreadable (NAN) sorts last, whatever the direction. */
+	o.sort = CPW_TUI_COL_WRITE;
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL(tb.rows[0].pid, 11);
+	CU_ASSERT_TRUE(isnan(tb.rows[5].write_rate));
+	cpw_tui_table_free(&tb);
+}
+
+static void test_collapse_sums(void)
+{
+	struct cpw_tui_table tb = { 0 };
+	size_t n = fixture();
+	pid_t collapsed[] = { 10 };
+	struct cpw_tui_opts o = opts(true, CPW_TUI_COL_PID);
+	o.collapsed = collapsed;
+	o.ncollapsed = 1;
+
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(tb.nrows, 4); /* 1, 10 (+11, 12), 20, 30 */
+	const struct cpw_tui_row *r = &tb.rows[1];
+	CU_ASSERT_EQUAL(r->pid, 10);
+	CU_ASSERT_TRUE(r->collapsed);
+	CU_ASSERT_EQUAL(r->nsummed, 3);
+	CU_ASSERT_DOUBLE_EQUAL(r->cpu_pct, 70.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->rss_kib, 5000.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->minflt_rate, 700.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->majflt_rate, 3.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->read_rate, 70000.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->write_rate, 4096.0, 1e-9); /* the readable part */
+	CU_ASSERT_DOUBLE_EQUAL(r->ctxsw_rate, 6.0, 1e-9);
+	CU_ASSERT_EQUAL(r->threads, 5); /* the exited one has none */
+
+	/* A collapsed subtree sorts among its siblings by its sums: 70 > 60. */
+	o.sort = CPW_TUI_COL_CPU;
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL(tb.rows[1].pid, 1);
+	CU_ASSERT_EQUAL(tb.rows[2].pid, 10);
+	CU_ASSERT_EQUAL(tb.rows[3].pid, 20);
+
+	/* Collapsing the root sums the whole tree; flat mode hides the same rows. */
+	pid_t root[] = { 1 };
+	o.collapsed = root;
+	o.tree = false;
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL_FATAL(tb.nrows, 2);
+	long i = cpw_tui_table_find(&tb, 1);
+	CU_ASSERT_FATAL(i >= 0);
+	CU_ASSERT_DOUBLE_EQUAL(tb.rows[i].cpu_pct, 130.0, 1e-9);
+	CU_ASSERT_EQUAL(tb.rows[i].nsummed, 5);
+
+	/* Collapsing a leaf changes nothing. */
+	pid_t leaf[] = { 20 };
+	o.collapsed = leaf;
+	o.tree = true;
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL(tb.nrows, 6);
+	CU_ASSERT_FALSE(tb.rows[cpw_tui_table_find(&tb, 20)].collapsed);
+	cpw_tui_table_free(&tb);
+}
+
+static void test_linger_and_cycles(void)
+{
+	struct cpw_tui_table tb = { 0 };
+	size_t n = fixture();
+	struct cpw_tui_opts o = opts(true, CPW_TUI_COL_PID);
+
+	/* 12 exited at 9 s: shown at 10 s, gone at 12.5 s. */
+	o.now_s = 12.5;
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL(tb.nrows, 5);
+	CU_ASSERT_EQUAL(cpw_tui_table_find(&tb, 12), -1);
+
+	/* Stale parents that form a cycle (reused pids) still give every row once. */
+	procs[0].ppid = 20;
+	o.now_s = 10;
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
+	CU_ASSERT_EQUAL(tb.nrows, 6);
+	pid_t seen[] = { 1, 10, 11, 12, 20, 30 };
+	for (size_t k = 0; k < 6; k++)
+		CU_ASSERT(cpw_tui_table_find(&tb, seen[k]) >= 0);
+
+	/* Empty input. */
+	CU_ASSERT_EQUAL(cpw_tui_table_build(&tb, ptrs, 0, &o), 0);
+	CU_ASSERT_EQUAL(tb.nrows, 0);
+	cpw_tui_table_free(&tb);
+}
+
+static int visible_width(const bool vis[CPW_TUI_NCOLS], int cmd)
+{
+	int w = cmd;
+	for (int c = 0; c < CPW_TUI_NCOLS; c++)
+		if (vis[c] && c != CPW_TUI_COL_COMMAND)
+			w += cpw_tui_col_width((enum cpw_tui_col)c) + 1;
+	return w;
+}
+
+static void test_layout(void)
+{
+	bool vis[CPW_TUI_NCOLS];
+	int cmd = cpw_tui_layout(120, vis);
+	for (int c = 0; c < CPW_TUI_NCOLS; c++)
+		CU_ASSERT_TRUE(vis[c]);
+	CU_ASSERT_EQUAL(visible_width(vis, cmd), 120);
+
+	cmd = cpw_tui_layout(80, vis);
+	CU_ASSERT_TRUE(cmd >= cpw_tui_col_width(CPW_TUI_COL_COMMAND));
+	CU_ASSERT_EQUAL(visible_width(vis, cmd), 80);
+
+	cmd = cpw_tui_layout(40, vis);
+	CU_ASSERT_TRUE(vis[CPW_TUI_COL_PID] && vis[CPW_TUI_COL_CPU] && vis[CPW_TUI_COL_RSS]);
+	CU_ASSERT_TRUE(vis[CPW_TUI_COL_COMMAND]);
+	CU_ASSERT_FALSE(vis[CPW_TUI_COL_CTXSW]);
+	CU_ASSERT_FALSE(vis[CPW_TUI_COL_MINFLT]);
+	CU_ASSERT_TRUE(cmd >= cpw_tui_col_width(CPW_TUI_COL_COMMAND));
+	CU_ASSERT_EQUAL(visible_width(vis, cmd), 40);
+
+	/* Narrower: columns drop in priority order, PID and COMMAND stay. */
+	int prev = CPW_TUI_NCOLS + 1;
+	for (int w = 120; w >= 10; w--) {
+		cmd = cpw_tui_layout(w, vis);
+		int count = 0;
+		for (int c = 0; c < CPW_TUI_NCOLS; c++)
+			count += vis[c];
+		CU_ASSERT_TRUE(count <= prev);
+		prev = count;
+		CU_ASSERT_TRUE(vis[CPW_TUI_COL_PID] && vis[CPW_TUI_COL_COMMAND]);
+		if (w >= 18)
+			CU_ASSERT_TRUE(visible_width(vis, cmd) <= w);
+	}
+	CU_ASSERT_STRING_EQUAL(cpw_tui_col_title(CPW_TUI_COL_CPU), "CPU%");
+}
+
+static void test_sparkline(void)
+{
+	struct cpw_history h;
+	char out[256];
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 8; i++) {
+		h.cpu_pct[h.next] = i * 100.0 / 7.0;
+		h.next++;
+		h.count++;
+	}
+	/* ASCII: one cell per point, lowest to highest. */
+	CU_ASSERT_EQUAL(cpw_tui_sparkline(&h, h.cpu_pct, 8, 100, false, out, sizeof(out)), 8);
+	CU_ASSERT_STRING_EQUAL(out, "_.,-=+*#");
+	/* Wider than the history: padded on the left. */
+	CU_ASSERT_EQUAL(cpw_tui_sparkline(&h, h.cpu_pct, 10, 100, false, out, sizeof(out)), 10);
+	CU_ASSERT_STRING_EQUAL(out, "  _.,-=+*#");
+	/* Narrower: the newest points. */
+	cpw_tui_sparkline(&h, h.cpu_pct, 3, 100, false, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "+*#");
+	/* UTF-8 blocks, 3 bytes per cell; auto scale (max 0) puts the top point at full. */
+	CU_ASSERT_EQUAL(cpw_tui_sparkline(&h, h.cpu_pct, 2, 0, true, out, sizeof(out)), 2);
+	CU_ASSERT_STRING_EQUAL(out, "\xe2\x96\x87\xe2\x96\x88");
+	/* Values above max clip; NAN is blank. */
+	h.cpu_pct[7] = 500;
+	h.cpu_pct[6] = NAN;
+	cpw_tui_sparkline(&h, h.cpu_pct, 2, 100, false, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, " #");
+	/* Ring wrap: cpw_history_at order. */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < CPW_HISTORY_LEN + 2; i++) {
+		h.cpu_pct[h.next] = i < CPW_HISTORY_LEN ? 0 : 100;
+		h.next = (h.next + 1) % CPW_HISTORY_LEN;
+		if (h.count < CPW_HISTORY_LEN)
+			h.count++;
+	}
+	cpw_tui_sparkline(&h, h.cpu_pct, 4, 100, false, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "__##");
+	/* A small buffer is never overrun. */
+	CU_ASSERT_TRUE(cpw_tui_sparkline(&h, h.cpu_pct, 40, 100, true, out, 8) <= 2);
+	CU_ASSERT_TRUE(strlen(out) < 8);
+}
+
+static void test_formats(void)
+{
+	char b[16];
+	cpw_tui_fmt_kib(0, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "0");
+	cpw_tui_fmt_kib(512, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "512K");
+	cpw_tui_fmt_kib(1536, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "1.5M");
+	cpw_tui_fmt_kib(200 * 1024, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "200M");
+	cpw_tui_fmt_kib(3.0 * 1024 * 1024, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "3.0G");
+	cpw_tui_fmt_kib(NAN, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "N/A");
+
+	cpw_tui_fmt_bytes_rate(0, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "0");
+	cpw_tui_fmt_bytes_rate(999, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "999");
+	cpw_tui_fmt_bytes_rate(4096, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "4.0K");
+	cpw_tui_fmt_bytes_rate(120.0 * 1024 * 1024, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "120M");
+	cpw_tui_fmt_bytes_rate(NAN, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "N/A");
+
+	cpw_tui_fmt_count_rate(0.2, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "0");
+	cpw_tui_fmt_count_rate(12, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "12");
+	cpw_tui_fmt_count_rate(1500, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "1.5k");
+	cpw_tui_fmt_count_rate(2.5e6, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "2.5M");
+
+	cpw_tui_fmt_pct(12.34, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "12.3");
+	cpw_tui_fmt_pct(1234.4, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "1234");
+	cpw_tui_fmt_pct(NAN, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "N/A");
+
+	cpw_tui_fmt_elapsed(12.34, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "12.3s");
+	cpw_tui_fmt_elapsed(245, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "4m05s");
+	cpw_tui_fmt_elapsed(7380, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "2h03m");
+
+	/* Everything fits its 6-cell column. */
+	for (double v = 0.1; v < 1e16; v *= 3.7) {
+		cpw_tui_fmt_kib(v, b, sizeof(b));
+		CU_ASSERT_TRUE(strlen(b) <= 6);
+		cpw_tui_fmt_bytes_rate(v, b, sizeof(b));
+		CU_ASSERT_TRUE(strlen(b) <= 6);
+		cpw_tui_fmt_count_rate(v, b, sizeof(b));
+		CU_ASSERT_TRUE(strlen(b) <= 6);
+		cpw_tui_fmt_pct(v, b, sizeof(b));
+		CU_ASSERT_TRUE(strlen(b) <= 6);
+	}
+}
+
+static void test_interval_ladder(void)
+{
+	CU_ASSERT_EQUAL(cpw_tui_interval_step(100, 1), 200);
+	CU_ASSERT_EQUAL(cpw_tui_interval_step(100, -1), 50);
+	CU_ASSERT_EQUAL(cpw_tui_interval_step(150, 1), 200);
+	CU_ASSERT_EQUAL(cpw_tui_interval_step(150, -1), 100);
+	CU_ASSERT_EQUAL(cpw_tui_interval_step(CPW_INTERVAL_MIN_MS, -1), CPW_INTERVAL_MIN_MS);
+	CU_ASSERT_EQUAL(cpw_tui_interval_step(CPW_TUI_INTERVAL_MAX_MS, 1), CPW_TUI_INTERVAL_MAX_MS);
+	unsigned ms = 100;
+	for (int i = 0; i < 20; i++)
+		ms = cpw_tui_interval_step(ms, -1);
+	CU_ASSERT_EQUAL(ms, CPW_INTERVAL_MIN_MS);
+}
+
+static void test_fit(void)
+{
+	char out[64];
+	CU_ASSERT_EQUAL(cpw_tui_fit("hello world", 5, out, sizeof(out)), 5);
+	CU_ASSERT_STRING_EQUAL(out, "hello");
+	CU_ASSERT_EQUAL(cpw_tui_fit("hi", 5, out, sizeof(out)), 2);
+	CU_ASSERT_STRING_EQUAL(out, "hi");
+	CU_ASSERT_EQUAL(cpw_tui_fit("abc", 0, out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	/* Never cuts a character in two, even when the buffer is what runs out. */
+	CU_ASSERT_EQUAL(cpw_tui_fit("\xc3\xa9\xc3\xa9\xc3\xa9", 2, out, sizeof(out)), 2);
+	CU_ASSERT_STRING_EQUAL(out, "\xc3\xa9\xc3\xa9");
+	CU_ASSERT_EQUAL(cpw_tui_fit("\xc3\xa9\xc3\xa9\xc3\xa9", 10, out, 4), 1);
+	CU_ASSERT_STRING_EQUAL(out, "\xc3\xa9");
+	/* A double-width character does not fit in one cell. */
+	CU_ASSERT_EQUAL(cpw_tui_fit("\xe4\xb8\xad" "x", 1, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(cpw_tui_fit("\xe4\xb8\xad" "x", 3, out, sizeof(out)), 3);
+	/* In the C locale UTF-8 shows as one ? per byte: still no raw high bytes. */
+	setlocale(LC_CTYPE, "C");
+	cpw_tui_fit("a\xc3\xa9", 10, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "a??");
+	setlocale(LC_CTYPE, "C.UTF-8");
+}
+
+int main(void)
+{
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		setlocale(LC_CTYPE, "en_US.UTF-8");
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("tui", NULL, NULL);
+	CU_add_test(s, "tree order and sibling sort", test_tree_order);
+	CU_add_test(s, "flat sort orders", test_flat_sorts);
+	CU_add_test(s, "collapse sums", test_collapse_sums);
+	CU_add_test(s, "exited linger, stale parent cycles", test_linger_and_cycles);
+	CU_add_test(s, "columns for a width", test_layout);
+	CU_add_test(s, "sparklines", test_sparkline);
+	CU_add_test(s, "short figures", test_formats);
+	CU_add_test(s, "interval ladder", test_interval_ladder);
+	CU_add_test(s, "cut to terminal cells", test_fit);
+	return cpw_cunit_run_tap();
+}
