@@ -14,10 +14,12 @@ top=$(pwd)
 
 # Build dependencies; the Debian package names are the ones configure names when missing.
 BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-dev libjson-c-dev libncurses-dev libcunit1-dev python3"
-# Test tools: GNU time (reference figures), tmux (live view tests), python3-jsonschema (schema
+# Test tools: GNU time (reference figures), htop (benchmark reference), tmux (live view tests), python3-jsonschema (schema
 # validation), groff/man-db (man page check), clang + compiler-rt (libFuzzer targets),
-# valgrind, util-linux (taskset), procps (ps), linux-perf (detects a PMU where there is one).
-TEST_PKGS="time tmux python3-jsonschema python3-prometheus-client groff-base man-db clang libclang-rt-14-dev valgrind util-linux procps linux-perf bash-completion"
+# valgrind, strace (no shell is run), util-linux (taskset, setpriv), procps (ps), linux-perf
+# (detects a PMU where there is one), jq and python3-yaml (the CI examples), python3-prometheus-client
+# (OpenMetrics parsers).
+TEST_PKGS="time htop tmux python3-jsonschema python3-prometheus-client python3-yaml jq groff-base man-db clang libclang-rt-14-dev valgrind strace util-linux procps linux-perf bash-completion"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
