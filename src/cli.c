@@ -150,14 +150,17 @@ static int parse_fail_on(const char *text, unsigned *mask)
 		return -EINVAL;
 	snprintf(buf, sizeof(buf), "%s", text);
 	*mask = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* Not strtok: an empty item (",io-bound", "a,,b") is a typo to report, not to skip. */
+	for (char *tok = buf, *comma; tok; tok = comma ? comma + 1 : NULL) {
+		comma = strchr(tok, ',');
+		if (comma)
+			*comma = '\0';
 		int cls = cpw_class_from_name(tok);
 		if (cls < 0)
 			return -EINVAL;
 		*mask |= 1u << cls;
 	}
-	return *mask ? 0 : -EINVAL;
+	return 0;
 }
 
 enum long_only {
@@ -203,7 +206,7 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 
 	cpw_config_defaults(cfg);
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: 0 also resets getopt's internal state from an earlier call */
 	/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
 	while ((c = getopt_long(argc, argv, "+:p:i:d:jo:ae:hV", long_options, NULL)) != -1) {
 		switch (c) {

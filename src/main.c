@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,9 +31,29 @@ int cpw_emit_report(const struct cpw_config *cfg, const struct cpw_report *r, FI
 	return 0;
 }
 
+/* Opens /dev/null on any of fds 0-2 that is closed, so that no descriptor cperfwatch opens
+ * (a netlink socket, a /proc file) becomes standard output or error by accident. Returns a
+ * bit per standard stream that was closed. */
+static unsigned guard_standard_fds(void)
+{
+	unsigned closed = 0;
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		closed |= 1u << fd;
+		int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (null >= 0 && null != fd) {
+			dup2(null, fd);
+			close(null);
+		}
+	}
+	return closed;
+}
+
 int main(int argc, char **argv)
 {
 	struct cpw_config cfg;
+	unsigned closed = guard_standard_fds();
 
 	setlocale(LC_ALL, "");
 	switch (cpw_cli_parse(argc, argv, &cfg, stdout, stderr)) {
@@ -57,6 +78,12 @@ int main(int argc, char **argv)
 		return CPW_EXIT_FAILURE;
 	}
 
+	/* The report's own stream was closed by the caller: it would be lost. */
+	if (!cfg.output_path && (closed & (1u << (cfg.mode == CPW_MODE_RUN ? 2 : 1)))) {
+		fprintf(stderr, "cperfwatch: standard %s is closed: nowhere to write the report (use -o FILE)\n",
+			cfg.mode == CPW_MODE_RUN ? "error" : "output");
+		return CPW_EXIT_FAILURE;
+	}
 	/* Open the report's destination first: an unwritable -o fails before anything runs. */
 	FILE *out = cpw_report_open(&cfg);
 	if (!out) {

@@ -317,6 +317,19 @@ bool cpw_session_finish(struct cpw_session *s)
 		cpw_counters_read(s->counters);
 		cpw_counters_fill_metrics(s->counters, m);
 	}
+	/* Storage IO that could not be read is N/A, with the reason. */
+	unsigned io_unreadable = 0;
+	const char *io_reason = NULL;
+	for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
+		const struct cpw_proc *pr = cpw_tree_proc(s->tree, i);
+		if (pr->io_reason[0]) {
+			io_unreadable++;
+			io_reason = io_reason ? io_reason : pr->io_reason;
+		}
+	}
+	if (io_unreadable)
+		cpw_report_note(r, "storage IO of %u process(es) is unavailable (%s): it counts as N/A, not 0",
+				io_unreadable, io_reason);
 	if (m->samples == 0)
 		cpw_report_note(r, "no sample of the tree was taken (it ran shorter than the %u ms "
 				   "interval): thread states and per-process figures are unavailable",

@@ -1,8 +1,11 @@
 /*
- * procps.h: per-process figures through libproc2 (source/procps.c).
+ * procps.h: who a process is, through libproc2 (source/procps.c).
  *
- * libproc2 reads and parses /proc/PID/stat for a list of pids; what it lacks (per-thread
- * schedstat, context switches, io with an honest "unreadable") is read directly.
+ * When a process first appears in the tree, libproc2 tells its parent, start time, command
+ * name and the user it runs as (libproc2 keeps the uid-to-name cache). The figures that
+ * change are then read on every sample directly, through descriptors kept open (tree.c):
+ * a select through libproc2 re-opens and re-parses several files per process, which would
+ * cost more than top itself on large trees.
  */
 #ifndef CPERFWATCH_PROCPS_H
 #define CPERFWATCH_PROCPS_H
@@ -11,27 +14,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct cpw_procps_row {
+struct cpw_procps_identity {
 	pid_t pid;
 	pid_t ppid;
-	char state;
-	char comm[64];
-	uint64_t utime_ticks;
-	uint64_t stime_ticks;
-	uint64_t minflt;
-	uint64_t majflt;
-	uint64_t rss_kib;
-	int nlwp;
 	uint64_t starttime_ticks;
+	char comm[64];
+	char user[32];
 };
 
 struct cpw_procps;
 
 int cpw_procps_new(struct cpw_procps **out);
 void cpw_procps_free(struct cpw_procps *p);
-/* Reads the given pids; those that vanished are simply absent. Returns rows written (at
- * most max), or -errno. */
-int cpw_procps_read(struct cpw_procps *p, const pid_t *pids, size_t npids,
-		    struct cpw_procps_row *rows, size_t max);
+/* Identifies the given pids; those that vanished are simply absent. Returns rows written
+ * (at most max), or -errno. */
+int cpw_procps_identify(struct cpw_procps *p, const pid_t *pids, size_t npids,
+			struct cpw_procps_identity *rows, size_t max);
 
 #endif

@@ -27,6 +27,7 @@ struct cpw_proc {
 	pid_t ppid;
 	char comm[CPW_COMM_MAX];       /* as the kernel gave it: may hold anything; escape to print */
 	char cmdline[CPW_CMDLINE_MAX]; /* argv joined with spaces, raw; "" for kernel threads */
+	char user[32];                 /* effective user name (libproc2); "" until known */
 	bool alive;
 	bool reaped;          /* exact figures from wait4 or a taskstats exit record */
 	bool preexisting;     /* attach mode: alive before the watch began (figures are deltas) */
@@ -70,6 +71,8 @@ struct cpw_proc {
 	double last_read, last_write, last_sample_s;
 	struct cpw_thread_slot *threads;
 	size_t nthreads_used, nthreads_alloc;
+	int stat_fd, io_fd;       /* kept open between samples; -1 when not */
+	bool identified;          /* libproc2 has told who it is */
 	uint64_t banked_oncpu_ns, banked_runq_ns, banked_vol, banked_invol; /* exited threads */
 	unsigned generation;      /* last sample that saw it */
 };
@@ -115,6 +118,9 @@ int cpw_tree_sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, doubl
 void cpw_tree_record_exit(struct cpw_tree *t, pid_t pid, pid_t ppid, const char *comm,
 			  double user_s, double sys_s, uint64_t minflt, uint64_t majflt,
 			  uint64_t max_rss_kib, double now_s);
+
+/* Marks every process still alive as exited: the watch is over and nothing is left. */
+void cpw_tree_end(struct cpw_tree *t, double now_s);
 
 size_t cpw_tree_size(const struct cpw_tree *t);
 const struct cpw_proc *cpw_tree_proc(const struct cpw_tree *t, size_t i); /* order of first sight */

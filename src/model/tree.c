@@ -12,10 +12,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cperfwatch/proc_parse.h"
@@ -24,15 +26,32 @@
 struct cpw_thread_slot {
 	pid_t tid;
 	unsigned generation;
+	int schedstat_fd, stat_fd, status_fd; /* kept open; -1 when not */
+	uint64_t last_slices, last_oncpu_ns;   /* to tell whether it ran since the last sample */
 	uint64_t oncpu_ns, runq_ns, vol, invol; /* counted part (minus baseline) */
 	uint64_t base_oncpu_ns, base_runq_ns, base_vol, base_invol;
+	pid_t *kids;                           /* its children at the last read */
+	size_t nkids, kids_alloc;
+};
+
+/* A pid waiting to be visited in this sample, with the parent it was found under (0 for a
+ * root): a stale cached child whose pid was reused elsewhere is told by its ppid. */
+struct frontier_entry {
+	pid_t pid;
+	pid_t parent;
+};
+
+struct seen_entry {
+	pid_t pid;
+	unsigned generation;
 };
 
 struct cpw_tree {
 	char proc_root[256];
 	bool baseline_existing;
 	long hz;
-	struct cpw_procps *procps; /* NULL when libproc2 could not be set up: direct reads */
+	long page_kib;
+	struct cpw_procps *procps; /* NULL with a fixture root or when libproc2 failed */
 
 	struct cpw_proc *procs;
 	size_t nprocs, procs_alloc;
@@ -46,11 +65,20 @@ struct cpw_tree {
 	struct cpw_tree_totals totals;
 	struct cpw_history history;
 
+	/* Descriptors kept open between samples, within a budget under RLIMIT_NOFILE. */
+	size_t kept_fds, max_kept_fds;
+
 	/* scratch for one sample, reused so the hot loop does not allocate */
-	pid_t *pids;
-	size_t npids, pids_alloc;
-	struct cpw_procps_row *rows;
-	size_t rows_alloc;
+	struct frontier_entry *front;
+	size_t nfront, front_alloc;
+	struct seen_entry *seen;   /* pids queued this sample (generation-stamped set) */
+	size_t seen_size;
+	pid_t *new_pids;           /* first seen this sample, for libproc2 */
+	size_t nnew, new_alloc;
+	struct cpw_procps_identity *ids;
+	size_t ids_alloc;
+	pid_t *tids;
+	size_t tids_alloc;
 };
 
 /* ---- pid map ---- */
@@ -110,62 +138,122 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->read_rate = p->write_rate = NAN;
 	p->last_read = p->last_write = NAN;
 	p->last_sample_s = NAN;
+	p->stat_fd = p->io_fd = -1;
 	t->map[map_slot(t, pid)] = (int)t->nprocs;
 	t->nprocs++;
 	t->totals.seen++;
 	return p;
 }
 
-/* ---- discovery ---- */
+/* ---- kept descriptors ---- */
 
-static int push_pid(struct cpw_tree *t, pid_t pid)
+static void close_kept(struct cpw_tree *t, int *fd)
 {
-	for (size_t i = 0; i < t->npids; i++) /* trees are small; roots may repeat */
-		if (t->pids[i] == pid)
-			return 0;
-	if (t->npids == t->pids_alloc) {
-		size_t n = t->pids_alloc ? t->pids_alloc * 2 : 256;
-		pid_t *p = realloc(t->pids, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		t->pids = p;
-		t->pids_alloc = n;
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+		t->kept_fds--;
 	}
-	t->pids[t->npids++] = pid;
+}
+
+/* Reads a small /proc file from offset 0. With a kept descriptor that is one pread; a
+ * descriptor of a process that ended fails with ESRCH rather than following a reused pid.
+ * Returns the bytes read (NUL-terminated), or -errno. */
+static long read_kept(struct cpw_tree *t, int *fd, const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (*fd >= 0) {
+		n = pread(*fd, buf, size - 1, 0);
+		if (n > 0) {
+			buf[n] = '\0';
+			return (long)n;
+		}
+		int err = n < 0 ? errno : ESRCH;
+		close_kept(t, fd);
+		return -err;
+	}
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	n = pread(f, buf, size - 1, 0);
+	if (n < 0) {
+		int err = errno;
+		close(f);
+		return -err;
+	}
+	buf[n] = '\0';
+	if (t->kept_fds < t->max_kept_fds) {
+		*fd = f;
+		t->kept_fds++;
+	} else {
+		close(f);
+	}
+	return (long)n;
+}
+
+/* ---- the frontier of one sample ---- */
+
+static int seen_insert(struct cpw_tree *t, pid_t pid)
+{
+	if ((t->nfront + 1) * 2 > t->seen_size) {
+		size_t size = t->seen_size ? t->seen_size * 2 : 512;
+		struct seen_entry *seen = calloc(size, sizeof(*seen));
+		if (!seen)
+			return -ENOMEM;
+		/* Re-insert what this sample has queued so far. */
+		for (size_t i = 0; i < t->nfront; i++) {
+			size_t h = ((size_t)t->front[i].pid * 2654435761u) & (size - 1);
+			while (seen[h].generation == t->generation)
+				h = (h + 1) & (size - 1);
+			seen[h].pid = t->front[i].pid;
+			seen[h].generation = t->generation;
+		}
+		free(t->seen);
+		t->seen = seen;
+		t->seen_size = size;
+	}
+	size_t h = ((size_t)pid * 2654435761u) & (t->seen_size - 1);
+	while (t->seen[h].generation == t->generation) {
+		if (t->seen[h].pid == pid)
+			return 0;
+		h = (h + 1) & (t->seen_size - 1);
+	}
+	t->seen[h].pid = pid;
+	t->seen[h].generation = t->generation;
 	return 1;
 }
 
-/* Adds the children of every thread of pid. A process that vanished has no task dir. */
-static int discover_children(struct cpw_tree *t, pid_t pid)
+static int push_front(struct cpw_tree *t, pid_t pid, pid_t parent)
 {
-	char path[320];
-	char buf[4096];
-	pid_t kids[512];
-
-	snprintf(path, sizeof(path), "%s/%d/task", t->proc_root, (int)pid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return 0;
-	for (struct dirent *de; (de = readdir(dir));) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "%s/%d/task/%s/children", t->proc_root, (int)pid,
-			 de->d_name);
-		long len = cpw_read_file(path, buf, sizeof(buf));
-		if (len <= 0)
-			continue;
-		int n = cpw_parse_pid_list(buf, (size_t)len, kids, sizeof(kids) / sizeof(kids[0]), NULL);
-		for (int i = 0; i < n; i++)
-			if (push_pid(t, kids[i]) < 0) {
-				closedir(dir);
-				return -ENOMEM;
-			}
+	int fresh = seen_insert(t, pid);
+	if (fresh <= 0)
+		return fresh;
+	if (t->nfront == t->front_alloc) {
+		size_t n = t->front_alloc ? t->front_alloc * 2 : 256;
+		struct frontier_entry *f = realloc(t->front, n * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		t->front = f;
+		t->front_alloc = n;
 	}
-	closedir(dir);
-	return 0;
+	t->front[t->nfront].pid = pid;
+	t->front[t->nfront].parent = parent;
+	t->nfront++;
+	return 1;
 }
 
-/* ---- reading one process ---- */
+/* ---- threads ---- */
+
+static void close_slot(struct cpw_tree *t, struct cpw_thread_slot *s)
+{
+	close_kept(t, &s->schedstat_fd);
+	close_kept(t, &s->stat_fd);
+	close_kept(t, &s->status_fd);
+	free(s->kids);
+	s->kids = NULL;
+	s->nkids = s->kids_alloc = 0;
+}
 
 static struct cpw_thread_slot *thread_slot(struct cpw_proc *p, pid_t tid)
 {
@@ -173,7 +261,7 @@ static struct cpw_thread_slot *thread_slot(struct cpw_proc *p, pid_t tid)
 		if (p->threads[i].tid == tid)
 			return &p->threads[i];
 	if (p->nthreads_used == p->nthreads_alloc) {
-		size_t n = p->nthreads_alloc ? p->nthreads_alloc * 2 : 4;
+		size_t n = p->nthreads_alloc ? p->nthreads_alloc * 2 : 2;
 		struct cpw_thread_slot *s = realloc(p->threads, n * sizeof(*s));
 		if (!s)
 			return NULL;
@@ -183,85 +271,161 @@ static struct cpw_thread_slot *thread_slot(struct cpw_proc *p, pid_t tid)
 	struct cpw_thread_slot *s = &p->threads[p->nthreads_used++];
 	memset(s, 0, sizeof(*s));
 	s->tid = tid;
+	s->schedstat_fd = s->stat_fd = s->status_fd = -1;
 	return s;
 }
 
-static void read_threads(struct cpw_tree *t, struct cpw_proc *p, bool at_baseline)
+/* The thread ids of a process: itself when it has one thread (no directory to list). */
+static size_t list_tids(struct cpw_tree *t, struct cpw_proc *p, long num_threads)
 {
 	char path[320];
-	char buf[4096];
 
+	if (num_threads <= 1) {
+		t->tids[0] = p->pid;
+		return 1;
+	}
 	snprintf(path, sizeof(path), "%s/%d/task", t->proc_root, (int)p->pid);
 	DIR *dir = opendir(path);
 	if (!dir)
-		return;
+		return 0;
+	size_t n = 0;
 	for (struct dirent *de; (de = readdir(dir));) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		pid_t tid = (pid_t)atoi(de->d_name);
-		int n = snprintf(path, sizeof(path), "%s/%d/task/%d/", t->proc_root, (int)p->pid,
-				 (int)tid);
-		char *leaf = path + n;
-		size_t leaf_room = sizeof(path) - (size_t)n;
+		if (n == t->tids_alloc) {
+			pid_t *tids = realloc(t->tids, t->tids_alloc * 2 * sizeof(*tids));
+			if (!tids)
+				break;
+			t->tids = tids;
+			t->tids_alloc *= 2;
+		}
+		t->tids[n++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(dir);
+	return n;
+}
 
-		snprintf(leaf, leaf_room, "stat");
-		long len = cpw_read_file(path, buf, sizeof(buf));
-		struct cpw_stat_fields st;
-		if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &st) < 0)
-			continue; /* the thread ended between listing and reading */
+static void count_state(struct cpw_tree *t, char state, const char *wchan)
+{
+	switch (state) {
+	case 'R':
+		t->totals.st_running++;
+		break;
+	case 'D':
+		if (cpw_wchan_is_storage(wchan))
+			t->totals.st_disk_wait++;
+		else
+			t->totals.st_d_other++;
+		break;
+	case 'S':
+	case 'I':
+		t->totals.st_sleeping++;
+		break;
+	default:
+		t->totals.st_other++;
+		break;
+	}
+	t->totals.thread_samples++;
+}
+
+/* Re-reads a thread's children list into its cache. */
+static void read_kids(struct cpw_tree *t, struct cpw_thread_slot *s, const char *path)
+{
+	char buf[4096];
+	pid_t kids[512];
+
+	long len = cpw_read_file(path, buf, sizeof(buf));
+	int n = len > 0 ? cpw_parse_pid_list(buf, (size_t)len, kids, sizeof(kids) / sizeof(kids[0]), NULL) : 0;
+	if (n < 0)
+		n = 0;
+	if ((size_t)n > s->kids_alloc) {
+		pid_t *k = realloc(s->kids, (size_t)n * sizeof(*k));
+		if (!k)
+			return;
+		s->kids = k;
+		s->kids_alloc = (size_t)n;
+	}
+	memcpy(s->kids, kids, (size_t)n * sizeof(*kids));
+	s->nkids = (size_t)n;
+}
+
+/* Reads every thread of p; returns true when any of them ran since the last sample. */
+static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cpw_stat_fields *st,
+			 bool at_baseline)
+{
+	char path[320];
+	char buf[4096];
+	bool any_ran = false;
+
+	size_t ntids = list_tids(t, p, st->num_threads);
+	for (size_t i = 0; i < ntids; i++) {
+		pid_t tid = t->tids[i];
+		int plen = snprintf(path, sizeof(path), "%s/%d/task/%d/", t->proc_root, (int)p->pid,
+				    (int)tid);
+		char *leaf = path + plen;
+		size_t leaf_room = sizeof(path) - (size_t)plen;
 
 		struct cpw_thread_slot *slot = thread_slot(p, tid);
 		if (!slot)
 			continue;
 		bool new_slot = slot->generation == 0;
-		slot->generation = t->generation;
 
-		switch (st.state) {
-		case 'R':
-			t->totals.st_running++;
-			break;
-		case 'D':
-			snprintf(leaf, leaf_room, "wchan");
-			len = cpw_read_file(path, buf, sizeof(buf));
-			if (cpw_wchan_is_storage(len > 0 ? buf : ""))
-				t->totals.st_disk_wait++;
-			else
-				t->totals.st_d_other++;
-			break;
-		case 'S':
-		case 'I':
-			t->totals.st_sleeping++;
-			break;
-		default:
-			t->totals.st_other++;
-			break;
+		/* State: the process's stat is its main thread's. */
+		char state = st->state;
+		if (tid != p->pid) {
+			struct cpw_stat_fields ts;
+			snprintf(leaf, leaf_room, "stat");
+			long len = read_kept(t, &slot->stat_fd, path, buf, sizeof(buf));
+			if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &ts) < 0)
+				continue; /* the thread ended between listing and reading */
+			state = ts.state;
 		}
-		t->totals.thread_samples++;
+		slot->generation = t->generation;
 
 		struct cpw_schedstat ss = { 0, 0, 0 };
 		snprintf(leaf, leaf_room, "schedstat");
-		len = cpw_read_file(path, buf, sizeof(buf));
+		long len = read_kept(t, &slot->schedstat_fd, path, buf, sizeof(buf));
 		if (len > 0)
 			cpw_parse_schedstat(buf, (size_t)len, &ss);
+		/* A thread that was not scheduled since the last sample cannot have changed its
+		 * context switches, memory high-water mark or children. */
+		bool ran = new_slot || ss.slices != slot->last_slices || ss.oncpu_ns != slot->last_oncpu_ns;
+		slot->last_slices = ss.slices;
+		slot->last_oncpu_ns = ss.oncpu_ns;
+		any_ran |= ran;
+
+		const char *wchan = "";
+		if (state == 'D') {
+			snprintf(leaf, leaf_room, "wchan");
+			if (cpw_read_file(path, buf, sizeof(buf)) > 0)
+				wchan = buf;
+		}
+		count_state(t, state, wchan);
 
 		struct cpw_status_fields sf;
 		memset(&sf, 0, sizeof(sf));
-		snprintf(leaf, leaf_room, "status");
-		len = cpw_read_file(path, buf, sizeof(buf));
-		if (len > 0)
-			cpw_parse_status(buf, (size_t)len, &sf);
-
-		/* The main thread's status carries the process's VmHWM (since exec: only
-		 * meaningful when the watch saw the process start). */
-		if (tid == p->pid && sf.has_hwm && !p->preexisting && sf.vm_hwm_kib > p->max_rss_kib)
-			p->max_rss_kib = sf.vm_hwm_kib;
-		/* stat's rss field can lag (per-thread counters not yet folded into the mm);
-		 * status's VmRSS, read here anyway, is current. */
-		if (tid == p->pid && sf.vm_rss_kib > 0) {
-			p->rss_kib = sf.vm_rss_kib;
-			if (p->rss_kib > p->max_rss_kib)
-				p->max_rss_kib = p->rss_kib;
+		if (ran) {
+			snprintf(leaf, leaf_room, "status");
+			len = read_kept(t, &slot->status_fd, path, buf, sizeof(buf));
+			if (len > 0)
+				cpw_parse_status(buf, (size_t)len, &sf);
+			snprintf(leaf, leaf_room, "children");
+			read_kids(t, slot, path);
+			if (tid == p->pid) {
+				/* The main thread's status carries the process's VmHWM (since exec:
+				 * meaningful only when the watch saw the process start) and a
+				 * current VmRSS (stat's rss field can lag behind it). */
+				if (sf.has_hwm && !p->preexisting && sf.vm_hwm_kib > p->max_rss_kib)
+					p->max_rss_kib = sf.vm_hwm_kib;
+				if (sf.vm_rss_kib > 0)
+					p->rss_kib = sf.vm_rss_kib;
+			}
+		} else {
+			sf.vol_ctxsw = slot->vol + slot->base_vol;
+			sf.invol_ctxsw = slot->invol + slot->base_invol;
 		}
+		if (tid == p->pid && p->rss_kib > p->max_rss_kib)
+			p->max_rss_kib = p->rss_kib;
 
 		if (new_slot && at_baseline) {
 			slot->base_oncpu_ns = ss.oncpu_ns;
@@ -277,36 +441,35 @@ static void read_threads(struct cpw_tree *t, struct cpw_proc *p, bool at_baselin
 		ADVANCE(vol, sf.vol_ctxsw, slot->base_vol);
 		ADVANCE(invol, sf.invol_ctxsw, slot->base_invol);
 #undef ADVANCE
+		for (size_t k = 0; k < slot->nkids; k++)
+			push_front(t, slot->kids[k], p->pid);
 	}
-	closedir(dir);
 
-	/* Bank threads that ended, and sum the live ones. */
+	/* Bank threads that ended, and sum every thread. */
 	uint64_t oncpu = p->banked_oncpu_ns, runq = p->banked_runq_ns;
 	uint64_t vol = p->banked_vol, invol = p->banked_invol;
 	for (size_t i = 0; i < p->nthreads_used;) {
 		struct cpw_thread_slot *s = &p->threads[i];
+		oncpu += s->oncpu_ns;
+		runq += s->runq_ns;
+		vol += s->vol;
+		invol += s->invol;
 		if (s->generation != t->generation) {
 			p->banked_oncpu_ns += s->oncpu_ns;
 			p->banked_runq_ns += s->runq_ns;
 			p->banked_vol += s->vol;
 			p->banked_invol += s->invol;
-			oncpu += s->oncpu_ns;
-			runq += s->runq_ns;
-			vol += s->vol;
-			invol += s->invol;
+			close_slot(t, s);
 			p->threads[i] = p->threads[--p->nthreads_used];
 			continue;
 		}
-		oncpu += s->oncpu_ns;
-		runq += s->runq_ns;
-		vol += s->vol;
-		invol += s->invol;
 		i++;
 	}
 	p->oncpu_s = (double)oncpu / 1e9;
 	p->runq_wait_s = (double)runq / 1e9;
 	p->vol_ctxsw = vol;
 	p->invol_ctxsw = invol;
+	return any_ran;
 }
 
 static void read_io(struct cpw_tree *t, struct cpw_proc *p, bool at_baseline)
@@ -316,12 +479,12 @@ static void read_io(struct cpw_tree *t, struct cpw_proc *p, bool at_baseline)
 	struct cpw_io_fields io;
 
 	snprintf(path, sizeof(path), "%s/%d/io", t->proc_root, (int)p->pid);
-	long len = cpw_read_file(path, buf, sizeof(buf));
+	long len = read_kept(t, &p->io_fd, path, buf, sizeof(buf));
 	if (len < 0 || cpw_parse_io(buf, (size_t)len, &io) < 0) {
 		if (len == -EACCES || len == -EPERM)
 			snprintf(p->io_reason, sizeof(p->io_reason),
 				 "/proc/%d/io: permission denied", (int)p->pid);
-		else if (len >= 0 || len != -ENOENT)
+		else if (len != -ENOENT && len != -ESRCH)
 			snprintf(p->io_reason, sizeof(p->io_reason), "/proc/%d/io unreadable",
 				 (int)p->pid);
 		return; /* keep what we had: a vanished process keeps its last figures */
@@ -339,7 +502,7 @@ static void read_io(struct cpw_tree *t, struct cpw_proc *p, bool at_baseline)
 	p->io_reason[0] = '\0';
 }
 
-static void read_once(struct cpw_tree *t, struct cpw_proc *p)
+static void read_cmdline(struct cpw_tree *t, struct cpw_proc *p)
 {
 	char path[320];
 	char buf[CPW_CMDLINE_MAX * 2];
@@ -350,47 +513,7 @@ static void read_once(struct cpw_tree *t, struct cpw_proc *p)
 		cpw_parse_cmdline(buf, (size_t)len, p->cmdline, sizeof(p->cmdline));
 }
 
-/* Fills rows through libproc2, or by reading stat directly where libproc2 is unavailable
- * or pointed elsewhere (fixture proc roots). */
-static int read_rows(struct cpw_tree *t)
-{
-	if (t->rows_alloc < t->npids) {
-		struct cpw_procps_row *r = realloc(t->rows, t->pids_alloc * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		t->rows = r;
-		t->rows_alloc = t->pids_alloc;
-	}
-	if (t->procps)
-		return cpw_procps_read(t->procps, t->pids, t->npids, t->rows, t->rows_alloc);
-
-	long page_kib = sysconf(_SC_PAGESIZE) / 1024;
-	size_t n = 0;
-	for (size_t i = 0; i < t->npids; i++) {
-		char path[320];
-		char buf[2048];
-		struct cpw_stat_fields st;
-		snprintf(path, sizeof(path), "%s/%d/stat", t->proc_root, (int)t->pids[i]);
-		long len = cpw_read_file(path, buf, sizeof(buf));
-		if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &st) < 0)
-			continue;
-		struct cpw_procps_row *r = &t->rows[n++];
-		r->pid = t->pids[i];
-		r->ppid = st.ppid;
-		r->state = st.state;
-		snprintf(r->comm, sizeof(r->comm), "%s", st.comm);
-		r->utime_ticks = st.utime_ticks;
-		r->stime_ticks = st.stime_ticks;
-		r->minflt = st.minflt;
-		r->majflt = st.majflt;
-		r->rss_kib = (uint64_t)(st.rss_pages > 0 ? st.rss_pages : 0) * (uint64_t)page_kib;
-		r->nlwp = (int)st.num_threads;
-		r->starttime_ticks = st.starttime_ticks;
-	}
-	return (int)n;
-}
-
-static void mark_exited(struct cpw_proc *p, double now_s)
+static void mark_exited(struct cpw_tree *t, struct cpw_proc *p, double now_s)
 {
 	p->alive = false;
 	p->exited_s = now_s;
@@ -404,8 +527,11 @@ static void mark_exited(struct cpw_proc *p, double now_s)
 		p->banked_runq_ns += p->threads[i].runq_ns;
 		p->banked_vol += p->threads[i].vol;
 		p->banked_invol += p->threads[i].invol;
+		close_slot(t, &p->threads[i]);
 	}
 	p->nthreads_used = 0;
+	close_kept(t, &p->stat_fd);
+	close_kept(t, &p->io_fd);
 }
 
 static double rate(double now_val, double last_val, double dt)
@@ -416,59 +542,101 @@ static double rate(double now_val, double last_val, double dt)
 	return d > 0 ? d / dt : 0;
 }
 
-static void fold_row(struct cpw_tree *t, const struct cpw_procps_row *r, double now_s)
+/* Reads one process of the frontier: its stat, threads, IO, and queues its children. */
+static void visit(struct cpw_tree *t, pid_t pid, pid_t parent, double now_s)
 {
-	struct cpw_proc *p = find_proc(t, r->pid);
-	bool at_baseline = false;
+	char path[320];
+	char buf[2048];
+	struct cpw_stat_fields st;
+	struct cpw_proc *p = find_proc(t, pid);
+	int fd = -1;
+	long len;
 
-	if (p && p->starttime_ticks != r->starttime_ticks) {
-		if (p->alive)
-			mark_exited(p, now_s); /* the pid was reused: a new process */
+	struct cpw_proc *dead = p && !p->alive ? p : NULL;
+	if (dead)
+		p = NULL; /* an old entry: a zombie we already know ended, or a reused pid */
+	snprintf(path, sizeof(path), "%s/%d/stat", t->proc_root, (int)pid);
+	len = read_kept(t, p ? &p->stat_fd : &fd, path, buf, sizeof(buf));
+	if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &st) < 0) {
+		close_kept(t, &fd);
+		return; /* gone: not seen in this sample, so marked exited below */
+	}
+	/* An exit record (taskstats, wait4) can come before a sample finds the process as a
+	 * zombie: it is the same process, already counted exactly. A record carries no start
+	 * time, so the first matching sight supplies it. */
+	if (dead && dead->reaped && (dead->starttime_ticks == 0 || dead->starttime_ticks == st.starttime_ticks)) {
+		dead->starttime_ticks = st.starttime_ticks;
+		close_kept(t, &fd);
+		return;
+	}
+	/* A cached child whose pid now belongs to someone else's process. */
+	if (parent && st.ppid != parent && !(p && p->ppid == st.ppid)) {
+		close_kept(t, &fd);
+		return;
+	}
+	if (p && p->starttime_ticks != st.starttime_ticks) {
+		mark_exited(t, p, now_s); /* reused pid behind a re-opened path */
 		p = NULL;
 	}
+
+	bool at_baseline = false;
 	if (!p) {
-		p = add_proc(t, r->pid, now_s);
-		if (!p)
+		p = add_proc(t, pid, now_s);
+		if (!p) {
+			close_kept(t, &fd);
 			return;
-		p->starttime_ticks = r->starttime_ticks;
+		}
+		p->stat_fd = fd;
+		p->starttime_ticks = st.starttime_ticks;
 		p->alive = true;
 		/* In attach mode, what existed at the first sample counts from there on. */
 		if (t->baseline_existing && t->generation == 1) {
 			at_baseline = true;
 			p->preexisting = true;
-			p->base_utime = r->utime_ticks;
-			p->base_stime = r->stime_ticks;
-			p->base_minflt = r->minflt;
-			p->base_majflt = r->majflt;
+			p->base_utime = st.utime_ticks;
+			p->base_stime = st.stime_ticks;
+			p->base_minflt = st.minflt;
+			p->base_majflt = st.majflt;
 		}
-		read_once(t, p);
+		read_cmdline(t, p);
+		if (t->nnew == t->new_alloc) {
+			size_t n = t->new_alloc ? t->new_alloc * 2 : 64;
+			pid_t *np = realloc(t->new_pids, n * sizeof(*np));
+			if (np) {
+				t->new_pids = np;
+				t->new_alloc = n;
+			}
+		}
+		if (t->nnew < t->new_alloc)
+			t->new_pids[t->nnew++] = pid;
 	}
 	p->generation = t->generation;
 	p->last_seen_s = now_s;
-	p->ppid = r->ppid;
-	p->state = r->state;
-	snprintf(p->comm, sizeof(p->comm), "%s", r->comm);
-	p->nthreads = r->nlwp;
-	p->rss_kib = r->rss_kib;
-	if (r->rss_kib > p->max_rss_kib)
-		p->max_rss_kib = r->rss_kib;
+	p->ppid = st.ppid;
+	p->state = st.state;
+	/* prctl(PR_SET_NAME) and exec change the name: follow it. */
+	if (strcmp(p->comm, st.comm) != 0)
+		snprintf(p->comm, sizeof(p->comm), "%s", st.comm);
+	p->nthreads = (int)st.num_threads;
+	p->rss_kib = (uint64_t)(st.rss_pages > 0 ? st.rss_pages : 0) * (uint64_t)t->page_kib;
 
-	uint64_t ut = r->utime_ticks > p->base_utime ? r->utime_ticks - p->base_utime : 0;
-	uint64_t stt = r->stime_ticks > p->base_stime ? r->stime_ticks - p->base_stime : 0;
+	uint64_t ut = st.utime_ticks > p->base_utime ? st.utime_ticks - p->base_utime : 0;
+	uint64_t stt = st.stime_ticks > p->base_stime ? st.stime_ticks - p->base_stime : 0;
 	double user_s = (double)ut / (double)t->hz, sys_s = (double)stt / (double)t->hz;
 	if (user_s > p->user_s)
 		p->user_s = user_s;
 	if (sys_s > p->sys_s)
 		p->sys_s = sys_s;
-	uint64_t minflt = r->minflt > p->base_minflt ? r->minflt - p->base_minflt : 0;
-	uint64_t majflt = r->majflt > p->base_majflt ? r->majflt - p->base_majflt : 0;
+	uint64_t minflt = st.minflt > p->base_minflt ? st.minflt - p->base_minflt : 0;
+	uint64_t majflt = st.majflt > p->base_majflt ? st.majflt - p->base_majflt : 0;
 	if (minflt > p->minflt)
 		p->minflt = minflt;
 	if (majflt > p->majflt)
 		p->majflt = majflt;
 
-	read_threads(t, p, at_baseline);
-	read_io(t, p, at_baseline);
+	/* IO needs the process to run: it is re-read only when a thread ran. */
+	if (read_threads(t, p, &st, at_baseline) || isnan(p->last_sample_s))
+		read_io(t, p, at_baseline);
 
 	/* Rates over the interval since this process's previous sample. */
 	double dt = now_s - p->last_sample_s;
@@ -491,6 +659,28 @@ static void fold_row(struct cpw_tree *t, const struct cpw_procps_row *r, double 
 	p->last_sample_s = now_s;
 }
 
+/* Asks libproc2 who the processes first seen in this sample are. */
+static void identify_new(struct cpw_tree *t)
+{
+	if (!t->procps || t->nnew == 0)
+		return;
+	if (t->ids_alloc < t->nnew) {
+		struct cpw_procps_identity *ids = realloc(t->ids, t->new_alloc * sizeof(*ids));
+		if (!ids)
+			return;
+		t->ids = ids;
+		t->ids_alloc = t->new_alloc;
+	}
+	int n = cpw_procps_identify(t->procps, t->new_pids, t->nnew, t->ids, t->ids_alloc);
+	for (int i = 0; i < n; i++) {
+		struct cpw_proc *p = find_proc(t, t->ids[i].pid);
+		if (!p || !p->alive || p->starttime_ticks != t->ids[i].starttime_ticks)
+			continue;
+		snprintf(p->user, sizeof(p->user), "%s", t->ids[i].user);
+		p->identified = true;
+	}
+}
+
 static void push_history(struct cpw_tree *t)
 {
 	struct cpw_history *h = &t->history;
@@ -508,29 +698,24 @@ static void push_history(struct cpw_tree *t)
 
 int cpw_tree_sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, double now_s)
 {
-	t->generation++;
-	t->npids = 0;
-	for (size_t i = 0; i < nroots; i++)
-		if (push_pid(t, roots[i]) < 0)
-			return -ENOMEM;
-	/* Breadth first: t->pids grows while we walk it. */
-	for (size_t i = 0; i < t->npids; i++)
-		if (discover_children(t, t->pids[i]) < 0)
-			return -ENOMEM;
-
-	int nrows = read_rows(t);
-	if (nrows < 0)
-		return nrows;
-
 	struct cpw_tree_totals *tt = &t->totals;
 	uint64_t running_before = tt->st_running;
-	for (int i = 0; i < nrows; i++)
-		fold_row(t, &t->rows[i], now_s);
 
-	/* What was alive and is gone now has exited. */
+	t->generation++;
+	t->nfront = 0;
+	t->nnew = 0;
+	for (size_t i = 0; i < nroots; i++)
+		if (push_front(t, roots[i], 0) < 0)
+			return -ENOMEM;
+	/* Breadth first: visiting a process queues its children. */
+	for (size_t i = 0; i < t->nfront; i++)
+		visit(t, t->front[i].pid, t->front[i].parent, now_s);
+	identify_new(t);
+
+	/* What was alive and was not found has exited. */
 	for (size_t i = 0; i < t->nprocs; i++)
 		if (t->procs[i].alive && t->procs[i].generation != t->generation)
-			mark_exited(&t->procs[i], now_s);
+			mark_exited(t, &t->procs[i], now_s);
 
 	tt->samples++;
 	tt->runnable_sum += tt->st_running - running_before;
@@ -566,7 +751,7 @@ void cpw_tree_record_exit(struct cpw_tree *t, pid_t pid, pid_t ppid, const char 
 	struct cpw_proc *p = find_proc(t, pid);
 	if (!p || p->alive) {
 		if (p && p->alive)
-			mark_exited(p, now_s);
+			mark_exited(t, p, now_s);
 		else if (!(p = add_proc(t, pid, now_s)))
 			return;
 	}
@@ -594,6 +779,8 @@ void cpw_tree_record_exit(struct cpw_tree *t, pid_t pid, pid_t ppid, const char 
 struct cpw_tree *cpw_tree_new(const char *proc_root, bool baseline_existing)
 {
 	struct cpw_tree *t = calloc(1, sizeof(*t));
+	struct rlimit nofile;
+
 	if (!t)
 		return NULL;
 	snprintf(t->proc_root, sizeof(t->proc_root), "%s", proc_root ? proc_root : "/proc");
@@ -601,10 +788,23 @@ struct cpw_tree *cpw_tree_new(const char *proc_root, bool baseline_existing)
 	t->hz = sysconf(_SC_CLK_TCK);
 	if (t->hz <= 0)
 		t->hz = 100;
+	t->page_kib = sysconf(_SC_PAGESIZE) / 1024;
+	/* Keeping descriptors open saves an open and a close per file per sample: raise the
+	 * soft limit to the hard one and keep a margin for everything else. */
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+		if (nofile.rlim_cur < nofile.rlim_max) {
+			nofile.rlim_cur = nofile.rlim_max > 65536 ? 65536 : nofile.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &nofile);
+			getrlimit(RLIMIT_NOFILE, &nofile);
+		}
+		t->max_kept_fds = nofile.rlim_cur > 256 ? (size_t)nofile.rlim_cur - 128 : 0;
+	}
+	t->tids_alloc = 64;
+	t->tids = malloc(t->tids_alloc * sizeof(*t->tids));
 	/* libproc2 reads the real /proc only; a fixture root is read directly. */
 	if (strcmp(t->proc_root, "/proc") == 0 && cpw_procps_new(&t->procps) < 0)
 		t->procps = NULL;
-	if (map_grow(t) < 0) {
+	if (!t->tids || map_grow(t) < 0) {
 		cpw_tree_free(t);
 		return NULL;
 	}
@@ -615,14 +815,32 @@ void cpw_tree_free(struct cpw_tree *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nprocs; i++)
-		free(t->procs[i].threads);
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct cpw_proc *p = &t->procs[i];
+		for (size_t j = 0; j < p->nthreads_used; j++)
+			close_slot(t, &p->threads[j]);
+		close_kept(t, &p->stat_fd);
+		close_kept(t, &p->io_fd);
+		free(p->threads);
+	}
 	free(t->procs);
 	free(t->map);
-	free(t->pids);
-	free(t->rows);
+	free(t->front);
+	free(t->seen);
+	free(t->new_pids);
+	free(t->ids);
+	free(t->tids);
 	cpw_procps_free(t->procps);
 	free(t);
+}
+
+void cpw_tree_end(struct cpw_tree *t, double now_s)
+{
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].alive)
+			mark_exited(t, &t->procs[i], now_s);
+	t->totals.alive = 0;
+	t->totals.rss_kib = 0;
 }
 
 size_t cpw_tree_size(const struct cpw_tree *t) { return t->nprocs; }

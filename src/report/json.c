@@ -158,6 +158,7 @@ static json_object *processes_array(const struct cpw_report *r)
 		add(o, "pid", json_object_new_int(p->pid));
 		add(o, "ppid", json_object_new_int(p->ppid));
 		add(o, "command", jstr(p->comm));
+		add(o, "user", p->user[0] ? jstr(p->user) : NULL);
 		add(o, "cmdline", jstr(p->cmdline));
 		add(o, "user_s", jnum(p->user_s));
 		add(o, "sys_s", jnum(p->sys_s));
@@ -262,7 +263,8 @@ int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 	json_object *root = build(r);
 	const char *text = json_object_to_json_string_ext(
 		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-	int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? -EIO : 0;
+	errno = 0;
+	int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? (errno ? -errno : -EIO) : 0;
 	json_object_put(root);
 	return rc;
 }

@@ -118,5 +118,5 @@ int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out)
 				r->budgets[i].name, r->budgets[i].broken);
 	}
 	fputs("# EOF\n", out);
-	return ferror(out) ? -EIO : 0;
+	return ferror(out) ? (errno ? -errno : -EIO) : 0;
 }

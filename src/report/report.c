@@ -126,6 +126,8 @@ bool cpw_report_check_budgets(struct cpw_report *r)
 int cpw_report_write(const struct cpw_report *r, FILE *out)
 {
 	int rc;
+
+	errno = 0;
 	switch (r->cfg->format) {
 	case CPW_FORMAT_JSON:
 		rc = cpw_report_write_json(r, out);

@@ -216,12 +216,20 @@ static void write_verdict_section(const struct cpw_report *r, FILE *out)
 	if (v->secondary != CPW_CLASS_NONE)
 		fprintf(out, ", then %s", cpw_class_name(v->secondary));
 	fputc('\n', out);
-	for (int i = 0; i < v->nevidence; i++)
-		fprintf(out, "\tEvidence: %s  [%s]\n", v->evidence[i].text, v->evidence[i].source);
-	for (int i = 0; i < v->nfindings; i++)
-		fprintf(out, "\tFinding: %s\n", v->findings[i]);
-	if (v->advice[0])
-		fprintf(out, "\tAdvice: %s\n", v->advice);
+	/* Evidence and findings may quote a command name: escape everything. */
+	char esc[sizeof(v->advice) * 4];
+	for (int i = 0; i < v->nevidence; i++) {
+		cpw_escape_for_terminal(v->evidence[i].text, esc, sizeof(esc));
+		fprintf(out, "\tEvidence: %s  [%s]\n", esc, v->evidence[i].source);
+	}
+	for (int i = 0; i < v->nfindings; i++) {
+		cpw_escape_for_terminal(v->findings[i], esc, sizeof(esc));
+		fprintf(out, "\tFinding: %s\n", esc);
+	}
+	if (v->advice[0]) {
+		cpw_escape_for_terminal(v->advice, esc, sizeof(esc));
+		fprintf(out, "\tAdvice: %s\n", esc);
+	}
 }
 
 int cpw_report_write_text(const struct cpw_report *r, FILE *out)
@@ -247,8 +255,11 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 	}
 	if (r->nnotes) {
 		fputs("Notes:\n", out);
-		for (int i = 0; i < r->nnotes; i++)
-			fprintf(out, "\t%s\n", r->notes[i]);
+		char esc[CPW_NOTE_LEN * 4];
+		for (int i = 0; i < r->nnotes; i++) {
+			cpw_escape_for_terminal(r->notes[i], esc, sizeof(esc));
+			fprintf(out, "\t%s\n", esc);
+		}
 	}
-	return ferror(out) ? -EIO : 0;
+	return ferror(out) ? (errno ? -errno : -EIO) : 0;
 }

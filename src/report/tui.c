@@ -592,16 +592,16 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 						       ui->utf8 ? (r->last_sibling ? "\xe2\x94\x94\xe2\x94\x80"
 										   : "\xe2\x94\x9c\xe2\x94\x80")
 								: (r->last_sibling ? "`-" : "|-"));
+			/* The count comes before the command, which a narrow screen cuts. */
 			if (r->collapsed)
-				at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "[+]");
+				at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "[+](%u procs) ",
+						       r->nsummed);
 			char esc[CPW_CMDLINE_MAX * 4 + 1];
 			const char *lbl = p ? (p->cmdline[0] ? p->cmdline : p->comm) : "?";
 			cpw_escape_for_terminal(lbl, esc, sizeof(esc));
 			if (at < sizeof(ui->line))
 				at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "%s%s", esc,
 						       r->exited ? " (exited)" : "");
-			if (r->collapsed && at < sizeof(ui->line))
-				snprintf(ui->line + at, sizeof(ui->line) - at, " (%u procs)", r->nsummed);
 		}
 		attr_t a = 0;
 		if (r->exited)

@@ -141,6 +141,8 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		s.report.exit_code = WEXITSTATUS(main_status);
 	}
 	size_t left = current_roots(cfg, roots);
+	if (!left)
+		cpw_tree_end(s.tree, cpw_session_elapsed(&s)); /* everything was waited for */
 	if (left) {
 		cpw_session_sample(&s, roots, left); /* so the report lists them */
 		s.report.descendants_running = cpw_tree_totals(s.tree)->alive;

@@ -119,8 +119,9 @@ static void test_threads_end_and_process_exits(void)
 	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.3), 2);
 	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->oncpu_s, 4.5, 1e-9);
 
-	/* 101 exits: it leaves the children list and /proc. */
+	/* 101 exits: its parent runs to reap it, so it leaves the children list and /proc. */
 	write_file("100/task/100/children", "");
+	write_file("100/task/100/schedstat", "1600000000 20000000 31\n");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/101'", root);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.4), 1);

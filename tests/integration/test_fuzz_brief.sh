@@ -1,0 +1,45 @@
+#!/bin/sh
+# test_fuzz_brief.sh: the fuzz targets of tests/fuzz, briefly.
+#  - Every target's corpus (seeds and the regression inputs fuzzing once found) is replayed
+#    by its plain driver, built by make check with the normal compiler (and ASan in an
+#    --enable-asan build): this runs everywhere.
+#  - Where clang can link libFuzzer, contrib/fuzz.sh builds each target with ASan+UBSan
+#    from the parser sources and fuzzes it for 3 s; a crasher is kept under
+#    $CPW_BUILDDIR/tests/fuzz/found/TARGET/ (copy it into tests/fuzz/corpus/TARGET/
+#    regressions/ once the bug is fixed). Skips, saying why, without clang or libFuzzer.
+# Longer runs: contrib/fuzz.sh 300.
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape"
+set -- $TARGETS
+plan $(($# * 2))
+
+for t in $TARGETS; do
+	drv="$CPW_BUILDDIR/tests/fuzz/replay_$t"
+	if [ ! -x "$drv" ]; then
+		not_ok "replay $t corpus" "$drv is not built"
+		continue
+	fi
+	if "$drv" "$CPW_SRCDIR/tests/fuzz/corpus/$t" >"$SCRATCH/replay.$t" 2>&1; then
+		ok "replay $t corpus: $(tail -n 1 "$SCRATCH/replay.$t")"
+	else
+		not_ok "replay $t corpus" "$(tail -n 20 "$SCRATCH/replay.$t")"
+	fi
+done
+
+found="$CPW_BUILDDIR/tests/fuzz/found"
+sh "$CPW_SRCDIR/contrib/fuzz.sh" -b "$SCRATCH/fuzz" -s "$found" 3 >"$SCRATCH/fuzz.out" 2>"$SCRATCH/fuzz.err"
+rc=$?
+if [ "$rc" = 77 ]; then
+	for t in $TARGETS; do skip "libFuzzer $t" "$(head -n 1 "$SCRATCH/fuzz.err")"; done
+	done_testing
+fi
+for t in $TARGETS; do
+	line=$(grep "^[A-Z]* $t:" "$SCRATCH/fuzz.out")
+	case $line in
+	PASS*) ok "libFuzzer ${line#PASS }" ;;
+	FAIL*) not_ok "libFuzzer ${line#FAIL }" "$(grep -F "[$t]" "$SCRATCH/fuzz.err" | tail -n 25)" ;;
+	*) not_ok "libFuzzer $t: no result" "$(tail -n 20 "$SCRATCH/fuzz.err")" ;;
+	esac
+done
+done_testing

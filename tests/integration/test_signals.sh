@@ -1,0 +1,143 @@
+#!/bin/sh
+# test_signals.sh: signals to cperfwatch in each mode.
+#  - run mode: SIGTERM and SIGHUP are passed on to the command, whose exit status is still
+#    reported; SIGINT sent to cperfwatch alone is ignored (a Ctrl-C reaches the command
+#    through the terminal's process group: the command decides), so the command carries on
+#    and the report comes when it ends;
+#  - attach mode: SIGINT, SIGTERM and SIGHUP end the watch cleanly with the report so far
+#    (valid JSON with --json), status 0, and the watched process is left alone;
+#  - the live view restores the terminal when a signal ends it.
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+H="$CPW_BUILDDIR/tests/integration/robust_helper"
+PY=/usr/bin/python3
+N=23
+plan $N
+
+if [ ! -x "$H" ] || [ ! -x "$PY" ]; then
+	for _ in $(seq $N); do skip "signals" "robust_helper is not built or $PY is missing"; done
+	done_testing
+fi
+
+# json_exit FILE: prints "code signal" from a report, or fails when it is not valid JSON.
+json_exit() {
+	"$PY" -c 'import json,sys; e=json.load(open(sys.argv[1]))["exit"]; print(e["code"], e["signal"])' "$1"
+}
+
+# Waits until the helper has installed its handlers (it creates its file then).
+wait_for() { for _i in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+
+# --- run mode: TERM and HUP are forwarded ---
+for sig in TERM HUP; do
+	f="$SCRATCH/got.$sig"
+	"$CPW" --json -o "$SCRATCH/run.$sig.json" -- "$H" signals "$f" 10 &
+	cpw=$!
+	wait_for "$f"
+	sleep 0.2
+	kill -"$sig" "$cpw"
+	wait "$cpw"
+	rc=$?
+	case $sig in TERM) signum=15 ;; HUP) signum=1 ;; esac
+	check "run mode, SIG$sig: the command got it" grep -qx "$sig" "$f"
+	check "run mode, SIG$sig: cperfwatch exits with the command's status ($rc = $((10 + signum)))" \
+		test "$rc" = $((10 + signum))
+	v=$(json_exit "$SCRATCH/run.$sig.json")
+	check "run mode, SIG$sig: the JSON report holds that exit code ($v)" test "$v" = "$((10 + signum)) None"
+done
+
+# --- run mode: SIGINT to cperfwatch alone is ignored ---
+f="$SCRATCH/got.INT"
+start=$(date +%s.%N)
+"$CPW" --json -o "$SCRATCH/run.INT.json" -- "$H" signals "$f" 1.5 &
+cpw=$!
+wait_for "$f"
+sleep 0.2
+kill -INT "$cpw"
+wait "$cpw"
+rc=$?
+took=$(echo "$(date +%s.%N) - $start" | bc)
+check "run mode, SIGINT to cperfwatch alone: the command did not get it" sh -c "! grep -q INT '$f'"
+check "run mode, SIGINT: the command ran to its end (${took}s >= 1.5 s), status 0 ($rc)" \
+	sh -c "test $rc = 0 && echo '$took >= 1.45' | bc | grep -qx 1"
+v=$(json_exit "$SCRATCH/run.INT.json")
+check "run mode, SIGINT: the report is there when it ends ($v)" test "$v" = "0 None"
+
+# --- run mode: Ctrl-C at a terminal reaches the whole process group ---
+if command -v setsid >/dev/null 2>&1; then
+	f="$SCRATCH/got.INTgroup"
+	setsid "$CPW" --json -o "$SCRATCH/run.INTgroup.json" -- "$H" signals "$f" 1.5 &
+	cpw=$!
+	wait_for "$f"
+	sleep 0.2
+	env kill -INT -- -"$cpw" # the kill program: the shell's may not take a group
+	wait "$cpw"
+	rc=$?
+	check "run mode, SIGINT to the process group: the command got it and decided ($rc)" \
+		sh -c "grep -qx INT '$f' && test $rc = 0"
+	v=$(json_exit "$SCRATCH/run.INTgroup.json")
+	check "run mode, SIGINT to the process group: cperfwatch survived to report ($v)" test "$v" = "0 None"
+else
+	skip "run mode, SIGINT to the process group" "setsid (util-linux) not found"
+	skip "run mode, SIGINT to the process group: report" "setsid (util-linux) not found"
+fi
+
+# --- run mode: a command killed by a signal ---
+"$CPW" --json -o "$SCRATCH/killed.json" -- sh -c 'kill -TERM $$' 2>/dev/null
+rc=$?
+check "run mode, the command dies of SIGTERM: status 143 ($rc)" test "$rc" = 143
+v=$(json_exit "$SCRATCH/killed.json")
+check "run mode, the command dies of SIGTERM: the report says signal 15 ($v)" test "$v" = "None 15"
+
+# --- attach mode: each signal ends the watch with the report so far ---
+sleep 30 &
+target=$!
+for sig in INT TERM HUP; do
+	"$CPW" --json -i 50ms --pid "$target" >"$SCRATCH/attach.$sig.json" 2>"$SCRATCH/err.$sig" &
+	cpw=$!
+	sleep 0.5
+	start=$(date +%s.%N)
+	kill -"$sig" "$cpw"
+	wait "$cpw"
+	rc=$?
+	took=$(echo "$(date +%s.%N) - $start" | bc)
+	check "attach mode, SIG$sig: ends promptly (${took}s) with status 0 ($rc)" \
+		sh -c "test $rc = 0 && echo '$took < 1' | bc | grep -qx 1"
+	check "attach mode, SIG$sig: valid JSON covering the time watched, saying why it stopped" "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mode"] == "attach" and d["time"]["wall_s"] >= 0.3, d["time"]
+assert any("signal" in n for n in d["notes"]), d["notes"]
+' "$SCRATCH/attach.$sig.json"
+done
+check "attach mode: the watched process is left alone" kill -0 "$target"
+
+"$CPW" -i 50ms --pid "$target" >"$SCRATCH/attach.txt" 2>&1 &
+cpw=$!
+sleep 0.4
+kill -TERM "$cpw"
+wait "$cpw"
+rc=$?
+check "attach mode, text, SIGTERM: status 0 ($rc) and a whole report" \
+	sh -c "test $rc = 0 && grep -q '^Verdict' '$SCRATCH/attach.txt'"
+
+# --- the live view gives the terminal back ---
+if [ -n "$TMUX_BIN" ] && [ -x "$TMUX_BIN" ]; then
+	sock="$SCRATCH/tmux.sock"
+	"$TMUX_BIN" -S "$sock" new-session -d -x 120 -y 30 \
+		"'$CPW' --tui -i 100ms --pid $target >'$SCRATCH/tui.txt' 2>&1; echo \$? >'$SCRATCH/tui.rc'; stty -a >'$SCRATCH/stty.txt'; sleep 10" 2>/dev/null
+	sleep 1
+	cpw=$(pgrep -f -n -- "--tui -i 100ms --pid $target")
+	[ -n "$cpw" ] && kill -TERM "$cpw"
+	for _ in $(seq 40); do [ -s "$SCRATCH/stty.txt" ] && break; sleep 0.05; done
+	"$TMUX_BIN" -S "$sock" kill-server 2>/dev/null
+	check "live view, SIGTERM: status 0 and the report after it" \
+		sh -c "test \"\$(cat '$SCRATCH/tui.rc' 2>/dev/null)\" = 0 && grep -q 'Verdict' '$SCRATCH/tui.txt'"
+	check "live view, SIGTERM: the terminal is back in its normal mode (echo, icanon)" \
+		sh -c "grep -q ' echo ' '$SCRATCH/stty.txt' && grep -q ' icanon ' '$SCRATCH/stty.txt'"
+else
+	skip "live view, SIGTERM: report" "tmux not found (apt-get install tmux)"
+	skip "live view, SIGTERM: terminal restored" "tmux not found"
+fi
+kill "$target" 2>/dev/null
+
+done_testing
