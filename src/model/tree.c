@@ -345,7 +345,8 @@ static void read_kids(struct cpw_tree *t, struct cpw_thread_slot *s, const char 
 		s->kids = k;
 		s->kids_alloc = (size_t)n;
 	}
-	memcpy(s->kids, kids, (size_t)n * sizeof(*kids));
+	if (n > 0)
+		memcpy(s->kids, kids, (size_t)n * sizeof(*kids));
 	s->nkids = (size_t)n;
 }
 

@@ -65,9 +65,10 @@ int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out)
 {
 	const struct cpw_metrics *m = &r->metrics;
 	struct om om = { .out = out };
-	char cmd[256], esc[512];
+	char esc[512];
 
 	if (r->mode == CPW_MODE_RUN && r->cfg->command_argc > 0) {
+		char cmd[256];
 		snprintf(cmd, sizeof(cmd), "%s", r->cfg->command[0]);
 		label_value(basename(cmd), esc, sizeof(esc));
 	} else {

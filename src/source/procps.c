@@ -53,6 +53,7 @@ int cpw_procps_identify(struct cpw_procps *p, const pid_t *pids, size_t npids,
 
 	for (size_t start = 0; start < npids && n < max; start += SELECT_CHUNK) {
 		size_t count = npids - start < SELECT_CHUNK ? npids - start : SELECT_CHUNK;
+		// cppcheck-suppress knownConditionTrueFalse ; count >= 1 inside the loop
 		for (size_t i = 0; i < count; i++)
 			chunk[i] = (unsigned)pids[start + i];
 		struct pids_fetch *fetch =
