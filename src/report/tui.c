@@ -858,6 +858,11 @@ static enum cpw_tui_event wait_keys(struct cpw_tui *ui, bool forever)
 			continue;
 		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
 			return CPW_TUI_QUIT; /* the terminal is gone */
+		/* Readable with nothing to read is a hung-up terminal (a closed pty reads EIO):
+		 * without this the loop would spin on it at full CPU. */
+		int avail = 0;
+		if (ioctl(ui->in_fd, FIONREAD, &avail) < 0 || avail <= 0)
+			return CPW_TUI_QUIT;
 		if (read_keys(ui))
 			return CPW_TUI_QUIT;
 	}
