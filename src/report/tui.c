@@ -598,6 +598,14 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 						       r->nsummed);
 			char esc[CPW_CMDLINE_MAX * 4 + 1];
 			const char *lbl = p ? (p->cmdline[0] ? p->cmdline : p->comm) : "?";
+			/* The program's base name, then its arguments: a long directory would push
+			 * the name itself off a narrow screen. */
+			if (p && p->cmdline[0]) {
+				const char *end = strchr(lbl, ' ');
+				for (const char *ch = lbl; *ch && (!end || ch < end); ch++)
+					if (*ch == '/' && ch[1] && ch[1] != ' ')
+						lbl = ch + 1;
+			}
 			cpw_escape_for_terminal(lbl, esc, sizeof(esc));
 			if (at < sizeof(ui->line))
 				at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "%s%s", esc,
