@@ -54,6 +54,9 @@ extern volatile sig_atomic_t cpw_signal_received; /* last SIGTERM/SIGHUP/SIGINT 
  * GNU time does); SIGTERM and SIGHUP recorded, to be forwarded. Attach mode: SIGINT,
  * SIGTERM, SIGHUP recorded, to end the watch with a report. SIGCHLD wakes the loop. */
 void cpw_signals_install(enum cpw_mode mode);
+/* The signal mask to wait with (ppoll): the usual mask without the signals that end a
+ * wait, which cpw_signals_install() blocks everywhere else. */
+extern sigset_t cpw_wait_mask;
 /* Sleeps up to ms, waking early on a signal. */
 void cpw_sleep_interruptible(unsigned ms);
 

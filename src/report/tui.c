@@ -852,7 +852,9 @@ static enum cpw_tui_event wait_keys(struct cpw_tui *ui, bool forever)
 			timeout = (int)ceil(left);
 		}
 		struct pollfd pfd = { .fd = ui->in_fd, .events = POLLIN };
-		int r = poll(&pfd, 1, timeout);
+		struct timespec ts = { .tv_sec = timeout / 1000, .tv_nsec = (long)(timeout % 1000) * 1000000L };
+		/* ppoll with the wait mask: signals blocked while drawing are delivered here. */
+		int r = ppoll(&pfd, 1, timeout < 0 ? NULL : &ts, &cpw_wait_mask);
 		if (r < 0) {
 			if (errno != EINTR)
 				return CPW_TUI_QUIT;
