@@ -203,21 +203,28 @@ static void fill_from_model(struct cpw_session *s, struct cpw_metrics *m)
 		m->cores_usable = cpus.cores_usable;
 }
 
+/* Stall seconds over the run, from two readings of cumulative PSI totals (us). */
+static void psi_into_metrics(const struct cpw_psi *start, const struct cpw_psi *end, struct cpw_metrics *m)
+{
+	struct cpw_psi d;
+	cpw_psi_delta(start, end, &d);
+	m->psi_cpu_some_s = (double)d.cpu_some_us / 1e6;
+	m->psi_io_some_s = (double)d.io_some_us / 1e6;
+	m->psi_io_full_s = (double)d.io_full_us / 1e6;
+	m->psi_mem_some_s = (double)d.mem_some_us / 1e6;
+	m->psi_mem_full_s = (double)d.mem_full_us / 1e6;
+}
+
 /* The whole-run sources: deltas of pressure and refaults, the cgroup's exact figures. */
 static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 {
 	struct cpw_session_private *p = s->priv;
 	struct cpw_report *r = &s->report;
-	struct cpw_psi end, d;
+	struct cpw_psi end;
 	struct cpw_vmstat vm;
 
 	if (cpw_psi_read_system(s->cfg->proc_root, &end) == 0 && p->psi_start.available && end.available) {
-		cpw_psi_delta(&p->psi_start, &end, &d);
-		m->psi_cpu_some_s = (double)d.cpu_some_us / 1e6;
-		m->psi_io_some_s = (double)d.io_some_us / 1e6;
-		m->psi_io_full_s = (double)d.io_full_us / 1e6;
-		m->psi_mem_some_s = (double)d.mem_some_us / 1e6;
-		m->psi_mem_full_s = (double)d.mem_full_us / 1e6;
+		psi_into_metrics(&p->psi_start, &end, m);
 	} else {
 		cpw_report_note(r, "pressure (PSI) unavailable: %s",
 				p->psi_start.reason[0] ? p->psi_start.reason : end.reason);
@@ -239,12 +246,7 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 				cpw_report_note(r, "cgroup memory figures unavailable: %s", st.memory_reason);
 			}
 			if (st.psi.available && p->cgroup_psi_start.available) {
-				cpw_psi_delta(&p->cgroup_psi_start, &st.psi, &d);
-				m->psi_cpu_some_s = (double)d.cpu_some_us / 1e6;
-				m->psi_io_some_s = (double)d.io_some_us / 1e6;
-				m->psi_io_full_s = (double)d.io_full_us / 1e6;
-				m->psi_mem_some_s = (double)d.mem_some_us / 1e6;
-				m->psi_mem_full_s = (double)d.mem_full_us / 1e6;
+				psi_into_metrics(&p->cgroup_psi_start, &st.psi, m);
 				m->psi_from_cgroup = true;
 			}
 		}
