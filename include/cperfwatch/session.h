@@ -52,7 +52,8 @@ int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max);
 extern volatile sig_atomic_t cpw_signal_received; /* last SIGTERM/SIGHUP/SIGINT seen, 0 if none */
 /* Run mode: SIGINT and SIGQUIT ignored (the terminal delivers them to the command, as
  * GNU time does); SIGTERM and SIGHUP recorded, to be forwarded. Attach mode: SIGINT,
- * SIGTERM, SIGHUP recorded, to end the watch with a report. SIGCHLD wakes the loop. */
+ * SIGTERM, SIGHUP recorded, to end the watch with a report. SIGCHLD wakes the loop.
+ * Those that end a wait are blocked outside it (see cpw_wait_mask). */
 void cpw_signals_install(enum cpw_mode mode);
 /* The signal mask to wait with (ppoll): the usual mask without the signals that end a
  * wait, which cpw_signals_install() blocks everywhere else. */

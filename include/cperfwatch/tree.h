@@ -2,8 +2,9 @@
  * tree.h: the watched process tree over time (model/tree.c).
  *
  * Each sample discovers the tree from its roots through /proc/PID/task/TID/children (only
- * the tree is read, never all of /proc), reads every process (libproc2) and thread (direct
- * /proc reads for what libproc2 lacks), and keeps per-process cumulative figures, rates
+ * the tree is read, never all of /proc), identifies each new process once through libproc2,
+ * reads the changing figures directly through descriptors kept open, and keeps
+ * per-process cumulative figures, rates
  * over the last interval, tree totals and a bounded history for the live view.
  * Processes that exit stay in the table (alive = false) so totals never lose them.
  */
@@ -72,7 +73,6 @@ struct cpw_proc {
 	struct cpw_thread_slot *threads;
 	size_t nthreads_used, nthreads_alloc;
 	int stat_fd, io_fd;       /* kept open between samples; -1 when not */
-	bool identified;          /* libproc2 has told who it is */
 	uint64_t banked_oncpu_ns, banked_runq_ns, banked_vol, banked_invol; /* exited threads */
 	unsigned generation;      /* last sample that saw it */
 };

@@ -2,7 +2,8 @@
  * tree.c: the watched process tree over time (tree.h).
  *
  * One sample: discover the tree from its roots through the children files (only the tree is
- * read), read the processes through libproc2 and their threads directly, then fold the
+ * read), identify new processes once through libproc2, read each process and thread
+ * directly through descriptors kept open (skipping what cannot have changed), then fold the
  * readings into cumulative per-process figures, per-interval rates, tree totals and the
  * history ring. Figures never go backwards: a thread that disappears has its last reading
  * banked in its process, and a process that disappears keeps its last figures.
@@ -678,7 +679,6 @@ static void identify_new(struct cpw_tree *t)
 		if (!p || !p->alive || p->starttime_ticks != t->ids[i].starttime_ticks)
 			continue;
 		snprintf(p->user, sizeof(p->user), "%s", t->ids[i].user);
-		p->identified = true;
 	}
 }
 

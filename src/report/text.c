@@ -81,12 +81,9 @@ static void write_time_section(const struct cpw_report *r, FILE *out)
 	fprintf(out, "\tExit status: %d\n", r->exit_signal ? 128 + r->exit_signal : r->exit_code);
 }
 
-/* fmt is "%.Nf" with N in 0..3, optionally followed by "%%": built from decimals here so
- * the format string stays a literal. */
-static void print_value(FILE *out, const char *label, double v, const char *fmt)
+/* A figure with its decimals, or N/A; percent appends a % sign. */
+static void print_value(FILE *out, const char *label, double v, int decimals, bool percent)
 {
-	int decimals = fmt[2] >= '0' && fmt[2] <= '9' ? fmt[2] - '0' : 0;
-	bool percent = strstr(fmt, "%%") != NULL;
 	fprintf(out, "\t%s: ", label);
 	if (cpw_known(v))
 		fprintf(out, "%.*f%s", decimals, v, percent ? "%" : "");
@@ -106,14 +103,14 @@ static void write_attach_header(const struct cpw_report *r, FILE *out)
 				sizeof(esc));
 	fprintf(out, "\tProcess watched: %d \"%s\"\n", (int)r->pid, esc);
 	fputs("\tFigures cover the time watched, not the process's life before it.\n", out);
-	print_value(out, "User time (seconds)", m->user_s, "%.2f");
-	print_value(out, "System time (seconds)", m->sys_s, "%.2f");
+	print_value(out, "User time (seconds)", m->user_s, 2, false);
+	print_value(out, "System time (seconds)", m->sys_s, 2, false);
 	print_value(out, "Percent of CPU this job got",
 		    cpw_known(m->wall_s) && m->wall_s > 0 ? floor(100 * (m->user_s + m->sys_s) / m->wall_s) : NAN,
-		    "%.0f%%");
+		    0, true);
 	format_elapsed(m->wall_s, elapsed, sizeof(elapsed));
 	fprintf(out, "\tElapsed (wall clock) time watched (h:mm:ss or m:ss): %s\n", elapsed);
-	print_value(out, "Maximum resident set size (kbytes)", m->max_rss_kib, "%.0f");
+	print_value(out, "Maximum resident set size (kbytes)", m->max_rss_kib, 0, false);
 	fprintf(out, "\tMajor (requiring I/O) page faults: %llu\n", (unsigned long long)m->major_faults);
 	fprintf(out, "\tMinor (reclaiming a frame) page faults: %llu\n", (unsigned long long)m->minor_faults);
 	fprintf(out, "\tVoluntary context switches: %llu\n", (unsigned long long)m->vol_ctxsw);
@@ -131,10 +128,10 @@ static void write_tree_section(const struct cpw_report *r, FILE *out)
 	fprintf(out, "\tProcesses seen: %u\n", m->nprocs);
 	if (r->mode == CPW_MODE_RUN)
 		fprintf(out, "\tDescendants still running at the end: %u\n", r->descendants_running);
-	print_value(out, "Tree peak resident set size (kbytes)", m->tree_peak_rss_kib, "%.0f");
-	print_value(out, "Largest single process resident set size (kbytes)", m->max_rss_kib, "%.0f");
-	print_value(out, "Storage read (bytes)", m->read_bytes, "%.0f");
-	print_value(out, "Storage written (bytes)", m->write_bytes, "%.0f");
+	print_value(out, "Tree peak resident set size (kbytes)", m->tree_peak_rss_kib, 0, false);
+	print_value(out, "Largest single process resident set size (kbytes)", m->max_rss_kib, 0, false);
+	print_value(out, "Storage read (bytes)", m->read_bytes, 0, false);
+	print_value(out, "Storage written (bytes)", m->write_bytes, 0, false);
 	fprintf(out, "\tCores used: ");
 	if (cpw_known(m->cores_used))
 		fprintf(out, "%.2f", m->cores_used);
@@ -188,13 +185,13 @@ static void write_threads_section(const struct cpw_report *r, FILE *out)
 	print_share(out, "Uninterruptible, not storage (D)", s.d_other);
 	print_share(out, "Sleeping (S)", s.sleeping);
 	print_share(out, "Other (stopped, zombie)", s.other);
-	print_value(out, "On CPU, schedstat (seconds)", m->oncpu_s, "%.3f");
-	print_value(out, "Run-queue wait, schedstat (seconds)", m->runq_wait_s, "%.3f");
+	print_value(out, "On CPU, schedstat (seconds)", m->oncpu_s, 3, false);
+	print_value(out, "Run-queue wait, schedstat (seconds)", m->runq_wait_s, 3, false);
 	if (m->delayacct_on) {
-		print_value(out, "Block IO delay (seconds)", m->blkio_delay_s, "%.3f");
-		print_value(out, "Swap-in delay (seconds)", m->swapin_delay_s, "%.3f");
-		print_value(out, "Thrashing delay (seconds)", m->thrashing_delay_s, "%.3f");
-		print_value(out, "Reclaim delay (seconds)", m->reclaim_delay_s, "%.3f");
+		print_value(out, "Block IO delay (seconds)", m->blkio_delay_s, 3, false);
+		print_value(out, "Swap-in delay (seconds)", m->swapin_delay_s, 3, false);
+		print_value(out, "Thrashing delay (seconds)", m->thrashing_delay_s, 3, false);
+		print_value(out, "Reclaim delay (seconds)", m->reclaim_delay_s, 3, false);
 	}
 }
 
@@ -203,12 +200,12 @@ static void write_pressure_section(const struct cpw_report *r, FILE *out)
 	const struct cpw_metrics *m = &r->metrics;
 	fprintf(out, "Pressure (%s, stall seconds over the run):\n",
 		m->psi_from_cgroup ? "the command's cgroup" : "system-wide");
-	print_value(out, "CPU some", m->psi_cpu_some_s, "%.3f");
-	print_value(out, "IO some", m->psi_io_some_s, "%.3f");
-	print_value(out, "IO full", m->psi_io_full_s, "%.3f");
-	print_value(out, "Memory some", m->psi_mem_some_s, "%.3f");
-	print_value(out, "Memory full", m->psi_mem_full_s, "%.3f");
-	print_value(out, "Workingset refaults (pages)", m->refaults, "%.0f");
+	print_value(out, "CPU some", m->psi_cpu_some_s, 3, false);
+	print_value(out, "IO some", m->psi_io_some_s, 3, false);
+	print_value(out, "IO full", m->psi_io_full_s, 3, false);
+	print_value(out, "Memory some", m->psi_mem_some_s, 3, false);
+	print_value(out, "Memory full", m->psi_mem_full_s, 3, false);
+	print_value(out, "Workingset refaults (pages)", m->refaults, 0, false);
 }
 
 static void write_verdict_section(const struct cpw_report *r, FILE *out)

@@ -3,7 +3,7 @@
 # stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
 # with --wait-all, signals, and JSON that a real parser accepts.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 22
+plan 23
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -68,6 +68,9 @@ check "tree CPU is both spinners, as GNU time saw them ($total vs $gnu)" close_t
 check "per-process CPU adds up to the tree's ($parts vs $total)" close_to "$parts" "$total" 0.15
 spins=$(json_get "$SCRATCH/tree.json" 'sum(1 for p in d["processes"] if p["command"] == "spin")')
 check "both spinners listed as processes ($spins)" test "$spins" = 2
+# libproc2 names each process's user when it first appears.
+users=$(json_get "$SCRATCH/tree.json" '",".join(sorted(set(str(p.get("user")) for p in d["processes"] if p["command"] == "spin")))')
+check "the spinners' user, through libproc2, is $(id -un) ($users)" test "$users" = "$(id -un)"
 
 # --- a double-forked orphan ---
 orphan="( \"$W/spin\" 0.8 & ) ; exit 0"
