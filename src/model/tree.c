@@ -52,7 +52,8 @@ struct cpw_tree {
 	bool baseline_existing;
 	long hz;
 	long page_kib;
-	struct cpw_procps *procps; /* NULL with a fixture root or when libproc2 failed */
+	struct cpw_procps *procps; /* opened at the first new process */
+	bool procps_wanted;         /* false with a fixture root or once libproc2 failed */
 
 	struct cpw_proc *procs;
 	size_t nprocs, procs_alloc;
@@ -664,8 +665,14 @@ static void visit(struct cpw_tree *t, pid_t pid, pid_t parent, double now_s)
 /* Asks libproc2 who the processes first seen in this sample are. */
 static void identify_new(struct cpw_tree *t)
 {
-	if (!t->procps || t->nnew == 0)
+	if (t->nnew == 0 || !t->procps_wanted)
 		return;
+	/* Opened at the first new process, not at start-up (procps.c says why). */
+	if (!t->procps && cpw_procps_new(&t->procps) < 0) {
+		t->procps = NULL;
+		t->procps_wanted = false;
+		return;
+	}
 	if (t->ids_alloc < t->nnew) {
 		struct cpw_procps_identity *ids = realloc(t->ids, t->new_alloc * sizeof(*ids));
 		if (!ids)
@@ -803,8 +810,7 @@ struct cpw_tree *cpw_tree_new(const char *proc_root, bool baseline_existing)
 	t->tids_alloc = 64;
 	t->tids = malloc(t->tids_alloc * sizeof(*t->tids));
 	/* libproc2 reads the real /proc only; a fixture root is read directly. */
-	if (strcmp(t->proc_root, "/proc") == 0 && cpw_procps_new(&t->procps) < 0)
-		t->procps = NULL;
+	t->procps_wanted = strcmp(t->proc_root, "/proc") == 0;
 	if (!t->tids || map_grow(t) < 0) {
 		cpw_tree_free(t);
 		return NULL;

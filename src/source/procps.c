@@ -1,9 +1,15 @@
 /*
  * procps.c: the identity of new processes through libproc2 (procps.h).
+ *
+ * libproc2 is opened with dlopen on first use rather than linked: with libsystemd and the
+ * compression and crypto libraries it pulls in, loading it costs about a millisecond, which
+ * a command that ends before its first sample never needs, and which run mode otherwise
+ * pays before the command can start.
  */
 #include "config.h"
 #include "cperfwatch/procps.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <libproc2/pids.h>
 #include <stdio.h>
@@ -23,12 +29,44 @@ struct cpw_procps {
 	struct pids_info *info;
 };
 
+/* The three functions used, typed from libproc2's own declarations. */
+static struct {
+	__typeof__(procps_pids_new) *pids_new;
+	__typeof__(procps_pids_unref) *pids_unref;
+	__typeof__(procps_pids_select) *pids_select;
+} proc2;
+
+/* Opens libproc2 once for the process's lifetime; 0 or -errno. */
+static int load_libproc2(void)
+{
+	static int state; /* 0 not tried, 1 loaded, -errno failed */
+	if (state != 0)
+		return state < 0 ? state : 0;
+	state = -ENOENT;
+	void *lib = dlopen(PROC2_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		return state;
+	*(void **)&proc2.pids_new = dlsym(lib, "procps_pids_new");
+	*(void **)&proc2.pids_unref = dlsym(lib, "procps_pids_unref");
+	*(void **)&proc2.pids_select = dlsym(lib, "procps_pids_select");
+	if (!proc2.pids_new || !proc2.pids_unref || !proc2.pids_select) {
+		dlclose(lib);
+		state = -ENOSYS;
+		return state;
+	}
+	state = 1;
+	return 0;
+}
+
 int cpw_procps_new(struct cpw_procps **out)
 {
+	int rc = load_libproc2();
+	if (rc < 0)
+		return rc;
 	struct cpw_procps *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	int rc = procps_pids_new(&p->info, items, (int)(sizeof(items) / sizeof(items[0])));
+	rc = proc2.pids_new(&p->info, items, (int)(sizeof(items) / sizeof(items[0])));
 	if (rc < 0) {
 		free(p);
 		return rc;
@@ -41,7 +79,7 @@ void cpw_procps_free(struct cpw_procps *p)
 {
 	if (!p)
 		return;
-	procps_pids_unref(&p->info);
+	proc2.pids_unref(&p->info);
 	free(p);
 }
 
@@ -57,7 +95,7 @@ int cpw_procps_identify(struct cpw_procps *p, const pid_t *pids, size_t npids,
 		for (size_t i = 0; i < count; i++)
 			chunk[i] = (unsigned)pids[start + i];
 		struct pids_fetch *fetch =
-			procps_pids_select(p->info, chunk, (int)count, PIDS_SELECT_PID);
+			proc2.pids_select(p->info, chunk, (int)count, PIDS_SELECT_PID);
 		if (!fetch)
 			return errno ? -errno : -EIO;
 		for (int i = 0; i < fetch->counts->total && n < max; i++) {
