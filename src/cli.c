@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cperfwatch/verdict.h"
+#include "cperfwatch/round.h"
 
 void cpw_config_defaults(struct cpw_config *cfg)
 {
@@ -223,7 +224,7 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 				     optarg, CPW_INTERVAL_MIN_MS);
 			if (seconds * 1000 > CPW_INTERVAL_MAX_MS)
 				FAIL("interval '%s' is too long (at most 1h)", optarg);
-			cfg->interval_ms = (unsigned)lround(seconds * 1000);
+			cfg->interval_ms = (unsigned)cpw_round(seconds * 1000);
 			break;
 		case 'd':
 			if (cpw_parse_seconds(optarg, &seconds) < 0 || seconds <= 0 || seconds > 1e7)

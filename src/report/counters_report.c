@@ -10,6 +10,7 @@
 #include "config.h"
 #include "cperfwatch/counters_report.h"
 #include "cperfwatch/perf_internal.h"
+#include "cperfwatch/round.h"
 
 #include <errno.h>
 #include <math.h>
@@ -155,7 +156,7 @@ static struct json_object *json_number(double v, bool integral)
 	if (isnan(v))
 		return NULL;
 	if (integral && v < 9.2e18)
-		return json_object_new_int64((int64_t)llround(v));
+		return json_object_new_int64((int64_t)cpw_round(v));
 	/* Microsecond precision for msec values and ratios, without binary noise digits. */
 	char text[48];
 	snprintf(text, sizeof(text), "%.9g", v);

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "cperfwatch/tui.h"
+#include "cperfwatch/round.h"
 
 #include <math.h>
 #include <string.h>
@@ -49,7 +50,7 @@ int cpw_tui_sparkline(const struct cpw_history *h, const double *series, int wid
 			cell = " ";
 		} else {
 			/* Level 0 is a visible floor: an idle stretch still reads as a line. */
-			int level = max > 0 ? (int)lround(v / max * 7.0) : 0;
+			int level = max > 0 ? (int)cpw_round(v / max * 7.0) : 0;
 			if (level > 7)
 				level = 7;
 			if (level < 0)

@@ -3,11 +3,11 @@
 # (issue 7). libproc2 is not a load-time dependency: it is opened when the first process
 # is identified, and it then names the process's user. With the static libpfm4 link (the
 # default where libpfm.a exists) the binary needs no libpfm.so and is position-dependent,
-# so libpfm4's event tables need no relocation at start-up.
+# so libpfm4's event tables need no relocation at start-up. libm is not needed at all.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 5
+plan 6
 
-command -v readelf >/dev/null 2>&1 || { for i in 1 2 3 4 5; do skip "library check $i" "readelf missing (apt-get install binutils)"; done; done_testing; }
+command -v readelf >/dev/null 2>&1 || { for i in 1 2 3 4 5 6; do skip "library check $i" "readelf missing (apt-get install binutils)"; done; done_testing; }
 readelf -dW "$CPW" >"$SCRATCH/dynamic" 2>&1
 readelf -hW "$CPW" >"$SCRATCH/header" 2>&1
 
@@ -15,6 +15,13 @@ if grep -q 'NEEDED.*libproc2' "$SCRATCH/dynamic"; then
 	not_ok "libproc2 is not loaded at start-up" "$(grep NEEDED "$SCRATCH/dynamic")"
 else
 	ok "libproc2 is not loaded at start-up"
+fi
+
+# round.h replaced the only libm calls; --as-needed leaves libm off the binary.
+if grep -q 'NEEDED.*libm\.' "$SCRATCH/dynamic"; then
+	not_ok "libm is not loaded" "$(grep NEEDED "$SCRATCH/dynamic")"
+else
+	ok "libm is not loaded"
 fi
 
 if [ "${CPW_STATIC_LIBPFM:-no}" = yes ]; then

@@ -12,6 +12,7 @@
 
 #include "cperfwatch/cli.h"
 #include "cperfwatch/verdict.h"
+#include "cperfwatch/round.h"
 #include "cunit_tap.h"
 
 static char errbuf[1024];
@@ -50,6 +51,22 @@ static void expect_error(const char *const *args, const char *fragment)
 	/* exactly one line */
 	char *nl = strchr(errbuf, '\n');
 	CU_ASSERT_TRUE(nl && nl[1] == '\0');
+}
+
+/* cpw_round replaces lround (round.h): halves go away from zero, like lround. */
+static void test_round(void)
+{
+	CU_ASSERT_EQUAL(cpw_round(2.5), 3);
+	CU_ASSERT_EQUAL(cpw_round(-2.5), -3);
+	CU_ASSERT_EQUAL(cpw_round(2.49), 2);
+	CU_ASSERT_EQUAL(cpw_round(-0.4), 0);
+	CU_ASSERT_EQUAL(cpw_round(0), 0);
+	CU_ASSERT_EQUAL(cpw_round(1e15 + 0.5), 1000000000000001LL);
+	struct cpw_config cfg;
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("-i", "0.2504", "--", "x")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.interval_ms, 250);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("-i", "0.2506", "--", "x")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.interval_ms, 251);
 }
 
 static void test_run_mode(void)
@@ -161,6 +178,7 @@ int main(void)
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("cli", NULL, NULL);
 	CU_add_test(s, "run mode options", test_run_mode);
+	CU_add_test(s, "rounding without libm", test_round);
 	CU_add_test(s, "attach mode options", test_attach_mode);
 	CU_add_test(s, "budgets", test_budgets);
 	CU_add_test(s, "time, size and pid values", test_value_parsers);
