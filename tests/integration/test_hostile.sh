@@ -97,6 +97,10 @@ if [ -n "$TMUX_BIN" ] && [ -x "$TMUX_BIN" ]; then
 		"'$CPW' --tui -i 100ms -d 1.5 --pid $hostile; sleep 5" 2>/dev/null
 	sleep 0.8
 	"$TMUX_BIN" -S "$sock" capture-pane -p >"$SCRATCH/pane.txt" 2>/dev/null
+	# Quit the view before the terminal goes: a hang-up during an ASan build's exit-time
+	# leak check can leave it spinning for ever (see test_tui_hangup.sh).
+	"$TMUX_BIN" -S "$sock" send-keys q 2>/dev/null
+	sleep 0.3
 	"$TMUX_BIN" -S "$sock" kill-server 2>/dev/null
 	if grep -q 'a b' "$SCRATCH/pane.txt"; then
 		# Passed through, ESC [31m would be eaten by the terminal and colour what follows.
