@@ -332,6 +332,8 @@ bool cpw_session_finish(struct cpw_session *s)
 	if (io_unreadable)
 		cpw_report_note(r, "storage IO of %u process(es) is unavailable (%s): it counts as N/A, not 0",
 				io_unreadable, io_reason);
+	if (cpw_tree_identity_error(s->tree))
+		cpw_report_note(r, "process users are unknown: %s", cpw_tree_identity_error(s->tree));
 	if (m->samples == 0)
 		cpw_report_note(r, "no sample of the tree was taken (it ran shorter than the %u ms "
 				   "interval): thread states and per-process figures are unavailable",

@@ -185,7 +185,8 @@ per_sample() {
 
 # htop_watch SECONDS PIDLIST: htop has no batch mode, so it runs in a detached tmux pane of
 # a private tmux server for SECONDS at -d 1 (0.1 s); its CPU and VmHWM are read from /proc
-# just before it is stopped. Prints "cpu_s refreshes maxrss_kib", where refreshes is
+# just before it is stopped. Prints "cpu_s refreshes maxrss_kib anon_kib" (anon_kib:
+# RssAnon, its private memory, at that moment), where refreshes is
 # SECONDS / 0.1: htop does not count them, so this is an approximation (an upper bound:
 # a refresh that runs late makes fewer). Prints nothing when htop or tmux is missing.
 htop_watch() {
@@ -200,8 +201,10 @@ htop_watch() {
 		sleep "$1"
 		c1=$(proc_cpu_s "$hp")
 		hwm=$(proc_status_kib "$hp" VmHWM)
+		anon=$(proc_status_kib "$hp" RssAnon)
 		kill "$hp" 2>/dev/null
-		awk -v a="$c0" -v b="$c1" -v s="$1" -v h="$hwm" 'BEGIN { printf "%.6f %d %d\n", b - a, s / 0.1, h }'
+		awk -v a="$c0" -v b="$c1" -v s="$1" -v h="$hwm" -v n="$anon" \
+			'BEGIN { printf "%.6f %d %d %d\n", b - a, s / 0.1, h, n }'
 	fi
 	[ -n "$sp" ] && kill "$sp" 2>/dev/null
 	return 0

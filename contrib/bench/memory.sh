@@ -24,16 +24,17 @@ hr "memory: watching 500 processes for $WATCH s (RSS every $STEP s)"
 tp=$!
 t=0
 : >"$TMPD/rss"
-printf '%8s %10s %10s\n' "time_s" "VmRSS_KiB" "VmHWM_KiB"
+printf '%8s %10s %10s %12s\n' "time_s" "VmRSS_KiB" "VmHWM_KiB" "RssAnon_KiB"
 sleep 1
 cpw=$(cut -d' ' -f1 "/proc/$tp/task/$tp/children" 2>/dev/null)
 [ -n "$cpw" ] || { echo "memory: cperfwatch did not start" >&2; exit 1; }
 while alive "$cpw" && [ $t -lt "$WATCH" ]; do
 	rss=$(proc_status_kib "$cpw" VmRSS)
 	hwm=$(proc_status_kib "$cpw" VmHWM)
+	anon=$(proc_status_kib "$cpw" RssAnon)
 	[ -n "$rss" ] || break
-	printf '%8d %10s %10s\n' "$((t + 1))" "$rss" "$hwm"
-	echo "$rss $hwm" >>"$TMPD/rss"
+	printf '%8d %10s %10s %12s\n' "$((t + 1))" "$rss" "$hwm" "$anon"
+	echo "$rss $hwm $anon" >>"$TMPD/rss"
 	sleep "$STEP"
 	t=$((t + STEP))
 done
@@ -53,7 +54,11 @@ summary "memory: RSS growth over a $WATCH s watch of 500" "${growth} KiB" "<= ${
 h=$(htop_watch 5 "$all")
 if [ -n "$h" ]; then
 	hpeak=$(echo "$h" | cut -d' ' -f3)
-	echo "htop -p (the same 500) VmHWM: $hpeak KiB"
+	hanon=$(echo "$h" | cut -d' ' -f4)
+	anon=$(tail -1 "$TMPD/rss" | cut -d' ' -f3)
+	echo "htop -p (the same 500) VmHWM: $hpeak KiB, RssAnon $hanon KiB"
+	summary "memory: private (RssAnon) cperfwatch / htop (500 processes)" "$anon / $hanon KiB" \
+		"(info)" "-"
 	summary "memory: cperfwatch peak RSS / htop's (500 processes)" "$peak / $hpeak KiB" "below htop" \
 		"$(verdict "$peak" '<=' "$hpeak")"
 else

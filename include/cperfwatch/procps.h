@@ -24,7 +24,12 @@ struct cpw_procps_identity {
 
 struct cpw_procps;
 
-int cpw_procps_new(struct cpw_procps **out);
+/* Opens libproc2 on the first call (dlopen, see procps.c). On failure returns -errno and
+ * says why in why. */
+int cpw_procps_new(struct cpw_procps **out, char *why, size_t whylen);
+/* For tests: the library to open instead of libproc2's soname (NULL: back to it). Takes
+ * effect at the next cpw_procps_new. */
+void cpw_procps_use_library(const char *soname);
 void cpw_procps_free(struct cpw_procps *p);
 /* Identifies the given pids; those that vanished are simply absent. Returns rows written
  * (at most max), or -errno. */

@@ -127,6 +127,9 @@ const struct cpw_proc *cpw_tree_proc(const struct cpw_tree *t, size_t i); /* ord
 const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid);
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t);
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t);
+/* Why processes could not be identified through libproc2 (their user is then unknown);
+ * NULL when nothing failed. */
+const char *cpw_tree_identity_error(const struct cpw_tree *t);
 /* Point i (0 = oldest) of one history series. */
 double cpw_history_at(const struct cpw_history *h, const double *series, size_t i);
 

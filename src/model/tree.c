@@ -54,6 +54,7 @@ struct cpw_tree {
 	long page_kib;
 	struct cpw_procps *procps; /* opened at the first new process */
 	bool procps_wanted;         /* false with a fixture root or once libproc2 failed */
+	char identity_error[256];   /* why libproc2 failed; "" otherwise */
 
 	struct cpw_proc *procs;
 	size_t nprocs, procs_alloc;
@@ -668,8 +669,8 @@ static void identify_new(struct cpw_tree *t)
 	if (t->nnew == 0 || !t->procps_wanted)
 		return;
 	/* Opened at the first new process, not at start-up (procps.c says why). */
-	if (!t->procps && cpw_procps_new(&t->procps) < 0) {
-		t->procps = NULL;
+	if (!t->procps &&
+	    cpw_procps_new(&t->procps, t->identity_error, sizeof(t->identity_error)) < 0) {
 		t->procps_wanted = false;
 		return;
 	}
@@ -863,6 +864,11 @@ const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid)
 }
 
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t) { return &t->totals; }
+
+const char *cpw_tree_identity_error(const struct cpw_tree *t)
+{
+	return t->identity_error[0] ? t->identity_error : NULL;
+}
 
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t) { return &t->history; }
 

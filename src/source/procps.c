@@ -36,38 +36,55 @@ static struct {
 	__typeof__(procps_pids_select) *pids_select;
 } proc2;
 
-/* Opens libproc2 once for the process's lifetime; 0 or -errno. */
+static const char *library = PROC2_SONAME;
+static int load_state;            /* 0 not tried, 1 loaded, -errno failed */
+static char load_error[200];      /* why it failed, for every later caller */
+
+void cpw_procps_use_library(const char *soname)
+{
+	library = soname ? soname : PROC2_SONAME;
+	load_state = 0;
+}
+
+/* Opens libproc2 once for the process's lifetime; 0, or -errno with load_error set. */
 static int load_libproc2(void)
 {
-	static int state; /* 0 not tried, 1 loaded, -errno failed */
-	if (state != 0)
-		return state < 0 ? state : 0;
-	state = -ENOENT;
-	void *lib = dlopen(PROC2_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		return state;
+	if (load_state != 0)
+		return load_state < 0 ? load_state : 0;
+	void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(load_error, sizeof(load_error), "%s", dlerror());
+		load_state = -ENOENT;
+		return load_state;
+	}
 	*(void **)&proc2.pids_new = dlsym(lib, "procps_pids_new");
 	*(void **)&proc2.pids_unref = dlsym(lib, "procps_pids_unref");
 	*(void **)&proc2.pids_select = dlsym(lib, "procps_pids_select");
 	if (!proc2.pids_new || !proc2.pids_unref || !proc2.pids_select) {
+		snprintf(load_error, sizeof(load_error), "%s lacks the procps_pids_* functions", library);
 		dlclose(lib);
-		state = -ENOSYS;
-		return state;
+		load_state = -ENOSYS;
+		return load_state;
 	}
-	state = 1;
+	load_state = 1;
 	return 0;
 }
 
-int cpw_procps_new(struct cpw_procps **out)
+int cpw_procps_new(struct cpw_procps **out, char *why, size_t whylen)
 {
 	int rc = load_libproc2();
-	if (rc < 0)
+	if (rc < 0) {
+		snprintf(why, whylen, "libproc2 could not be opened: %s", load_error);
 		return rc;
+	}
 	struct cpw_procps *p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
+	}
 	rc = proc2.pids_new(&p->info, items, (int)(sizeof(items) / sizeof(items[0])));
 	if (rc < 0) {
+		snprintf(why, whylen, "libproc2 failed to start: %s", strerror(-rc));
 		free(p);
 		return rc;
 	}

@@ -6,6 +6,7 @@
 #   not_ok "label" "why"        # a failure, with a diagnostic
 #   check "label" test -s file  # ok when the command succeeds
 #   skip "label" "why"          # a skip, always with a reason
+#   skip_all "label" "why"      # skip every test the plan has left, then exit
 #   done_testing                # exits 1 if anything failed
 #
 # Each test runs in a private scratch directory ($SCRATCH) removed on exit.
@@ -16,7 +17,7 @@ _tap_failed=0
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cpw-test.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
 
-plan() { echo "1..$1"; }
+plan() { _tap_plan=$1; echo "1..$1"; }
 ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
 not_ok() {
 	_tap_n=$((_tap_n + 1)); _tap_failed=1
@@ -25,6 +26,11 @@ not_ok() {
 	return 0
 }
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP $2"; }
+# Each remaining test is numbered in its label, so the counts stay those of a full run.
+skip_all() {
+	while [ "$_tap_n" -lt "${_tap_plan:-0}" ]; do skip "$1 $((_tap_n + 1))" "$2"; done
+	done_testing
+}
 check() {
 	_label=$1; shift
 	if "$@" >"$SCRATCH/.check.out" 2>&1; then ok "$_label"; else not_ok "$_label" "$(tail -n 20 "$SCRATCH/.check.out")"; fi

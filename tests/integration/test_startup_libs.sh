@@ -7,7 +7,7 @@
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 plan 6
 
-command -v readelf >/dev/null 2>&1 || { for i in 1 2 3 4 5 6; do skip "library check $i" "readelf missing (apt-get install binutils)"; done; done_testing; }
+command -v readelf >/dev/null 2>&1 || skip_all "library check" "readelf missing (apt-get install binutils)"
 readelf -dW "$CPW" >"$SCRATCH/dynamic" 2>&1
 readelf -hW "$CPW" >"$SCRATCH/header" 2>&1
 

@@ -14,15 +14,13 @@ elif grep -q -- '--enable-asan' "$CPW_BUILDDIR/config.log" 2>/dev/null ||
 	why="this build uses AddressSanitizer (--enable-asan), which cannot run under valgrind"
 fi
 if [ -n "$why" ]; then
-	for i in $(seq $N); do skip "valgrind path $i" "$why"; done
-	done_testing
+	skip_all "valgrind path" "$why"
 fi
 
 sh "$CPW_SRCDIR/contrib/valgrind.sh" "$CPW" >"$SCRATCH/results" 2>"$SCRATCH/log"
 rc=$?
 if [ "$rc" = 77 ]; then
-	for i in $(seq $N); do skip "valgrind path $i" "$(head -n 1 "$SCRATCH/log")"; done
-	done_testing
+	skip_all "valgrind path" "$(head -n 1 "$SCRATCH/log")"
 fi
 n=0
 while IFS= read -r line; do

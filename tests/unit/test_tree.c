@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cperfwatch/collect.h"
+#include "cperfwatch/procps.h"
 #include "cperfwatch/tree.h"
 #include "cunit_tap.h"
 
@@ -183,6 +184,30 @@ static void test_missing_root(void)
 	cpw_tree_free(t);
 }
 
+/* The real /proc: libproc2 is opened at the first new process and names its user; when it
+ * cannot be opened the tree says why (the report turns that into a note). */
+static void test_identity_through_libproc2(void)
+{
+	pid_t self = getpid();
+
+	cpw_procps_use_library("libcpw-no-such-library.so.0");
+	struct cpw_tree *t = cpw_tree_new("/proc", true);
+	CU_ASSERT_PTR_NULL(cpw_tree_identity_error(t)); /* nothing tried before a sample */
+	CU_ASSERT_EQUAL(cpw_tree_sample(t, &self, 1, 0.1), 1);
+	const char *why = cpw_tree_identity_error(t);
+	CU_ASSERT_PTR_NOT_NULL(why);
+	CU_ASSERT_PTR_NOT_NULL(why ? strstr(why, "libcpw-no-such-library.so.0") : NULL);
+	CU_ASSERT_STRING_EQUAL(cpw_tree_find(t, self)->user, "");
+	cpw_tree_free(t);
+
+	cpw_procps_use_library(NULL);
+	t = cpw_tree_new("/proc", true);
+	CU_ASSERT_EQUAL(cpw_tree_sample(t, &self, 1, 0.1), 1);
+	CU_ASSERT_PTR_NULL(cpw_tree_identity_error(t));
+	CU_ASSERT_NOT_EQUAL(cpw_tree_find(t, self)->user[0], '\0');
+	cpw_tree_free(t);
+}
+
 static int setup(void) { return copy_fixture(); }
 static int teardown(void) { return remove_fixture(); }
 
@@ -196,5 +221,7 @@ int main(void)
 	CU_pSuite s3 = CU_add_suite("tree attach", setup, teardown);
 	CU_add_test(s3, "attach mode counts from the first sample", test_attach_baseline);
 	CU_add_test(s3, "a root that does not exist", test_missing_root);
+	CU_pSuite s4 = CU_add_suite("tree on the real /proc", NULL, NULL);
+	CU_add_test(s4, "users through libproc2, and why when it cannot be opened", test_identity_through_libproc2);
 	return cpw_cunit_run_tap();
 }
