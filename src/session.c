@@ -50,6 +50,15 @@ int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
 	return cpw_parse_pid_list(buf, (size_t)len, out, max, NULL);
 }
 
+static void discard_exits(struct cpw_session *s)
+{
+	if (!s->priv->exits)
+		return;
+	struct cpw_taskstats_rec recs[64];
+	while (cpw_taskstats_poll(s->priv->exits, recs, 64) > 0)
+		;
+}
+
 int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
@@ -67,11 +76,17 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 		return -ENOMEM;
 	}
 	s->report.tree = s->tree;
-	if (cpw_counters_new(&s->counters, cfg->events, err, errlen) < 0) {
-		cpw_session_free(s);
-		return -EINVAL;
-	}
-	s->report.counters = s->counters;
+	/* Only the JSON report names each process's user: the text and OpenMetrics reports
+	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
+	if (cfg->format != CPW_FORMAT_JSON)
+		cpw_tree_skip_users(s->tree);
+	/* Attach mode runs libpfm4 in a helper process while the rest is set up, so the
+	 * long watch does not keep libpfm4's tables resident (perf_transfer.c). Run mode
+	 * encodes here: a helper would be one more child in wait4's totals, which are the
+	 * report's exact figures. */
+	struct cpw_counters_helper encoder = { .pid = -1, .fd = -1, .event_list = cfg->events };
+	if (cfg->mode == CPW_MODE_ATTACH)
+		cpw_counters_encode_start(&encoder, cfg->events);
 
 	char why[320] = "";
 	struct cpw_session_private *p = s->priv;
@@ -95,6 +110,13 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 			cpw_report_note(&s->report, "%s", why);
 		}
 	}
+	if (cpw_counters_encode_finish(&encoder, &s->counters, err, errlen) < 0) {
+		cpw_session_free(s);
+		return -EINVAL;
+	}
+	s->report.counters = s->counters;
+	/* Exit records so far are from before the watch: the helper's among them. */
+	discard_exits(s);
 	return 0;
 }
 

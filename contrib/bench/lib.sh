@@ -183,29 +183,39 @@ per_sample() {
 	echo "$1" | awk '{ printf "%.4f", ($2 > 0) ? $1 * 1000 / $2 : 0 }'
 }
 
-# htop_watch SECONDS PIDLIST: htop has no batch mode, so it runs in a detached tmux pane of
-# a private tmux server for SECONDS at -d 1 (0.1 s); its CPU and VmHWM are read from /proc
-# just before it is stopped. Prints "cpu_s refreshes maxrss_kib anon_kib" (anon_kib:
-# RssAnon, its private memory, at that moment), where refreshes is
-# SECONDS / 0.1: htop does not count them, so this is an approximation (an upper bound:
-# a refresh that runs late makes fewer). Prints nothing when htop or tmux is missing.
-htop_watch() {
-	command -v htop >/dev/null 2>&1 && command -v tmux >/dev/null 2>&1 || return 0
+# view_watch COMM SECONDS COMMAND...: runs a live view (htop, or cperfwatch's own) in a
+# detached tmux pane of a private tmux server, 200x50, for SECONDS; its CPU, VmHWM and
+# RssAnon are read from /proc just before it is stopped. COMM is the name the pane's
+# process must have once started. Prints "cpu_s maxrss_kib anon_kib", or nothing when tmux
+# (or the command) is missing.
+view_watch() {
+	command -v tmux >/dev/null 2>&1 && command -v "$3" >/dev/null 2>&1 || return 0
+	vcomm=$1 vsecs=$2
+	shift 2
 	sock=cpwbench$$
-	tmux -L "$sock" -f /dev/null new-session -d -x 200 -y 50 "exec htop -d 1 -p $2" || return 0
+	tmux -L "$sock" -f /dev/null new-session -d -x 200 -y 50 "exec $*" || return 0
 	sleep 0.5
 	hp=$(tmux -L "$sock" list-panes -F '#{pane_pid}' 2>/dev/null | head -1)
 	sp=$(tmux -L "$sock" display -p '#{pid}' 2>/dev/null)
-	if [ -n "$hp" ] && [ "$(cat "/proc/$hp/comm" 2>/dev/null)" = htop ]; then
+	if [ -n "$hp" ] && [ "$(cat "/proc/$hp/comm" 2>/dev/null)" = "$vcomm" ]; then
 		c0=$(proc_cpu_s "$hp")
-		sleep "$1"
+		sleep "$vsecs"
 		c1=$(proc_cpu_s "$hp")
 		hwm=$(proc_status_kib "$hp" VmHWM)
 		anon=$(proc_status_kib "$hp" RssAnon)
 		kill "$hp" 2>/dev/null
-		awk -v a="$c0" -v b="$c1" -v s="$1" -v h="$hwm" -v n="$anon" \
-			'BEGIN { printf "%.6f %d %d %d\n", b - a, s / 0.1, h, n }'
+		awk -v a="$c0" -v b="$c1" -v h="$hwm" -v n="$anon" 'BEGIN { printf "%.6f %d %d\n", b - a, h, n }'
 	fi
 	[ -n "$sp" ] && kill "$sp" 2>/dev/null
+	return 0
+}
+
+# htop_watch SECONDS PIDLIST: htop at -d 1 (0.1 s) on PIDLIST through view_watch. Prints
+# "cpu_s refreshes maxrss_kib anon_kib", where refreshes is SECONDS / 0.1: htop does not
+# count them, so this is an approximation (an upper bound: a refresh that runs late makes
+# fewer). Prints nothing when htop or tmux is missing.
+htop_watch() {
+	v=$(view_watch htop "$1" htop -d 1 -p "$2")
+	[ -n "$v" ] && echo "$v" | awk -v s="$1" '{ printf "%s %d %s %s\n", $1, s / 0.1, $2, $3 }'
 	return 0
 }

@@ -33,6 +33,17 @@ struct cpw_counters;
 /* Names and encodes the events (NULL list = the default set). An unknown name fails with
  * -EINVAL and one line in err. */
 int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *err, size_t errlen);
+/* The same, with libpfm4 run in a forked helper (perf_transfer.c says why): start it
+ * early, do other set-up, then finish, which gives cpw_counters_new's result and errors
+ * and reaps the helper. Where the helper cannot run, finish encodes in this process. */
+struct cpw_counters_helper {
+	pid_t pid;
+	int fd;
+	const char *event_list;
+};
+int cpw_counters_encode_start(struct cpw_counters_helper *h, const char *event_list);
+int cpw_counters_encode_finish(struct cpw_counters_helper *h, struct cpw_counters **out,
+			       char *err, size_t errlen);
 /* Run mode: opens disabled counters on child (which has not exec'd yet) with inherit and
  * enable_on_exec, so every descendant counts from exec on. Events that cannot open get
  * their status and reason; this fails only on a programming error. */

@@ -26,6 +26,25 @@ struct cpw_perf_env {
 	bool hw_pmu_present; /* a CPU PMU is registered with the kernel */
 };
 
+/* One encoded event, as it travels from the process that ran libpfm4 (perf_transfer.c). */
+struct cpw_event_spec {
+	char name[96];
+	struct perf_event_attr attr;
+	int role; /* enum cpw_counter_role */
+};
+/* Counters from events encoded elsewhere: libpfm4 is not used in this process. */
+int cpw_counters_new_encoded(struct cpw_counters **out, const struct cpw_event_spec *specs,
+			     size_t n, char *err, size_t errlen);
+/* Event i of c as a spec, for sending. */
+void cpw_counters_spec(const struct cpw_counters *c, size_t i, struct cpw_event_spec *spec);
+
+/* The helper's side: encodes event_list (cpw_counters_new) and writes the result to fd.
+ * Returns 0, or -EIO when fd would not take it. */
+int cpw_counters_send(const char *event_list, int fd);
+/* The other side: reads what cpw_counters_send wrote and builds the counters. Returns 0,
+ * the sender's error (err says it), or -EIO when the stream ended early. */
+int cpw_counters_receive(int fd, struct cpw_counters **out, char *err, size_t errlen);
+
 /* Maps the errno of a failed perf_event_open to a status and a one-line reason.
  * hw_event: the event needs the CPU's PMU (hardware, cache or raw events). */
 enum cpw_counter_status cpw_perf_errno_status(int err, const struct cpw_perf_env *env,

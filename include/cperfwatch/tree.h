@@ -127,6 +127,9 @@ const struct cpw_proc *cpw_tree_proc(const struct cpw_tree *t, size_t i); /* ord
 const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid);
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t);
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t);
+/* Users are named (through libproc2, opened at the first new process) only for a report
+ * that shows them; this turns that off before the first sample. */
+void cpw_tree_skip_users(struct cpw_tree *t);
 /* Why processes could not be identified through libproc2 (their user is then unknown);
  * NULL when nothing failed. */
 const char *cpw_tree_identity_error(const struct cpw_tree *t);

@@ -53,7 +53,7 @@ struct cpw_tree {
 	long hz;
 	long page_kib;
 	struct cpw_procps *procps; /* opened at the first new process */
-	bool procps_wanted;         /* false with a fixture root or once libproc2 failed */
+	bool procps_wanted;         /* false with a fixture root, a report without users, or once libproc2 failed */
 	char identity_error[256];   /* why libproc2 failed; "" otherwise */
 
 	struct cpw_proc *procs;
@@ -864,6 +864,11 @@ const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid)
 }
 
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t) { return &t->totals; }
+
+void cpw_tree_skip_users(struct cpw_tree *t)
+{
+	t->procps_wanted = false;
+}
 
 const char *cpw_tree_identity_error(const struct cpw_tree *t)
 {

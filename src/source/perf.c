@@ -15,9 +15,7 @@
 #include "cperfwatch/counters.h"
 #include "cperfwatch/perf_internal.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <sys/stat.h>
 #include <math.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdlib.h>
@@ -70,6 +68,10 @@ static struct cpw_perf_hooks hooks = {
 	.proc_root = "/proc", .sys_root = "/sys", .euid = -1,
 };
 
+/* Whether the kernel registered a CPU PMU, read from sysfs once: libpfm4's set-up and every
+ * counter set need it. -1 until asked; set_hooks forgets it (a test's sysfs root). */
+static int hw_pmu_known = -1;
+
 void cpw_perf_set_hooks(const struct cpw_perf_hooks *h)
 {
 	hooks.open = h && h->open ? h->open : sys_perf_event_open;
@@ -78,32 +80,16 @@ void cpw_perf_set_hooks(const struct cpw_perf_hooks *h)
 	hooks.proc_root = h && h->proc_root ? h->proc_root : "/proc";
 	hooks.sys_root = h && h->sys_root ? h->sys_root : "/sys";
 	hooks.euid = h ? h->euid : -1;
+	hw_pmu_known = -1;
 }
 
 /* ---- libpfm4, initialised only when counters are used (it scans every PMU table) ---- */
 
-/* True when the kernel exposes a CPU PMU (x86 "cpu", hybrid "cpu_core"/"cpu_atom", Arm
- * "armv*"). Without one only libpfm4's generic perf PMU can encode anything that opens. */
 static bool kernel_has_cpu_pmu(void)
 {
-	static const char *const names[] = { "cpu", "cpu_core", "cpu_atom" };
-	char path[512];
-	struct stat st;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s", hooks.sys_root, names[i]);
-		if (stat(path, &st) == 0)
-			return true;
-	}
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices", hooks.sys_root);
-	DIR *dir = opendir(path);
-	bool found = false;
-	if (!dir)
-		return true; /* cannot tell: initialise everything */
-	for (struct dirent *de; !found && (de = readdir(dir));)
-		found = strncmp(de->d_name, "armv", 4) == 0;
-	closedir(dir);
-	return found;
+	if (hw_pmu_known < 0)
+		hw_pmu_known = cpw_perf_hw_pmu_present(hooks.sys_root);
+	return hw_pmu_known;
 }
 
 static int pfm_state; /* 0 not tried, 1 ready, 2 ready with the generic PMU only, <0 failed */
@@ -158,9 +144,13 @@ static int encode_once(const char *name, bool count_kernel, struct perf_event_at
 	return r;
 }
 
+/* perf stat's software set, then the hardware events the verdict uses. Major and minor
+ * faults are left to wait4, which counts them exactly for the whole tree: as counters they
+ * would cost two more events per thread (and each software event type switches a kernel
+ * static key on open and on close, ~0.1 ms of start-up). -e major-faults counts them. */
 static const char *const default_events[] = {
-	"task-clock", "page-faults", "major-faults", "minor-faults", "context-switches",
-	"cpu-migrations", "cycles", "instructions", "cache-references", "cache-misses",
+	"task-clock", "context-switches", "cpu-migrations", "page-faults",
+	"cycles", "instructions", "cache-references", "cache-misses",
 	"LLC-load-misses", "branch-misses", "stalled-cycles-frontend", "stalled-cycles-backend",
 };
 
@@ -280,6 +270,59 @@ static void add_topdown(struct cpw_counters *c)
 	}
 }
 
+/* An empty counter set with this process's environment (paranoid level, root, PMU). */
+static struct cpw_counters *empty_counters(char *err, size_t errlen)
+{
+	struct cpw_counters *c = calloc(1, sizeof(*c));
+	if (c)
+		c->ev = calloc(MAX_EVENTS, sizeof(*c->ev));
+	if (!c || !c->ev) {
+		free(c);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->attach_epoch_ticks = NAN;
+	int level;
+	c->env.paranoid = cpw_perf_read_paranoid(hooks.proc_root, &level) == 0 ? level : CPW_PARANOID_UNKNOWN;
+	c->env.is_root = (hooks.euid >= 0 ? (uid_t)hooks.euid : geteuid()) == 0;
+	c->env.hw_pmu_present = kernel_has_cpu_pmu();
+	/* Kernel-side counting where it is allowed; paranoid 2 allows user space only. */
+	c->count_kernel = c->env.is_root ||
+			  (c->env.paranoid != CPW_PARANOID_UNKNOWN && c->env.paranoid <= 1);
+	return c;
+}
+
+int cpw_counters_new_encoded(struct cpw_counters **out, const struct cpw_event_spec *specs,
+			     size_t n, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (errlen)
+		err[0] = '\0';
+	if (n > MAX_EVENTS) {
+		snprintf(err, errlen, "too many events (at most %d)", MAX_EVENTS);
+		return -E2BIG;
+	}
+	struct cpw_counters *c = empty_counters(err, errlen);
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct event *e = add_event(c, specs[i].name);
+		e->attr = specs[i].attr;
+		e->role = specs[i].role >= 0 && specs[i].role < CPW_ROLE_COUNT ? specs[i].role : CPW_ROLE_NONE;
+		finish_event(e);
+	}
+	*out = c;
+	return 0;
+}
+
+void cpw_counters_spec(const struct cpw_counters *c, size_t i, struct cpw_event_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	snprintf(spec->name, sizeof(spec->name), "%s", c->ev[i].name);
+	spec->attr = c->ev[i].attr;
+	spec->role = c->ev[i].role;
+}
+
 int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -289,22 +332,9 @@ int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *er
 		snprintf(err, errlen, "libpfm4 failed to initialise");
 		return -ENODEV;
 	}
-	struct cpw_counters *c = calloc(1, sizeof(*c));
-	if (c)
-		c->ev = calloc(MAX_EVENTS, sizeof(*c->ev));
-	if (!c || !c->ev) {
-		free(c);
-		snprintf(err, errlen, "out of memory");
+	struct cpw_counters *c = empty_counters(err, errlen);
+	if (!c)
 		return -ENOMEM;
-	}
-	c->attach_epoch_ticks = NAN;
-	int level;
-	c->env.paranoid = cpw_perf_read_paranoid(hooks.proc_root, &level) == 0 ? level : CPW_PARANOID_UNKNOWN;
-	c->env.is_root = (hooks.euid >= 0 ? (uid_t)hooks.euid : geteuid()) == 0;
-	c->env.hw_pmu_present = cpw_perf_hw_pmu_present(hooks.sys_root);
-	/* Kernel-side counting where it is allowed; paranoid 2 allows user space only. */
-	c->count_kernel = c->env.is_root ||
-			  (c->env.paranoid != CPW_PARANOID_UNKNOWN && c->env.paranoid <= 1);
 
 	int r = 0;
 	if (!event_list) {
@@ -672,7 +702,7 @@ int cpw_counters_list(FILE *out)
 {
 	if (pfm_ready() < 0)
 		return -ENODEV;
-	bool hw = cpw_perf_hw_pmu_present(hooks.sys_root);
+	bool hw = kernel_has_cpu_pmu();
 	fprintf(out, "# hardware PMU: %s\n", hw ? "present" : "none visible (virtual machine?): "
 		"only software events will count");
 	fprintf(out, "# default set: ");

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "cperfwatch/perf_internal.h"
+#include "kfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -69,14 +70,10 @@ bool cpw_perf_hw_pmu_present(const char *sys_root)
 			break;
 		}
 		char tpath[800];
+		uint64_t type;
 		snprintf(tpath, sizeof(tpath), "%s/%s/type", path, de->d_name);
-		FILE *f = fopen(tpath, "re");
-		if (!f)
-			continue;
-		int type;
-		if (fscanf(f, "%d", &type) == 1 && type == PERF_TYPE_RAW)
+		if (cpw_kf_read_u64(tpath, &type) == 0 && type == PERF_TYPE_RAW)
 			found = true;
-		fclose(f);
 	}
 	closedir(d);
 	return found;

@@ -66,15 +66,16 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	char err[256] = "";
 	static pid_t roots[MAX_ROOTS];
 
-	if (cpw_session_init(&s, cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "cperfwatch: %s\n", err);
-		return CPW_EXIT_FAILURE;
-	}
+	/* The child is forked first: it looks its command up while the session is set up. */
 	cpw_signals_install(CPW_MODE_RUN);
 	int rc = cpw_launch_prepare(cfg->command, &launch);
 	if (rc < 0) {
 		fprintf(stderr, "cperfwatch: cannot start '%s': %s\n", cfg->command[0], strerror(-rc));
-		cpw_session_free(&s);
+		return CPW_EXIT_FAILURE;
+	}
+	if (cpw_session_init(&s, cfg, err, sizeof(err)) < 0) {
+		cpw_launch_abort(&launch);
+		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
 	s.report.pid = launch.pid;

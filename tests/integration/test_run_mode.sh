@@ -3,7 +3,7 @@
 # stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
 # with --wait-all, signals, and JSON that a real parser accepts.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 23
+plan 26
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -92,4 +92,19 @@ kill -TERM "$cpw"
 wait "$cpw"; rc=$?
 check "SIGTERM is forwarded: the command dies of it (143)" test $rc = 143
 check "and the report is written" grep -q "Command terminated by signal 15" "$SCRATCH/term.txt"
+# The child looks COMMAND up in PATH while it waits at the gate (launch.c); what runs must
+# be what execvp would run.
+mkdir -p "$SCRATCH/p1" "$SCRATCH/p2" "$SCRATCH/p3" "$SCRATCH/p4"
+printf '#!/bin/sh\necho first\n' >"$SCRATCH/p1/cpwcmd"      # not executable: skipped
+printf '#!/bin/sh\necho second\n' >"$SCRATCH/p2/cpwcmd" && chmod +x "$SCRATCH/p2/cpwcmd"
+printf '#!/bin/sh\necho third\n' >"$SCRATCH/p4/cpwcmd" && chmod +x "$SCRATCH/p4/cpwcmd"
+mkdir "$SCRATCH/p1/cpwdir"                                    # a directory: skipped
+printf 'echo noshebang\n' >"$SCRATCH/p3/cpwsh" && chmod +x "$SCRATCH/p3/cpwsh"
+out=$(PATH="$SCRATCH/p1:$SCRATCH/p2:$SCRATCH/p4:/usr/bin:/bin" "$CPW" --no-cgroup -o /dev/null -- cpwcmd 2>/dev/null)
+check "PATH lookup skips a file that is not executable and takes the next in order (ran: $out)" test "$out" = second
+out=$(cd "$SCRATCH/p3" && PATH=":/usr/bin:/bin" "$CPW" --no-cgroup -o /dev/null -- cpwsh 2>/dev/null)
+check "an empty PATH entry is the current directory, and a script without #! runs with sh ($out)" \
+	test "$out" = noshebang
+PATH="$SCRATCH/p1:/usr/bin:/bin" "$CPW" --no-cgroup -o /dev/null -- cpwdir 2>"$SCRATCH/dir.err"; rc=$?
+check "a directory in PATH is not run: 126 or 127 as execvp says (got $rc)" test $rc = 126 -o $rc = 127
 done_testing

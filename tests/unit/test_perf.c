@@ -243,8 +243,8 @@ static void test_default_set(void)
 {
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	static const char *const want[] = {
-		"task-clock", "page-faults", "major-faults", "minor-faults", "context-switches",
-		"cpu-migrations", "cycles", "instructions", "cache-references", "cache-misses",
+		"task-clock", "context-switches", "cpu-migrations", "page-faults",
+		"cycles", "instructions", "cache-references", "cache-misses",
 		"LLC-load-misses", "branch-misses", "stalled-cycles-frontend", "stalled-cycles-backend",
 	};
 	struct cpw_counters *c;
@@ -734,6 +734,102 @@ static void test_list_events(void)
 	CU_ASSERT_STRING_EQUAL(cpw_counter_status_name(CPW_COUNTER_MULTIPLEXED), "multiplexed");
 }
 
+/* ---- encoding in another process (perf_transfer.c) ---- */
+
+/* What arrives over the pipe equals what was encoded here: names, attrs and roles. */
+static void expect_same_counters(const struct cpw_counters *a, const struct cpw_counters *b)
+{
+	CU_ASSERT_EQUAL_FATAL(cpw_counters_count(a), cpw_counters_count(b));
+	for (size_t i = 0; i < cpw_counters_count(a); i++) {
+		CU_ASSERT_STRING_EQUAL(cpw_counters_get(a, i)->name, cpw_counters_get(b, i)->name);
+		CU_ASSERT_EQUAL(cpw_counters_role(a, i), cpw_counters_role(b, i));
+		CU_ASSERT_EQUAL(memcmp(cpw_counters_attr(a, i), cpw_counters_attr(b, i),
+				       sizeof(struct perf_event_attr)), 0);
+	}
+}
+
+static void test_transfer_over_pipe(void)
+{
+	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
+	const char *lists[] = { NULL, "cycles,page-faults,major-faults" };
+	for (size_t k = 0; k < 2; k++) {
+		struct cpw_counters *here, *there;
+		char err[200];
+		int p[2];
+		CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+		CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&here, lists[k], err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(cpw_counters_send(lists[k], p[1]), 0);
+		close(p[1]);
+		CU_ASSERT_EQUAL_FATAL(cpw_counters_receive(p[0], &there, err, sizeof(err)), 0);
+		close(p[0]);
+		expect_same_counters(here, there);
+		CU_ASSERT_EQUAL(cpw_counters_env(there)->paranoid, 2);
+		cpw_counters_free(here);
+		cpw_counters_free(there);
+	}
+}
+
+static void test_transfer_errors(void)
+{
+	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
+	struct cpw_counters *c = NULL;
+	char err[200] = "";
+	int p[2];
+
+	/* The sender's error comes through with its message. */
+	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+	CU_ASSERT_EQUAL(cpw_counters_send("cycles,no-such-event-xyz", p[1]), 0);
+	close(p[1]);
+	CU_ASSERT_EQUAL(cpw_counters_receive(p[0], &c, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NULL(c);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-event-xyz"));
+	close(p[0]);
+
+	/* A stream cut in the middle of the events is -EIO, not half a set. */
+	char buf[8192];
+	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+	CU_ASSERT_EQUAL(cpw_counters_send("cycles,page-faults", p[1]), 0);
+	close(p[1]);
+	ssize_t n = read(p[0], buf, sizeof(buf));
+	close(p[0]);
+	CU_ASSERT_FATAL(n > 100);
+	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+	CU_ASSERT_EQUAL(write(p[1], buf, (size_t)n - 10), n - 10);
+	close(p[1]);
+	CU_ASSERT_EQUAL(cpw_counters_receive(p[0], &c, err, sizeof(err)), -EIO);
+	CU_ASSERT_PTR_NULL(c);
+	close(p[0]);
+
+	/* Nothing at all (the helper died first) is -EIO too. */
+	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+	close(p[1]);
+	CU_ASSERT_EQUAL(cpw_counters_receive(p[0], &c, err, sizeof(err)), -EIO);
+	close(p[0]);
+}
+
+/* The real helper: forked, reaped, and the same set as encoding here; a bad name fails
+ * the same way. */
+static void test_transfer_helper_process(void)
+{
+	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
+	struct cpw_counters_helper h;
+	struct cpw_counters *here, *there;
+	char err[200];
+	CU_ASSERT_EQUAL_FATAL(cpw_counters_encode_start(&h, NULL), 0);
+	pid_t helper = h.pid;
+	CU_ASSERT(helper > 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_counters_encode_finish(&h, &there, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(waitpid(helper, NULL, WNOHANG), -1); /* already reaped */
+	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&here, NULL, err, sizeof(err)), 0);
+	expect_same_counters(here, there);
+	cpw_counters_free(here);
+	cpw_counters_free(there);
+
+	CU_ASSERT_EQUAL_FATAL(cpw_counters_encode_start(&h, "no-such-event-xyz"), 0);
+	CU_ASSERT_EQUAL(cpw_counters_encode_finish(&h, &there, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-event-xyz"));
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -757,5 +853,8 @@ int main(void)
 	CU_add_test(s, "attach: threads born later are inherited", test_attach_skips_inherited_threads);
 	CU_add_test(s, "real child through the kernel", test_real_child);
 	CU_add_test(s, "--list-events", test_list_events);
+	CU_add_test(s, "encoded events travel over a pipe unchanged", test_transfer_over_pipe);
+	CU_add_test(s, "transfer: sender errors, cut and empty streams", test_transfer_errors);
+	CU_add_test(s, "transfer: the forked helper encodes and is reaped", test_transfer_helper_process);
 	return cpw_cunit_run_tap();
 }
