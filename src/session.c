@@ -35,6 +35,7 @@ struct cpw_session_private {
 	/* Delays summed over the exit records of the tree's threads (delay accounting). */
 	double blkio_ns, swapin_ns, thrashing_ns, reclaim_ns;
 	bool delayacct_on;
+	double cores_usable;               /* read with the start values; NAN: unknown */
 };
 
 int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
@@ -69,6 +70,8 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 	cpw_metrics_init(&s->report.metrics);
 	s->report.cgroup_mem_peak_kib = NAN;
 	s->priv = calloc(1, sizeof(*s->priv));
+	if (s->priv)
+		s->priv->cores_usable = NAN;
 	s->tree = cpw_tree_new(cfg->proc_root, cfg->mode == CPW_MODE_ATTACH);
 	if (!s->priv || !s->tree) {
 		snprintf(err, errlen, "out of memory");
@@ -80,10 +83,33 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
 		cpw_tree_skip_users(s->tree);
+	if (cfg->mode == CPW_MODE_RUN && !cfg->no_cgroup) {
+		char why[320] = "";
+		struct cpw_session_private *p = s->priv;
+		if (cpw_cgroup_create(&p->cgroup, CGROUP_ROOT, why, sizeof(why)) < 0) {
+			p->cgroup = NULL;
+			cpw_report_note(&s->report, "not run in a cgroup of its own (%s): memory "
+					"and pressure figures are system-wide", why);
+		} else if (why[0]) {
+			cpw_report_note(&s->report, "%s", why);
+		}
+	}
+	return 0;
+}
+
+struct cpw_cgroup_placement *cpw_session_placement(struct cpw_session *s)
+{
+	return cpw_cgroup_placement(s->priv->cgroup);
+}
+
+int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
+{
+	const struct cpw_config *cfg = s->cfg;
 	/* Attach mode runs libpfm4 in a helper process while the rest is set up, so the
 	 * long watch does not keep libpfm4's tables resident (perf_transfer.c). Run mode
 	 * encodes here: a helper would be one more child in wait4's totals, which are the
-	 * report's exact figures. */
+	 * report's exact figures (and a thread only competes with the command's child for
+	 * the CPUs: measured slower on 2 vCPUs). */
 	struct cpw_counters_helper encoder = { .pid = -1, .fd = -1, .event_list = cfg->events };
 	if (cfg->mode == CPW_MODE_ATTACH)
 		cpw_counters_encode_start(&encoder, cfg->events);
@@ -100,15 +126,6 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 		p->exits = NULL;
 		cpw_report_note(&s->report, "per-process figures of processes shorter than the "
 				"interval may be missing: %s", why);
-	}
-	if (cfg->mode == CPW_MODE_RUN && !cfg->no_cgroup) {
-		if (cpw_cgroup_create(&p->cgroup, CGROUP_ROOT, why, sizeof(why)) < 0) {
-			p->cgroup = NULL;
-			cpw_report_note(&s->report, "not run in a cgroup of its own (%s): memory "
-					"and pressure figures are system-wide", why);
-		} else if (why[0]) {
-			cpw_report_note(&s->report, "%s", why);
-		}
 	}
 	if (cpw_counters_encode_finish(&encoder, &s->counters, err, errlen) < 0) {
 		cpw_session_free(s);
@@ -127,15 +144,33 @@ int cpw_session_adopt(struct cpw_session *s, pid_t child)
 
 void cpw_session_begin(struct cpw_session *s)
 {
+	cpw_session_start_clock(s);
+	cpw_session_read_start(s);
+}
+
+void cpw_session_start_clock(struct cpw_session *s)
+{
+	clock_gettime(CLOCK_MONOTONIC, &s->start);
+}
+
+void cpw_session_read_start(struct cpw_session *s)
+{
 	struct cpw_session_private *p = s->priv;
+	bool group_refaults = false;
 	cpw_psi_read_system(s->cfg->proc_root, &p->psi_start);
-	cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_start);
 	if (p->cgroup) {
 		struct cpw_cgroup_stats st;
-		if (cpw_cgroup_read(p->cgroup, &st) == 0)
+		if (cpw_cgroup_read(p->cgroup, &st) == 0) {
 			p->cgroup_psi_start = st.psi;
+			group_refaults = st.memory_available && cpw_known(st.refaults);
+		}
 	}
-	clock_gettime(CLOCK_MONOTONIC, &s->start);
+	/* System-wide refaults only where the group has none of its own. */
+	if (!group_refaults)
+		cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_start);
+	/* The CPUs we may use (affinity, our cgroup's quota) do not change during a run. */
+	struct cpw_cpus cpus;
+	p->cores_usable = cpw_cpus_usable(0, CGROUP_ROOT, NULL, &cpus) == 0 ? cpus.cores_usable : NAN;
 }
 
 static bool in_tree(const struct cpw_session *s, pid_t pid)
@@ -220,9 +255,7 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 static void fill_from_model(struct cpw_session *s, struct cpw_metrics *m)
 {
 	cpw_metrics_from_tree(m, s->tree);
-	struct cpw_cpus cpus;
-	if (cpw_cpus_usable(0, CGROUP_ROOT, NULL, &cpus) == 0)
-		m->cores_usable = cpus.cores_usable;
+	m->cores_usable = s->priv->cores_usable;
 }
 
 /* Stall seconds over the run, from two readings of cumulative PSI totals (us). */
@@ -251,7 +284,8 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 		cpw_report_note(r, "pressure (PSI) unavailable: %s",
 				p->psi_start.reason[0] ? p->psi_start.reason : end.reason);
 	}
-	if (cpw_vmstat_read(s->cfg->proc_root, &vm) == 0 && vm.has_refaults && p->vmstat_start.has_refaults)
+	if (p->vmstat_start.has_refaults && cpw_vmstat_read(s->cfg->proc_root, &vm) == 0 &&
+	    vm.has_refaults)
 		m->refaults = (double)(vm.refaults - p->vmstat_start.refaults);
 
 	if (p->cgroup) {

@@ -6,8 +6,8 @@
  *  - cgroup v2 (a "cgroup2" mount at the root): one child directory; memory figures when the
  *    memory controller is enabled in our own cgroup's cgroup.subtree_control (we never
  *    enable controllers ourselves: that would change the system's configuration);
- *  - hybrid (v1 controllers plus a controller-less v2 at <root>/unified): a v1 memory and a
- *    v1 cpuacct child for the figures, and a v2 child for membership and *.pressure;
+ *  - hybrid (v1 controllers plus a controller-less v2 at <root>/unified): a v1 memory child
+ *    for the memory figures, and a v2 child for membership, cpu.stat and *.pressure;
  *  - v1 only: memory and cpuacct children; membership from the memory child.
  * Every child is made under the cgroup cperfwatch itself is in (/proc/self/cgroup) and named
  * cperfwatch-<pid>, so limits set on us (a memory limit in a container) also bind the command
@@ -56,8 +56,30 @@ int cpw_cgroup_create(struct cpw_cgroup **out, const char *cgroup_root, char *wh
 int cpw_cgroup_open(struct cpw_cgroup **out, const char *cgroup_root,
 		    const char *proc_cgroup_path, char *why, size_t whylen);
 
-/* Moves pid (a whole process) into the group. Call it while the child waits at the exec
- * gate, from the parent. Returns 0 or -errno. */
+/* How a new child starts inside the group without being migrated into it by its parent.
+ * A migration (a cgroup.procs write) takes the kernel's global threadgroup lock, and the
+ * first writer after a quiet spell waits for an RCU grace period: 5-40 ms on our VMs,
+ * several times the whole start-up of `time -v`. Instead:
+ *  - the child is cloned straight into the v2 group (clone3 with CLONE_INTO_CGROUP, 5.7+);
+ *  - the single-threaded child writes "0" into each v1 group's "tasks" file: a task moving
+ *    only itself needs no threadgroup lock (6.x kernels skip it; older ones still work).
+ * The launcher fills in the *_done flags; cpw_cgroup_add_pid() then migrates the child
+ * only into the groups it is not in yet. */
+#define CPW_CGROUP_V1_JOINS 2
+struct cpw_cgroup_placement {
+	int v2_dir_fd;                          /* for CLONE_INTO_CGROUP; -1: none */
+	int v1_tasks_fd[CPW_CGROUP_V1_JOINS];   /* opened for writing; -1: none */
+	bool v2_done;                           /* the clone went into the v2 group */
+	bool v1_done[CPW_CGROUP_V1_JOINS];      /* the child joined that v1 group */
+};
+
+/* The placement of a child about to be forked into cg, its descriptors opened (close-on-
+ * exec); NULL when cg is NULL. Owned by cg: cpw_cgroup_add_pid() closes the descriptors. */
+struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg);
+
+/* Moves pid (a whole process) into each of the group's directories that its placement has
+ * not put it in already. Call it while the child waits at the exec gate, from the parent.
+ * Returns 0 or -errno. */
 int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid);
 
 /* Reads the group's figures. Returns 0 (figures that could not be read are NAN with a

@@ -9,16 +9,29 @@
 #ifndef CPERFWATCH_LAUNCH_H
 #define CPERFWATCH_LAUNCH_H
 
+#include <stdbool.h>
 #include <sys/types.h>
+
+#include "cperfwatch/cgroup.h"
 
 struct cpw_launch {
 	pid_t pid;
 	int gate_fd;  /* write end: one byte releases the child */
-	int error_fd; /* read end: the child's exec errno, or EOF when exec succeeded */
+	int error_fd; /* read end: the child's join report (when asked for), then its exec
+		       * errno, or EOF when exec succeeded */
+	struct cpw_cgroup_placement *placement; /* NULL: none */
+	bool report_pending; /* the child's join report is not read yet */
 };
 
-/* Makes cperfwatch a child subreaper and forks the held child. Returns 0 or -errno. */
-int cpw_launch_prepare(char *const argv[], struct cpw_launch *l);
+/* Makes cperfwatch a child subreaper and forks the held child: into the groups of
+ * placement where it can (cgroup.h; NULL: where cperfwatch is), setting its v2_done.
+ * Returns 0 or -errno. */
+int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placement,
+		       struct cpw_launch *l);
+/* Waits for the held child's report of the v1 groups it joined by itself and sets the
+ * placement's v1_done flags. Returns 0, or -errno when no report came (the flags stay
+ * false, so the parent migrates it). Without a placement it returns 0 at once. */
+int cpw_launch_placed(struct cpw_launch *l);
 /* Releases the child and waits until exec succeeded or failed. Returns 0 when COMMAND is
  * running, else the exec errno (positive). */
 int cpw_launch_release(struct cpw_launch *l);

@@ -28,13 +28,25 @@ struct cpw_session {
 	struct cpw_session_private *priv;
 };
 
-/* Sets up the model and the whole-run sources. Returns 0 or -errno (err says why). */
+/* Sets up the model and, in run mode, the command's own cgroup (cheap: the command is
+ * forked into it next). Returns 0 or -errno (err says why). */
 int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *err, size_t errlen);
-/* Run mode: puts the held child in the command's own cgroup, when there is one. */
+/* Run mode: where the command's child is to be forked (cgroup.h), NULL without a cgroup. */
+struct cpw_cgroup_placement *cpw_session_placement(struct cpw_session *s);
+/* Opens the whole-run sources: counters, exit records, delay accounting (run mode: while
+ * the forked command looks itself up). Returns 0, or -errno with err saying why and the
+ * session freed. */
+int cpw_session_open(struct cpw_session *s, char *err, size_t errlen);
+/* Run mode: puts the held child in the parts of the command's own cgroup that its
+ * placement did not already put it in, when there is one. */
 int cpw_session_adopt(struct cpw_session *s, pid_t child);
 /* Marks the start of counting (run mode: the exec; attach mode: now) and reads the
  * start values of whole-run sources. */
 void cpw_session_begin(struct cpw_session *s);
+/* The two halves of cpw_session_begin(). Run mode marks the start just before releasing
+ * the command and reads the start values while it execs (on another CPU). */
+void cpw_session_start_clock(struct cpw_session *s);
+void cpw_session_read_start(struct cpw_session *s);
 double cpw_session_elapsed(const struct cpw_session *s);
 /* One sample of the tree below roots; run mode passes the children of cperfwatch itself. */
 int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots);

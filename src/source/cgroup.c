@@ -10,6 +10,7 @@
 #include "kfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,9 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
+	cg->placement.v2_dir_fd = -1;
+	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++)
+		cg->placement.v1_tasks_fd[i] = -1;
 	char text[4096];
 	long n = cpw_cg_read_self(self_path, text, sizeof text);
 	if (n < 0) {
@@ -125,6 +129,10 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 	if (create) {
 		char name[64];
 		snprintf(name, sizeof name, "cperfwatch-%ld", (long)getpid());
+		/* A v2 group's cpu.stat has the members' CPU time without any controller, so
+		 * a v1 cpuacct group would only cost a mkdir, a join and an rmdir. */
+		if (cg->v2.path[0])
+			cg->cpuacct1.mount[0] = cg->cpuacct1.path[0] = '\0';
 		struct cpw_cg_dir *dirs[3] = { &cg->v2, &cg->mem1, &cg->cpuacct1 };
 		for (int i = 0; i < 3; i++) {
 			if (!dirs[i]->path[0])
@@ -198,12 +206,53 @@ static int write_pid(const char *dir, pid_t pid)
 	return cpw_kf_write(path, num);
 }
 
+static void close_placement(struct cpw_cgroup_placement *pl)
+{
+	if (pl->v2_dir_fd >= 0)
+		close(pl->v2_dir_fd);
+	pl->v2_dir_fd = -1;
+	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++) {
+		if (pl->v1_tasks_fd[i] >= 0)
+			close(pl->v1_tasks_fd[i]);
+		pl->v1_tasks_fd[i] = -1;
+	}
+}
+
+/* The v1 directories, in the order of the placement's v1 slots. */
+static const struct cpw_cg_dir *v1_dir(const struct cpw_cgroup *cg, int slot)
+{
+	return slot == 0 ? &cg->mem1 : &cg->cpuacct1;
+}
+
+struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg)
+{
+	if (!cg)
+		return NULL;
+	struct cpw_cgroup_placement *pl = &cg->placement;
+	char path[PATH_MAX];
+	close_placement(pl);
+	pl->v2_done = false;
+	if (cg->v2.path[0])
+		pl->v2_dir_fd = open(cg->v2.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++) {
+		pl->v1_done[i] = false;
+		const struct cpw_cg_dir *d = v1_dir(cg, i);
+		if (d->path[0] && cpw_kf_pathf(path, sizeof path, "%s/tasks", d->path) == 0)
+			pl->v1_tasks_fd[i] = open(path, O_WRONLY | O_CLOEXEC);
+	}
+	/* A descriptor that did not open leaves its group to cpw_cgroup_add_pid(). */
+	return pl;
+}
+
 int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid)
 {
+	const struct cpw_cgroup_placement *pl = &cg->placement;
 	const struct cpw_cg_dir *dirs[3] = { &cg->v2, &cg->mem1, &cg->cpuacct1 };
+	const bool done[3] = { pl->v2_done, pl->v1_done[0], pl->v1_done[1] };
 	int first_err = 0;
+	close_placement(&cg->placement);
 	for (int i = 0; i < 3; i++) {
-		if (!dirs[i]->path[0])
+		if (!dirs[i]->path[0] || done[i])
 			continue;
 		int err = write_pid(dirs[i]->path, pid);
 		if (err < 0 && !first_err)
@@ -264,15 +313,17 @@ static void remove_dir(const struct cpw_cg_dir *d)
 {
 	if (!d->created)
 		return;
-	/* Exiting tasks keep a group busy for a moment: retry for up to about 2 s. */
+	/* Exiting tasks keep a group busy for a moment: retry for up to about 2 s. An empty
+	 * group (the usual end of a run) goes at the first rmdir. */
 	for (int tries = 0; tries < 100; tries++) {
-		evacuate(d);
-		if (rmdir(d->path) == 0 || errno == ENOENT)
-			return;
-		if (errno != EBUSY)
-			return;
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+		if (tries > 0)
+			evacuate(d);
+		if (rmdir(d->path) == 0 || errno != EBUSY)
+			return; /* gone, or ENOENT: gone already, or nothing more to try */
+		if (tries > 0) {
+			struct timespec ts = { 0, 20 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
 	}
 }
 
@@ -280,6 +331,7 @@ void cpw_cgroup_destroy(struct cpw_cgroup *cg)
 {
 	if (!cg)
 		return;
+	close_placement(&cg->placement);
 	remove_dir(&cg->v2);
 	remove_dir(&cg->mem1);
 	remove_dir(&cg->cpuacct1);

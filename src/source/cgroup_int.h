@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cperfwatch/cgroup.h"
+
 /* One hierarchy's directory: where the mount is, our group in it, and its parent. */
 struct cpw_cg_dir {
 	char mount[PATH_MAX];   /* "" when this hierarchy is not used */
@@ -22,6 +24,7 @@ struct cpw_cgroup {
 	struct cpw_cg_dir mem1;     /* v1 memory controller */
 	struct cpw_cg_dir cpuacct1; /* v1 cpuacct controller */
 	bool v2_memory;             /* v2 dir has memory.current */
+	struct cpw_cgroup_placement placement; /* fds -1 until cpw_cgroup_placement() */
 	char describe[512];
 };
 

@@ -8,12 +8,17 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef HAVE_LINUX_SCHED_H
+#include <linux/sched.h> /* struct clone_args, CLONE_INTO_CGROUP */
+#endif
 
 static ssize_t write_all(int fd, const void *buf, size_t len)
 {
@@ -52,13 +57,30 @@ static const char *resolve_in_path(const char *name, char *buf, size_t size)
 	}
 }
 
-/* In the child, between fork and exec: async-signal-safe calls only. */
-static void child_wait_and_exec(char *const argv[], int gate_read, int error_write)
+/* In the child: joins the v1 groups of the placement by moving only itself, and tells the
+ * parent which ones it is in (a bit per slot). */
+static void child_join(const struct cpw_cgroup_placement *pl, int error_write)
+{
+	int joined = 0;
+	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++)
+		if (pl->v1_tasks_fd[i] >= 0 && write_all(pl->v1_tasks_fd[i], "0", 1) == 1)
+			joined |= 1 << i;
+	write_all(error_write, &joined, sizeof(joined));
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only, and none that relies
+ * on glibc's idea of the thread id (raise, abort, pthread_*): after a raw clone3 it is
+ * the parent's. */
+static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_placement *pl,
+				int gate_read, int error_write)
 {
 	char go;
 	ssize_t n;
 	sigset_t none;
 	char found[PATH_MAX];
+
+	if (pl)
+		child_join(pl, error_write);
 	const char *file = resolve_in_path(argv[0], found, sizeof(found));
 
 	/* The command gets default dispositions and an empty mask, whatever ours are. */
@@ -85,7 +107,34 @@ static void child_wait_and_exec(char *const argv[], int gate_read, int error_wri
 	_exit(err == ENOENT ? 127 : 126);
 }
 
-int cpw_launch_prepare(char *const argv[], struct cpw_launch *l)
+/* fork(), or a clone straight into the v2 group of cgroup_fd when the kernel has clone3
+ * with CLONE_INTO_CGROUP (5.7+); *placed says which happened. */
+static pid_t fork_into(int cgroup_fd, bool *placed)
+{
+	*placed = false;
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+	if (cgroup_fd >= 0) {
+		struct clone_args args;
+		memset(&args, 0, sizeof(args));
+		args.flags = CLONE_INTO_CGROUP;
+		args.exit_signal = SIGCHLD;
+		args.cgroup = (uint64_t)cgroup_fd;
+		long pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid >= 0) {
+			*placed = true;
+			return (pid_t)pid;
+		}
+		/* ENOSYS (older kernels, seccomp filters of container runtimes), E2BIG (5.3-5.6)
+		 * or a group that refuses: fork, and the parent migrates the child. */
+	}
+#else
+	(void)cgroup_fd;
+#endif
+	return fork();
+}
+
+int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placement,
+		       struct cpw_launch *l)
 {
 	int gate[2], errpipe[2];
 
@@ -100,7 +149,8 @@ int cpw_launch_prepare(char *const argv[], struct cpw_launch *l)
 		close(gate[1]);
 		return -err;
 	}
-	pid_t pid = fork();
+	bool in_v2 = false;
+	pid_t pid = fork_into(placement ? placement->v2_dir_fd : -1, &in_v2);
 	if (pid < 0) {
 		int err = errno;
 		close(gate[0]);
@@ -112,13 +162,35 @@ int cpw_launch_prepare(char *const argv[], struct cpw_launch *l)
 	if (pid == 0) {
 		close(gate[1]);
 		close(errpipe[0]);
-		child_wait_and_exec(argv, gate[0], errpipe[1]);
+		child_wait_and_exec(argv, placement, gate[0], errpipe[1]);
 	}
 	close(gate[0]);
 	close(errpipe[1]);
 	l->pid = pid;
 	l->gate_fd = gate[1];
 	l->error_fd = errpipe[0];
+	l->placement = placement;
+	l->report_pending = placement != NULL;
+	if (placement)
+		placement->v2_done = in_v2;
+	return 0;
+}
+
+int cpw_launch_placed(struct cpw_launch *l)
+{
+	int joined = 0;
+	ssize_t n;
+
+	if (!l->report_pending)
+		return 0;
+	l->report_pending = false;
+	do
+		n = read(l->error_fd, &joined, sizeof(joined));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(joined))
+		return n < 0 ? -errno : -EPIPE;
+	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++)
+		l->placement->v1_done[i] = (joined >> i) & 1;
 	return 0;
 }
 
@@ -127,6 +199,7 @@ int cpw_launch_release(struct cpw_launch *l)
 	int err = 0;
 	ssize_t n;
 
+	cpw_launch_placed(l); /* the join report comes first on the error pipe */
 	write_all(l->gate_fd, "g", 1);
 	close(l->gate_fd);
 	l->gate_fd = -1;

@@ -40,7 +40,11 @@ settings() {
 		[ -r "$f" ] && printf '%s: %s\n' "$f" "$(cat "$f" 2>/dev/null)"
 	done
 	# Directories cperfwatch makes for the command are its own and must be gone after.
-	find /sys/fs/cgroup -maxdepth 4 -type d -name 'cperfwatch-*' 2>/dev/null | sort
+	# Those of a cperfwatch still running (another test, under make -j) are not ours.
+	find /sys/fs/cgroup -maxdepth 4 -type d -name 'cperfwatch-*' 2>/dev/null | sort |
+	while read -r dir; do
+		[ -d "/proc/${dir##*/cperfwatch-}" ] || echo "$dir"
+	done
 }
 settings >"$SCRATCH/before"
 "$CPW" -- true 2>/dev/null

@@ -1,12 +1,13 @@
 /*
  * test_kernel_live.c: the kernel-interface sources against the real kernel: a cgroup of our
  * own (create, move a child in, read, destroy, and nothing left behind; a memory limit set
- * above us binds the child), taskstats queries and exit records, and the reasons given to
+ * above us binds the child; a launched child starts inside without a migration), taskstats queries and exit records, and the reasons given to
  * an unprivileged user. Plain TAP (not CUnit) because these tests must be able to SKIP,
  * saying why, where there is no root or no writable cgroupfs.
  */
 #include "config.h"
 #include "cperfwatch/cgroup.h"
+#include "cperfwatch/launch.h"
 #include "cperfwatch/taskstats.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,6 +158,84 @@ static void test_cgroup_lifecycle(void)
 	ok(kill(child, 0) == 0, "the leftover child survived the move back");
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
+}
+
+/* clone3 exists (ENOSYS before 5.3 and under container seccomp filters; EINVAL for the
+ * empty arguments otherwise). */
+static bool have_clone3(void)
+{
+#ifdef SYS_clone3
+	return syscall(SYS_clone3, NULL, 0) < 0 && errno != ENOSYS;
+#else
+	return false;
+#endif
+}
+
+/* The launcher puts the command's child in its groups before it runs, and does so without
+ * the parent migrating it (a cgroup.procs write waits for an RCU grace period): cloned into
+ * the v2 group, writing "0" into the v1 groups' tasks files itself. */
+static void test_cgroup_placement(void)
+{
+	struct cpw_cgroup *cg;
+	char why[512];
+	int err = cpw_cgroup_create(&cg, "/sys/fs/cgroup", why, sizeof why);
+	if (err) {
+		char r[600];
+		snprintf(r, sizeof r, "cannot make a cgroup here: %s", why);
+		skip(6, r);
+		return;
+	}
+	const char *desc = cpw_cgroup_describe(cg);
+	bool v2 = strncmp(desc, "v2 ", 3) == 0, mem1 = strstr(desc, "v1-memory ") != NULL;
+	int dirs = 0;
+	for (const char *p = desc; (p = strchr(p, '/')); p = strchr(p, ' ')) {
+		dirs++;
+		if (!strchr(p, ' '))
+			break;
+	}
+	char out[] = "/tmp/cpw-live-cgroupXXXXXX";
+	int fd = mkstemp(out);
+	if (fd >= 0)
+		close(fd);
+	char script[600];
+	snprintf(script, sizeof script, "cat /proc/self/cgroup > %s", out);
+	char sh[] = "/bin/sh", dash_c[] = "-c";
+	char *argv[] = { sh, dash_c, script, NULL };
+
+	struct cpw_cgroup_placement *pl = cpw_cgroup_placement(cg);
+	struct cpw_launch l;
+	ok(pl && cpw_launch_prepare(argv, pl, &l) == 0, "child forked with a placement (%s)", desc);
+	ok(cpw_launch_placed(&l) == 0, "the child reported the groups it joined");
+	if (!v2)
+		skip(1, "no cgroup v2 hierarchy");
+	else if (!have_clone3())
+		skip(1, "no clone3 here (old kernel or a seccomp filter): the parent migrates");
+	else
+		ok(pl->v2_done, "cloned straight into the v2 group");
+	if (mem1)
+		ok(pl->v1_done[0], "joined the v1 memory group by itself");
+	else
+		skip(1, "no v1 memory hierarchy");
+	ok(cpw_cgroup_add_pid(cg, l.pid) == 0 && cpw_launch_release(&l) == 0,
+	   "the rest migrated, the command released");
+	int status = -1;
+	waitpid(l.pid, &status, 0);
+
+	char text[4096] = "", mark[64];
+	FILE *f = fopen(out, "r");
+	size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = '\0';
+	snprintf(mark, sizeof mark, "/cperfwatch-%ld\n", (long)getpid());
+	int inside = 0;
+	for (const char *p = text; (p = strstr(p, mark)); p += strlen(mark))
+		inside++;
+	ok(status == 0 && inside == dirs, "the command ran inside all %d group(s): %d", dirs, inside);
+	if (inside != dirs)
+		diag("its /proc/self/cgroup", text);
+	unlink(out);
+	cpw_cgroup_destroy(cg);
 }
 
 /* A memory limit on the cgroup we are in must bind the command's group and be reported. */
@@ -354,6 +434,7 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_cgroup_lifecycle();
+	test_cgroup_placement();
 	test_cgroup_inherits_limit();
 	test_taskstats_query();
 	test_taskstats_exit_listener();
