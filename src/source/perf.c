@@ -144,12 +144,13 @@ static int encode_once(const char *name, bool count_kernel, struct perf_event_at
 	return r;
 }
 
-/* perf stat's software set, then the hardware events the verdict uses. Major and minor
- * faults are left to wait4, which counts them exactly for the whole tree: as counters they
- * would cost two more events per thread (and each software event type switches a kernel
- * static key on open and on close, ~0.1 ms of start-up). -e major-faults counts them. */
+/* perf stat's software set less what wait4 already counts exactly for the whole tree
+ * (context switches, page faults: the time section has them), then the hardware events the
+ * verdict uses. Each software event type switches a kernel static key on open and again on
+ * close, patching the kernel's text with an IPI to every CPU: ~0.1 ms of start-up per
+ * event on our VMs (measured with make bench). -e counts them. */
 static const char *const default_events[] = {
-	"task-clock", "context-switches", "cpu-migrations", "page-faults",
+	"task-clock", "cpu-migrations",
 	"cycles", "instructions", "cache-references", "cache-misses",
 	"LLC-load-misses", "branch-misses", "stalled-cycles-frontend", "stalled-cycles-backend",
 };

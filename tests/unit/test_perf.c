@@ -243,7 +243,7 @@ static void test_default_set(void)
 {
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	static const char *const want[] = {
-		"task-clock", "context-switches", "cpu-migrations", "page-faults",
+		"task-clock", "cpu-migrations",
 		"cycles", "instructions", "cache-references", "cache-misses",
 		"LLC-load-misses", "branch-misses", "stalled-cycles-frontend", "stalled-cycles-backend",
 	};
