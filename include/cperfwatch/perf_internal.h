@@ -58,6 +58,10 @@ int cpw_perf_read_paranoid(const char *proc_root, int *level);
  * cpu_atom or armv*_pmu*. */
 bool cpw_perf_hw_pmu_present(const char *sys_root);
 
+/* While hide is true, libpfm4's initialisation finds no debugfs and reads no tracepoints
+ * (pfm_mounts.c). Returns false where that cannot be done (a shared libpfm4). */
+bool cpw_pfm_hide_tracepoints(bool hide);
+
 /* One reading of a counter opened with TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING. */
 struct cpw_perf_reading {
 	uint64_t value;

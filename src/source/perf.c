@@ -92,32 +92,42 @@ static bool kernel_has_cpu_pmu(void)
 	return hw_pmu_known;
 }
 
-static int pfm_state; /* 0 not tried, 1 ready, 2 ready with the generic PMU only, <0 failed */
+static int pfm_state; /* 0 not tried, 1 ready with every table, 2 ready narrowed, <0 failed */
+static bool pfm_generic_only; /* narrowed to the generic perf PMU */
 
-/* Initialises libpfm4. Scanning every PMU table costs ~2.5 ms, a tenth of that with only
- * the generic perf PMU: that is all a machine without a CPU PMU can use, so start with it
- * there (unless the user set LIBPFM_FORCE_PMU) and widen only for a name it lacks. */
-static int pfm_ready(void)
+/* Initialises libpfm4, narrowed where allowed. Every PMU table costs ~2.5 ms here (each
+ * x86 PMU's detection runs CPUID, which traps on a VM), the generic perf PMU a tenth of
+ * that: that is all a machine without a CPU PMU can use. Tracepoints (one event per kernel
+ * tracepoint, read from debugfs: 30-60 ms as root where it is mounted) are left out too.
+ * A name not found widens to everything (pfm_widen). */
+static int pfm_init(bool generic_only, bool hide_tracepoints)
 {
-	if (pfm_state == 0) {
-		bool generic_only = !getenv("LIBPFM_FORCE_PMU") && !kernel_has_cpu_pmu();
-		if (generic_only)
-			setenv("LIBPFM_FORCE_PMU", "perf", 0);
-		pfm_state = pfm_initialize() == PFM_SUCCESS ? (generic_only ? 2 : 1) : -1;
-		if (generic_only)
-			unsetenv("LIBPFM_FORCE_PMU");
-	}
+	if (pfm_state > 0)
+		pfm_terminate();
+	if (generic_only)
+		setenv("LIBPFM_FORCE_PMU", "perf", 0);
+	bool hidden = hide_tracepoints && cpw_pfm_hide_tracepoints(true);
+	int r = pfm_initialize();
+	cpw_pfm_hide_tracepoints(false);
+	if (generic_only)
+		unsetenv("LIBPFM_FORCE_PMU");
+	pfm_generic_only = generic_only;
+	pfm_state = r == PFM_SUCCESS ? (generic_only || hidden ? 2 : 1) : -1;
 	return pfm_state > 0 ? 0 : -ENODEV;
 }
 
-/* From the generic PMU only to every PMU table, so PMU-specific names can be named. */
+static int pfm_ready(void)
+{
+	if (pfm_state == 0)
+		pfm_init(!getenv("LIBPFM_FORCE_PMU") && !kernel_has_cpu_pmu(), true);
+	return pfm_state > 0 ? 0 : -ENODEV;
+}
+
+/* From the narrowed set to every PMU table and the tracepoints, so that any name libpfm4
+ * knows can be named. */
 static bool pfm_widen(void)
 {
-	if (pfm_state != 2)
-		return false;
-	pfm_terminate();
-	pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
-	return pfm_state > 0;
+	return pfm_state == 2 && pfm_init(false, false) == 0;
 }
 
 static int encode_once(const char *name, bool count_kernel, struct perf_event_attr *attr);
@@ -701,7 +711,8 @@ static void list_pmu(FILE *out, pfm_pmu_t p, const pfm_pmu_info_t *pinfo)
 
 int cpw_counters_list(FILE *out)
 {
-	if (pfm_ready() < 0)
+	/* The list names the tracepoints too; the PMUs stay those that can count here. */
+	if (pfm_ready() < 0 || (pfm_state == 2 && pfm_init(pfm_generic_only, false) < 0))
 		return -ENODEV;
 	bool hw = kernel_has_cpu_pmu();
 	fprintf(out, "# hardware PMU: %s\n", hw ? "present" : "none visible (virtual machine?): "
