@@ -29,13 +29,16 @@ struct cpw_session_private {
 	struct cpw_cgroup *cgroup;         /* run mode as root: the command's own cgroup */
 	struct cpw_psi cgroup_psi_start;
 	struct cpw_taskstats_listener *exits; /* root: exit records of short-lived processes */
-	struct cpw_taskstats_rec pending[PENDING_MAX]; /* exits whose parent is not known yet */
+	/* Exits whose parent is not known yet; allocated at the first (1 MB: most runs never
+	 * need it, and mapping and unmapping it cost ~0.1 ms of every start). */
+	struct cpw_taskstats_rec *pending;
 	size_t npending;
 	uint64_t exit_records;             /* accepted into the tree */
 	/* Delays summed over the exit records of the tree's threads (delay accounting). */
 	double blkio_ns, swapin_ns, thrashing_ns, reclaim_ns;
 	bool delayacct_on;
 	double cores_usable;               /* read with the start values; NAN: unknown */
+	bool group_psi;                    /* pressure comes from the cgroup, not the system */
 };
 
 int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
@@ -157,14 +160,18 @@ void cpw_session_read_start(struct cpw_session *s)
 {
 	struct cpw_session_private *p = s->priv;
 	bool group_refaults = false;
-	cpw_psi_read_system(s->cfg->proc_root, &p->psi_start);
 	if (p->cgroup) {
 		struct cpw_cgroup_stats st;
 		if (cpw_cgroup_read(p->cgroup, &st) == 0) {
 			p->cgroup_psi_start = st.psi;
+			p->group_psi = st.psi.available;
 			group_refaults = st.memory_available && cpw_known(st.refaults);
 		}
 	}
+	/* System-wide pressure only where the group has none of its own (it would be
+	 * replaced by the group's). */
+	if (!p->group_psi)
+		cpw_psi_read_system(s->cfg->proc_root, &p->psi_start);
 	/* System-wide refaults only where the group has none of its own. */
 	if (!group_refaults)
 		cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_start);
@@ -222,7 +229,8 @@ static void drain_exits(struct cpw_session *s)
 		return;
 	while ((n = cpw_taskstats_poll(p->exits, recs, 64)) > 0)
 		for (int i = 0; i < n; i++)
-			if (!accept_exit(s, &recs[i]) && p->npending < PENDING_MAX)
+			if (!accept_exit(s, &recs[i]) && p->npending < PENDING_MAX &&
+			    (p->pending || (p->pending = malloc(PENDING_MAX * sizeof(*p->pending)))))
 				p->pending[p->npending++] = recs[i];
 	/* Accepting one may make another's parent known: repeat until nothing moves. */
 	for (bool moved = true; moved;) {
@@ -278,11 +286,14 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 	struct cpw_psi end;
 	struct cpw_vmstat vm;
 
-	if (cpw_psi_read_system(s->cfg->proc_root, &end) == 0 && p->psi_start.available && end.available) {
-		psi_into_metrics(&p->psi_start, &end, m);
-	} else {
-		cpw_report_note(r, "pressure (PSI) unavailable: %s",
-				p->psi_start.reason[0] ? p->psi_start.reason : end.reason);
+	if (!p->group_psi) {
+		if (cpw_psi_read_system(s->cfg->proc_root, &end) == 0 && p->psi_start.available &&
+		    end.available) {
+			psi_into_metrics(&p->psi_start, &end, m);
+		} else {
+			cpw_report_note(r, "pressure (PSI) unavailable: %s",
+					p->psi_start.reason[0] ? p->psi_start.reason : end.reason);
+		}
 	}
 	if (p->vmstat_start.has_refaults && cpw_vmstat_read(s->cfg->proc_root, &vm) == 0 &&
 	    vm.has_refaults)
@@ -306,6 +317,8 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 				m->psi_from_cgroup = true;
 			}
 		}
+		if (p->group_psi && !m->psi_from_cgroup)
+			cpw_report_note(r, "pressure (PSI) of the command's cgroup unavailable at the end");
 	}
 	if (!m->refaults_from_cgroup && cpw_known(m->refaults))
 		cpw_report_note(r, "refaults are system-wide (/proc/vmstat): other programs add to them");
@@ -409,6 +422,8 @@ void cpw_session_free(struct cpw_session *s)
 	s->tree = NULL;
 	cpw_counters_free(s->counters);
 	s->counters = NULL;
+	if (s->priv)
+		free(s->priv->pending);
 	free(s->priv);
 	s->priv = NULL;
 }

@@ -1,13 +1,15 @@
 /*
  * timeit.c: a benchmark helper that runs one command and prints what it cost.
  *
- *   timeit [-q] [-o FILE] -- COMMAND [ARG]...
+ *   timeit [-q|-p] [-o FILE] -- COMMAND [ARG]...
  *
  * Prints one line: wall_s user_s sys_s maxrss_kib exit_status. The wall clock spans
  * fork to wait4 only (not the shell that starts timeit); CPU and max RSS come from
  * wait4, so they cover the command and every descendant it waited for. -q sends the
- * command's stdout and stderr to /dev/null; -o FILE appends the line to FILE instead of
- * stdout (the command may own stdout).
+ * command's stdout and stderr to /dev/null; -p sends them to a pipe that timeit reads
+ * and drops, as a CI log or a pager would take them (each write then costs what it
+ * costs there); -o FILE appends the line to FILE instead of stdout (the command may own
+ * stdout).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -28,25 +30,31 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-	int quiet = 0, opt;
+	int quiet = 0, piped = 0, opt;
 	const char *out_path = NULL;
 
-	while ((opt = getopt(argc, argv, "+qo:")) != -1) {
+	while ((opt = getopt(argc, argv, "+qpo:")) != -1) {
 		switch (opt) {
 		case 'q': quiet = 1; break;
+		case 'p': piped = 1; break;
 		case 'o': out_path = optarg; break;
 		default:
-			fprintf(stderr, "usage: timeit [-q] [-o FILE] -- COMMAND [ARG]...\n");
+			fprintf(stderr, "usage: timeit [-q|-p] [-o FILE] -- COMMAND [ARG]...\n");
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: timeit [-q] [-o FILE] -- COMMAND [ARG]...\n");
+		fprintf(stderr, "usage: timeit [-q|-p] [-o FILE] -- COMMAND [ARG]...\n");
 		return 2;
 	}
 	FILE *out = stdout;
 	if (out_path && !(out = fopen(out_path, "a"))) {
 		perror(out_path);
+		return 2;
+	}
+	int pipefd[2] = { -1, -1 };
+	if (piped && pipe(pipefd) < 0) {
+		perror("timeit: pipe");
 		return 2;
 	}
 	fflush(stdout);
@@ -65,9 +73,22 @@ int main(int argc, char **argv)
 				close(fd);
 			}
 		}
+		if (piped) {
+			dup2(pipefd[1], 1);
+			dup2(pipefd[1], 2);
+			close(pipefd[0]);
+			close(pipefd[1]);
+		}
 		execvp(argv[optind], &argv[optind]);
 		perror(argv[optind]);
 		_exit(127);
+	}
+	if (piped) {
+		char drain[4096];
+		close(pipefd[1]);
+		while (read(pipefd[0], drain, sizeof(drain)) > 0)
+			;
+		close(pipefd[0]);
 	}
 	int status;
 	struct rusage ru;

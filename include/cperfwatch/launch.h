@@ -35,6 +35,10 @@ int cpw_launch_placed(struct cpw_launch *l);
 /* Releases the child and waits until exec succeeded or failed. Returns 0 when COMMAND is
  * running, else the exec errno (positive). */
 int cpw_launch_release(struct cpw_launch *l);
+/* The two halves of cpw_launch_release(), for a caller with work to do while the child
+ * execs: release it, then wait for the exec's result (same returns). */
+void cpw_launch_go(struct cpw_launch *l);
+int cpw_launch_exec_result(struct cpw_launch *l);
 /* Kills a child still held at the gate (set-up failed) and reaps it. */
 void cpw_launch_abort(struct cpw_launch *l);
 

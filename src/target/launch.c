@@ -194,15 +194,28 @@ int cpw_launch_placed(struct cpw_launch *l)
 	return 0;
 }
 
-int cpw_launch_release(struct cpw_launch *l)
+void cpw_launch_go(struct cpw_launch *l)
 {
-	int err = 0;
-	ssize_t n;
-
 	cpw_launch_placed(l); /* the join report comes first on the error pipe */
 	write_all(l->gate_fd, "g", 1);
 	close(l->gate_fd);
 	l->gate_fd = -1;
+}
+
+int cpw_launch_release(struct cpw_launch *l)
+{
+	if (l->gate_fd >= 0)
+		cpw_launch_go(l);
+	return cpw_launch_exec_result(l);
+}
+
+int cpw_launch_exec_result(struct cpw_launch *l)
+{
+	int err = 0;
+	ssize_t n;
+
+	if (l->error_fd < 0)
+		return 0;
 	/* EOF: the close-on-exec end closed, so exec succeeded. */
 	do
 		n = read(l->error_fd, &err, sizeof(err));

@@ -92,10 +92,11 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		cpw_counters_open_child(s.counters, launch.pid);
 
 	cpw_session_start_clock(&s);
-	int exec_errno = cpw_launch_release(&launch);
+	cpw_launch_go(&launch);
 	/* The start values are read while the command execs on the other CPU: pressure
-	 * stalls of the first ~0.1 ms of the run go uncounted, start-up gets shorter. */
+	 * stalls of the first ~0.3 ms of the run go uncounted, start-up gets shorter. */
 	cpw_session_read_start(&s);
+	int exec_errno = cpw_launch_exec_result(&launch);
 	if (exec_errno) {
 		int status;
 		waitpid(launch.pid, &status, 0);

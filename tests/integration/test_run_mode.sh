@@ -3,7 +3,7 @@
 # stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
 # with --wait-all, signals, and JSON that a real parser accepts.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 26
+plan 27
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -107,4 +107,14 @@ check "an empty PATH entry is the current directory, and a script without #! run
 	test "$out" = noshebang
 PATH="$SCRATCH/p1:/usr/bin:/bin" "$CPW" --no-cgroup -o /dev/null -- cpwdir 2>"$SCRATCH/dir.err"; rc=$?
 check "a directory in PATH is not run: 126 or 127 as execvp says (got $rc)" test $rc = 126 -o $rc = 127
+
+# The report reaches an unbuffered standard error in one write, not one per line (GNU time
+# makes ~25; on a terminal or a pipe each costs a few microseconds).
+if command -v strace >/dev/null 2>&1; then
+	strace -e trace=write -o "$SCRATCH/writes" "$CPW" --no-cgroup -- true 2>/dev/null
+	n=$(grep -c '^write(2,' "$SCRATCH/writes" 2>/dev/null)
+	check "the text report is one write to standard error (made $n)" test "${n:-0}" = 1
+else
+	skip "the text report is one write to standard error" "strace is not installed"
+fi
 done_testing
