@@ -147,38 +147,34 @@ static json_object *verdict_object(const struct cpw_report *r)
 	return o;
 }
 
-static json_object *processes_array(const struct cpw_report *r)
+/* Stands for the processes array in the document until it is written. */
+#define PROCESSES_PLACEHOLDER "@cperfwatch-processes@"
+
+static json_object *process_object(const struct cpw_proc *p)
 {
-	json_object *a = json_object_new_array();
-	if (!r->tree)
-		return a;
-	for (size_t i = 0; i < cpw_tree_size(r->tree); i++) {
-		const struct cpw_proc *p = cpw_tree_proc(r->tree, i);
-		json_object *o = json_object_new_object();
-		add(o, "pid", json_object_new_int(p->pid));
-		add(o, "ppid", json_object_new_int(p->ppid));
-		add(o, "command", jstr(p->comm));
-		add(o, "user", p->user[0] ? jstr(p->user) : NULL);
-		add(o, "cmdline", jstr(p->cmdline));
-		add(o, "user_s", jnum(p->user_s));
-		add(o, "sys_s", jnum(p->sys_s));
-		add(o, "max_rss_kib", jint(p->max_rss_kib));
-		add(o, "major_faults", jint(p->majflt));
-		add(o, "minor_faults", jint(p->minflt));
-		add(o, "voluntary_ctxsw", jint(p->vol_ctxsw));
-		add(o, "involuntary_ctxsw", jint(p->invol_ctxsw));
-		add(o, "read_bytes", jnum(p->read_bytes));
-		add(o, "write_bytes", jnum(p->write_bytes));
-		add(o, "oncpu_s", jnum(p->oncpu_s));
-		add(o, "runqueue_wait_s", jnum(p->runq_wait_s));
-		add(o, "threads", json_object_new_int(p->nthreads));
-		add(o, "first_seen_s", jnum(p->first_seen_s));
-		add(o, "exited_s", jnum(p->exited_s));
-		add(o, "alive", json_object_new_boolean(p->alive));
-		add(o, "preexisting", json_object_new_boolean(p->preexisting));
-		json_object_array_add(a, o);
-	}
-	return a;
+	json_object *o = json_object_new_object();
+	add(o, "pid", json_object_new_int(p->pid));
+	add(o, "ppid", json_object_new_int(p->ppid));
+	add(o, "command", jstr(p->comm));
+	add(o, "user", p->user[0] ? jstr(p->user) : NULL);
+	add(o, "cmdline", jstr(p->cmdline));
+	add(o, "user_s", jnum(p->user_s));
+	add(o, "sys_s", jnum(p->sys_s));
+	add(o, "max_rss_kib", jint(p->max_rss_kib));
+	add(o, "major_faults", jint(p->majflt));
+	add(o, "minor_faults", jint(p->minflt));
+	add(o, "voluntary_ctxsw", jint(p->vol_ctxsw));
+	add(o, "involuntary_ctxsw", jint(p->invol_ctxsw));
+	add(o, "read_bytes", jnum(p->read_bytes));
+	add(o, "write_bytes", jnum(p->write_bytes));
+	add(o, "oncpu_s", jnum(p->oncpu_s));
+	add(o, "runqueue_wait_s", jnum(p->runq_wait_s));
+	add(o, "threads", json_object_new_int(p->nthreads));
+	add(o, "first_seen_s", jnum(p->first_seen_s));
+	add(o, "exited_s", jnum(p->exited_s));
+	add(o, "alive", json_object_new_boolean(p->alive));
+	add(o, "preexisting", json_object_new_boolean(p->preexisting));
+	return o;
 }
 
 static json_object *build(const struct cpw_report *r)
@@ -240,7 +236,9 @@ static json_object *build(const struct cpw_report *r)
 	add(root, "counters", r->counters ? cpw_counters_to_json(r->counters) : json_object_new_object());
 	add(root, "derived", r->counters ? cpw_counters_derived_json(r->counters) : json_object_new_object());
 	add(root, "verdict", verdict_object(r));
-	add(root, "processes", processes_array(r));
+	/* Written one process at a time by cpw_report_write_json(): a tree of 500 held as
+	 * json-c objects next to its text costs ~2 MB of peak memory. */
+	add(root, "processes", json_object_new_string(PROCESSES_PLACEHOLDER));
 	json_object *budgets = json_object_new_array();
 	for (int i = 0; i < r->nbudgets; i++) {
 		json_object *b = json_object_new_object();
@@ -258,13 +256,51 @@ static json_object *build(const struct cpw_report *r)
 	return root;
 }
 
+#define JSON_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Writes text with every line after the first indented by indent (the nesting json-c would
+ * have given it inside the document). */
+static void put_indented(const char *text, const char *indent, FILE *out)
+{
+	for (const char *nl; (nl = strchr(text, '\n')); text = nl + 1) {
+		fwrite(text, 1, (size_t)(nl + 1 - text), out);
+		fputs(indent, out);
+	}
+	fputs(text, out);
+}
+
+/* The "processes" array, as json-c prints it at the top level of the document. */
+static void write_processes(const struct cpw_report *r, FILE *out)
+{
+	size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
+	fputs("[\n", out);
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = process_object(cpw_tree_proc(r->tree, i));
+		fputs("    ", out);
+		put_indented(json_object_to_json_string_ext(o, JSON_FLAGS), "    ", out);
+		fputs(i + 1 < n ? ",\n" : "\n", out);
+		json_object_put(o);
+	}
+	fputs("  ]", out);
+}
+
 int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 {
 	json_object *root = build(r);
-	const char *text = json_object_to_json_string_ext(
-		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text = json_object_to_json_string_ext(root, JSON_FLAGS);
+	/* The placeholder is the value of the top-level "processes" key: a string in the
+	 * document cannot contain this unescaped key-and-quote sequence. */
+	const char *hole = strstr(text, "\"processes\": \"" PROCESSES_PLACEHOLDER "\"");
 	errno = 0;
-	int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? (errno ? -errno : -EIO) : 0;
+	if (hole) {
+		hole += strlen("\"processes\": ");
+		fwrite(text, 1, (size_t)(hole - text), out);
+		write_processes(r, out);
+		fputs(hole + strlen("\"" PROCESSES_PLACEHOLDER "\""), out);
+	} else {
+		fputs(text, out); /* cannot happen: json-c always prints the key so */
+	}
+	int rc = fputc('\n', out) == EOF || ferror(out) ? (errno ? -errno : -EIO) : 0;
 	json_object_put(root);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cperfwatch/report.h"
+#include "cperfwatch/tree.h"
 #include "cunit_tap.h"
 
 static char arg0[] = "prog", arg1[] = "arg\x1b[31m";
@@ -143,6 +144,49 @@ static void test_json_round_trip(void)
 	free(text);
 }
 
+/* The processes array is written one object at a time into the document json-c prints:
+ * it must parse back whole, in order, escaped, laid out as json-c lays out the rest. */
+static void test_json_processes_streamed(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	build(&r, &cfg);
+	struct cpw_tree *tree = cpw_tree_new("/nonexistent", false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
+	r.tree = tree;
+	cpw_tree_record_exit(tree, 100, 1, "first", 0.5, 0.25, 10, 1, 2048, 0.1);
+	cpw_tree_record_exit(tree, 101, 100, "a \"q\"\nname", 0, 0, 1, 0, 512, 0.2);
+	cpw_tree_record_exit(tree, 102, 100, "@cperfwatch-processes@", 0, 0, 1, 0, 512, 0.3);
+	char *text = render(&r, cpw_report_write_json);
+	json_object *root = json_tokener_parse(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	json_object *procs;
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(root, "processes", &procs));
+	CU_ASSERT_TRUE_FATAL(json_object_is_type(procs, json_type_array));
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(procs), 3);
+	const char *names[] = { "first", "a \"q\"\nname", "@cperfwatch-processes@" };
+	for (size_t i = 0; i < 3; i++) {
+		json_object *p = json_object_array_get_idx(procs, i), *v;
+		CU_ASSERT_TRUE(json_object_object_get_ex(p, "pid", &v) && json_object_get_int(v) == 100 + (int)i);
+		CU_ASSERT_TRUE(json_object_object_get_ex(p, "command", &v));
+		CU_ASSERT_STRING_EQUAL(json_object_get_string(v), names[i]);
+	}
+	/* Laid out at json-c's depth, followed by the rest of the document. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  \"processes\": [\n    {\n      \"pid\": 100,\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n    },\n    {\n      \"pid\": 101,\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n    }\n  ],\n  \"budgets\": "));
+	json_object_put(root);
+	free(text);
+	cpw_tree_free(tree);
+
+	/* No tree: an empty array, as json-c prints one. */
+	build(&r, &cfg);
+	text = render(&r, cpw_report_write_json);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"processes\": [\n  ],\n"));
+	CU_ASSERT_PTR_NULL(strstr(text, "@cperfwatch-processes@"));
+	free(text);
+}
+
 static void test_openmetrics(void)
 {
 	struct cpw_report r;
@@ -211,6 +255,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("report", NULL, NULL);
 	CU_add_test(s, "text: every GNU time label, in order", test_text_time_labels);
 	CU_add_test(s, "json: parses back, nulls, escaping", test_json_round_trip);
+	CU_add_test(s, "json: the processes array, written one by one", test_json_processes_streamed);
 	CU_add_test(s, "openmetrics framing and names", test_openmetrics);
 	CU_add_test(s, "budgets", test_budgets);
 	CU_add_test(s, "escaping for terminals and JSON", test_escape);
