@@ -11,6 +11,7 @@
 #include "cperfwatch/taskstats.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -173,9 +174,11 @@ static bool have_clone3(void)
 
 /* The launcher puts the command's child in its groups before it runs, and does so without
  * the parent migrating it (a cgroup.procs write waits for an RCU grace period): cloned into
- * the v2 group, writing "0" into the v1 groups' tasks files itself. */
-static void test_cgroup_placement(void)
+ * the v2 group, writing "0" into the v1 groups' tasks files itself. With a clone that
+ * cannot go in (blocked: a descriptor that is no cgroup), the parent migrates it instead. */
+static void placement_case(bool blocked)
 {
+	const char *how = blocked ? "clone blocked: " : "";
 	struct cpw_cgroup *cg;
 	char why[512];
 	int err = cpw_cgroup_create(&cg, "/sys/fs/cgroup", why, sizeof why);
@@ -203,21 +206,30 @@ static void test_cgroup_placement(void)
 	char *argv[] = { sh, dash_c, script, NULL };
 
 	struct cpw_cgroup_placement *pl = cpw_cgroup_placement(cg);
+	if (blocked && pl && pl->v2_dir_fd >= 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		dup2(null, pl->v2_dir_fd); /* keeps its close-on-exec off: harmless here */
+		close(null);
+	}
 	struct cpw_launch l;
-	ok(pl && cpw_launch_prepare(argv, pl, &l) == 0, "child forked with a placement (%s)", desc);
-	ok(cpw_launch_placed(&l) == 0, "the child reported the groups it joined");
+	ok(pl && cpw_launch_prepare(argv, pl, &l) == 0, "%schild forked with a placement (%s)",
+	   how, desc);
+	ok(cpw_launch_placed(&l) == 0, "%sthe child reported the groups it joined", how);
 	if (!v2)
 		skip(1, "no cgroup v2 hierarchy");
+	else if (blocked)
+		ok(!pl->v2_done, "%snot counted as cloned into the v2 group", how);
+	/* cppcheck-suppress knownConditionTrueFalse ; SYS_clone3 comes from system headers */
 	else if (!have_clone3())
 		skip(1, "no clone3 here (old kernel or a seccomp filter): the parent migrates");
 	else
 		ok(pl->v2_done, "cloned straight into the v2 group");
 	if (mem1)
-		ok(pl->v1_done[0], "joined the v1 memory group by itself");
+		ok(pl->v1_done[0], "%sjoined the v1 memory group by itself", how);
 	else
 		skip(1, "no v1 memory hierarchy");
 	ok(cpw_cgroup_add_pid(cg, l.pid) == 0 && cpw_launch_release(&l) == 0,
-	   "the rest migrated, the command released");
+	   "%sthe rest migrated, the command released", how);
 	int status = -1;
 	waitpid(l.pid, &status, 0);
 
@@ -231,11 +243,18 @@ static void test_cgroup_placement(void)
 	int inside = 0;
 	for (const char *p = text; (p = strstr(p, mark)); p += strlen(mark))
 		inside++;
-	ok(status == 0 && inside == dirs, "the command ran inside all %d group(s): %d", dirs, inside);
+	ok(status == 0 && inside == dirs, "%sthe command ran inside all %d group(s): %d", how,
+	   dirs, inside);
 	if (inside != dirs)
 		diag("its /proc/self/cgroup", text);
 	unlink(out);
 	cpw_cgroup_destroy(cg);
+}
+
+static void test_cgroup_placement(void)
+{
+	placement_case(false);
+	placement_case(true);
 }
 
 /* A memory limit on the cgroup we are in must bind the command's group and be reported. */
