@@ -18,7 +18,7 @@
 #include "cperfwatch/verdict.h"
 
 #define CPW_NOTES_MAX 24
-#define CPW_NOTE_LEN 200
+#define CPW_NOTE_LEN 512 /* room for a deep cgroup path and its reason */
 #define CPW_BUDGETS_MAX 8
 
 struct cpw_budget_result {
@@ -50,7 +50,8 @@ struct cpw_report {
 	int nbudgets;
 };
 
-/* Appends a note (printf format); silently drops beyond CPW_NOTES_MAX. */
+/* Appends a note (printf format); silently drops beyond CPW_NOTES_MAX. A note longer than
+ * CPW_NOTE_LEN is cut and ends in "...", so that the cut shows. */
 void cpw_report_note(struct cpw_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

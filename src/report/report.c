@@ -17,9 +17,12 @@ void cpw_report_note(struct cpw_report *r, const char *fmt, ...)
 	va_list ap;
 	if (r->nnotes >= CPW_NOTES_MAX)
 		return;
+	char *note = r->notes[r->nnotes++];
 	va_start(ap, fmt);
-	vsnprintf(r->notes[r->nnotes++], CPW_NOTE_LEN, fmt, ap);
+	int n = vsnprintf(note, CPW_NOTE_LEN, fmt, ap);
 	va_end(ap);
+	if (n >= CPW_NOTE_LEN)
+		memcpy(note + CPW_NOTE_LEN - 4, "...", 4);
 }
 
 void cpw_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s)

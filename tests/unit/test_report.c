@@ -187,6 +187,32 @@ static void test_json_processes_streamed(void)
 	free(text);
 }
 
+/* A note too long for its slot is cut where the cut shows; shorter ones are whole. */
+static void test_long_note(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	build(&r, &cfg);
+	char path[700];
+	memset(path, 'd', sizeof path - 1);
+	path[sizeof path - 1] = '\0';
+	int first = r.nnotes; /* after build()'s own */
+	cpw_report_note(&r, "cannot create %s: Permission denied", path);
+	cpw_report_note(&r, "short %d", 7);
+	CU_ASSERT_EQUAL(strlen(r.notes[first]), CPW_NOTE_LEN - 1);
+	CU_ASSERT_STRING_EQUAL(r.notes[first] + CPW_NOTE_LEN - 4, "...");
+	CU_ASSERT_STRING_EQUAL(r.notes[first + 1], "short 7");
+	/* A reason after a deep cgroup path (the v2 session scope of a desktop) fits whole. */
+	build(&r, &cfg);
+	first = r.nnotes;
+	cpw_report_note(&r, "not run in a cgroup of its own (cannot create %s: Permission denied (not "
+			"root, and the cgroup is not delegated to us)): memory and pressure figures "
+			"are system-wide", "/sys/fs/cgroup/user.slice/user-1000.slice/"
+			"user@1000.service/app.slice/app-org.gnome.Terminal.slice/vte-spawn-"
+			"0123456789abcdef.scope/cperfwatch-123456");
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.notes[first], "are system-wide"));
+}
+
 static void test_openmetrics(void)
 {
 	struct cpw_report r;
@@ -258,6 +284,7 @@ int main(void)
 	CU_add_test(s, "json: the processes array, written one by one", test_json_processes_streamed);
 	CU_add_test(s, "openmetrics framing and names", test_openmetrics);
 	CU_add_test(s, "budgets", test_budgets);
+	CU_add_test(s, "a long note is cut visibly", test_long_note);
 	CU_add_test(s, "escaping for terminals and JSON", test_escape);
 	CU_add_test(s, "a failed write is reported", test_write_failure);
 	return cpw_cunit_run_tap();
