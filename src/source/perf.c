@@ -444,6 +444,11 @@ static void settle_unopened(struct cpw_counters *c)
 	}
 }
 
+static bool event_refused(int err)
+{
+	return err == ENOENT || err == ENODEV || err == EOPNOTSUPP || err == EINVAL || err == E2BIG;
+}
+
 static int open_on(struct cpw_counters *c, pid_t tid, bool run_mode)
 {
 	if (find_target(c, tid))
@@ -455,6 +460,11 @@ static int open_on(struct cpw_counters *c, pid_t tid, bool run_mode)
 		struct event *e = &c->ev[i];
 		/* With kernel counting excluded these read 0 whatever happens: do not open. */
 		if (e->kernel_only && e->attr.exclude_kernel)
+			continue;
+		/* Refused for what it is (no such PMU or event, a bad attribute), not for the
+		 * thread: every other thread would be refused too. Attach mode opens each event
+		 * on every thread of the tree; on a VM that was 8 failing calls per thread. */
+		if (e->nopen == 0 && event_refused(e->last_err))
 			continue;
 		e->attr.disabled = run_mode ? 1 : 0;
 		e->attr.enable_on_exec = run_mode ? 1 : 0;

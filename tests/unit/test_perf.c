@@ -648,6 +648,29 @@ static void test_attach_threads_sum_and_vanish(void)
 	cpw_counters_free(c);
 }
 
+/* An event the kernel refuses for what it is (ENOENT: no PMU) is not asked for again on
+ * every other thread; one refused for the thread (ESRCH: it exited) is. */
+static void test_attach_refused_event_once(void)
+{
+	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
+	fake_rule(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, ENOENT, 0, 0, 0);
+	fake_rule(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, ESRCH, 5, 1000, 1000);
+	struct cpw_counters *c;
+	char err[200];
+	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "cycles,page-faults", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 10), 0);
+	CU_ASSERT_EQUAL(open_calls, 2);
+	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 11), 0);
+	CU_ASSERT_EQUAL(open_calls, 3); /* page-faults again, cycles not */
+	rules[1].err = 0;
+	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 12), 0);
+	CU_ASSERT_EQUAL(open_calls, 4);
+	cpw_counters_read(c);
+	CU_ASSERT_EQUAL(by_name(c, "cycles")->status, CPW_COUNTER_NOT_SUPPORTED);
+	CU_ASSERT_EQUAL(by_name(c, "page-faults")->status, CPW_COUNTER_COUNTED);
+	cpw_counters_free(c);
+}
+
 static void test_attach_skips_inherited_threads(void)
 {
 	/* proc-paranoid2/20/stat: a thread born long after the attach (starttime far in the
@@ -850,6 +873,7 @@ int main(void)
 	CU_add_test(s, "multiplexed read, derived ratios, text and JSON", test_multiplexed_read_and_report);
 	CU_add_test(s, "top-down derivation", test_derive_topdown);
 	CU_add_test(s, "attach: threads sum, vanished keep last", test_attach_threads_sum_and_vanish);
+	CU_add_test(s, "attach: an event refused as such is not retried per thread", test_attach_refused_event_once);
 	CU_add_test(s, "attach: threads born later are inherited", test_attach_skips_inherited_threads);
 	CU_add_test(s, "real child through the kernel", test_real_child);
 	CU_add_test(s, "--list-events", test_list_events);
