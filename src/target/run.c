@@ -26,8 +26,40 @@
 
 #define MAX_ROOTS 4096
 
-/* Reads a zombie's final own figures, then reaps it. Returns its pid, 0 when none is
- * waiting, -1 when cperfwatch has no children left. */
+static void timeval_add(struct timeval *sum, const struct timeval *t)
+{
+	sum->tv_sec += t->tv_sec;
+	sum->tv_usec += t->tv_usec;
+	if (sum->tv_usec >= 1000000) {
+		sum->tv_sec++;
+		sum->tv_usec -= 1000000;
+	}
+}
+
+/* What getrusage(RUSAGE_CHILDREN) would say of the children reaped here: sums, and the
+ * largest max RSS. Not getrusage itself: it also counts children reaped before an exec of
+ * cperfwatch (`exec cperfwatch ...` at the end of a script counted the whole script). */
+static void rusage_add(struct rusage *sum, const struct rusage *ru)
+{
+	timeval_add(&sum->ru_utime, &ru->ru_utime);
+	timeval_add(&sum->ru_stime, &ru->ru_stime);
+	if (ru->ru_maxrss > sum->ru_maxrss)
+		sum->ru_maxrss = ru->ru_maxrss;
+	sum->ru_minflt += ru->ru_minflt;
+	sum->ru_majflt += ru->ru_majflt;
+	sum->ru_nswap += ru->ru_nswap;
+	sum->ru_inblock += ru->ru_inblock;
+	sum->ru_oublock += ru->ru_oublock;
+	sum->ru_msgsnd += ru->ru_msgsnd;
+	sum->ru_msgrcv += ru->ru_msgrcv;
+	sum->ru_nsignals += ru->ru_nsignals;
+	sum->ru_nvcsw += ru->ru_nvcsw;
+	sum->ru_nivcsw += ru->ru_nivcsw;
+}
+
+/* Reads a zombie's final own figures, then reaps it, adding its wait4 figures to
+ * s->report.ru. Returns its pid, 0 when none is waiting, -1 when cperfwatch has no
+ * children left. */
 static pid_t reap_one(struct cpw_session *s, int *status)
 {
 	siginfo_t si;
@@ -46,6 +78,7 @@ static pid_t reap_one(struct cpw_session *s, int *status)
 	pid_t pid = wait4(si.si_pid, status, 0, &ru);
 	if (pid <= 0)
 		return pid;
+	rusage_add(&s->report.ru, &ru);
 	if (len > 0 && cpw_parse_stat(buf, (size_t)len, &st) == 0)
 		cpw_tree_record_exit(s->tree, pid, st.ppid, st.comm, (double)st.utime_ticks / (double)hz,
 				     (double)st.stime_ticks / (double)hz, st.minflt, st.majflt, 0,
@@ -145,7 +178,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	s.report.metrics.wall_s = cfg->wait_all ? cpw_session_elapsed(&s) : main_end_s;
 	/* Everything reaped so far: the command, what it waited for, and the orphans that
 	 * came back to us. */
-	s.report.rusage_known = getrusage(RUSAGE_CHILDREN, &s.report.ru) == 0;
+	s.report.rusage_known = true; /* reap_one() summed them, the command's first */
 	s.report.exit_known = true;
 	if (WIFSIGNALED(main_status)) {
 		s.report.exit_signal = WTERMSIG(main_status);

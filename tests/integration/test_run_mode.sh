@@ -3,7 +3,7 @@
 # stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
 # with --wait-all, signals, and JSON that a real parser accepts.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 27
+plan 28
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -118,4 +118,11 @@ if command -v strace >/dev/null 2>&1; then
 else
 	skip "the text report is one write to standard error" "strace is not installed"
 fi
+
+# `exec cperfwatch` at the end of a script: the shell's children reaped before the exec
+# are not the command's (getrusage(RUSAGE_CHILDREN) survives exec and would count them).
+sh -c "\"$W/spin\" 0.4; exec \"$CPW\" --no-cgroup --json -o \"$SCRATCH/exec.json\" -- true" 2>/dev/null
+cpu=$(json_get "$SCRATCH/exec.json" 'd["time"]["user_s"] + d["time"]["sys_s"]' 2>/dev/null)
+check "after exec, the CPU of the shell's earlier child is not the command's ($cpu s)" \
+	awk -v c="${cpu:-9}" 'BEGIN { exit !(c < 0.1) }'
 done_testing
