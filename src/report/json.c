@@ -298,7 +298,14 @@ int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 		write_processes(r, out);
 		fputs(hole + strlen("\"" PROCESSES_PLACEHOLDER "\""), out);
 	} else {
-		fputs(text, out); /* cannot happen: json-c always prints the key so */
+		/* A json-c that lays the key out otherwise: build the array in the document,
+		 * whatever it costs in memory. */
+		json_object *all = json_object_new_array();
+		size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(all, process_object(cpw_tree_proc(r->tree, i)));
+		add(root, "processes", all);
+		fputs(json_object_to_json_string_ext(root, JSON_FLAGS), out);
 	}
 	int rc = fputc('\n', out) == EOF || ferror(out) ? (errno ? -errno : -EIO) : 0;
 	json_object_put(root);
