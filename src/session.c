@@ -38,7 +38,6 @@ struct cpw_session_private {
 	double blkio_ns, swapin_ns, thrashing_ns, reclaim_ns;
 	bool delayacct_on;
 	double cores_usable;               /* read with the start values; NAN: unknown */
-	bool group_psi;                    /* pressure comes from the cgroup, not the system */
 };
 
 int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
@@ -164,13 +163,12 @@ void cpw_session_read_start(struct cpw_session *s)
 		struct cpw_cgroup_stats st;
 		if (cpw_cgroup_read(p->cgroup, &st) == 0) {
 			p->cgroup_psi_start = st.psi;
-			p->group_psi = st.psi.available;
 			group_refaults = st.memory_available && cpw_known(st.refaults);
 		}
 	}
 	/* System-wide pressure only where the group has none of its own (it would be
 	 * replaced by the group's). */
-	if (!p->group_psi)
+	if (!p->cgroup_psi_start.available)
 		cpw_psi_read_system(s->cfg->proc_root, &p->psi_start);
 	/* System-wide refaults only where the group has none of its own. */
 	if (!group_refaults)
@@ -286,7 +284,7 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 	struct cpw_psi end;
 	struct cpw_vmstat vm;
 
-	if (!p->group_psi) {
+	if (!p->cgroup_psi_start.available) {
 		if (cpw_psi_read_system(s->cfg->proc_root, &end) == 0 && p->psi_start.available &&
 		    end.available) {
 			psi_into_metrics(&p->psi_start, &end, m);
@@ -317,7 +315,7 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 				m->psi_from_cgroup = true;
 			}
 		}
-		if (p->group_psi && !m->psi_from_cgroup)
+		if (p->cgroup_psi_start.available && !m->psi_from_cgroup)
 			cpw_report_note(r, "pressure (PSI) of the command's cgroup unavailable at the end");
 	}
 	if (!m->refaults_from_cgroup && cpw_known(m->refaults))
