@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,10 +73,6 @@ int main(int argc, char **argv)
 	struct cpw_config cfg;
 	unsigned closed = guard_standard_fds();
 
-	/* Only the character set: the live view and the escaping of names need it. Numbers in
-	 * reports stay in the C locale (a decimal comma would break JSON and OpenMetrics), and
-	 * loading every other category costs ~0.2 ms of start-up. */
-	setlocale(LC_CTYPE, "");
 	switch (cpw_cli_parse(argc, argv, &cfg, stdout, stderr)) {
 	case CPW_CLI_EXIT_OK:
 		return fflush(stdout) == 0 ? CPW_EXIT_OK : CPW_EXIT_FAILURE;
