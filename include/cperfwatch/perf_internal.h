@@ -31,6 +31,7 @@ struct cpw_event_spec {
 	char name[96];
 	struct perf_event_attr attr;
 	int role; /* enum cpw_counter_role */
+	int refused_errno; /* why the kernel refuses the event as such (no CPU PMU...); 0 if not */
 };
 /* Counters from events encoded elsewhere: libpfm4 is not used in this process. */
 int cpw_counters_new_encoded(struct cpw_counters **out, const struct cpw_event_spec *specs,
@@ -53,10 +54,13 @@ enum cpw_counter_status cpw_perf_errno_status(int err, const struct cpw_perf_env
 const char *cpw_perf_paranoid_meaning(int level);
 /* Reads PROC_ROOT/sys/kernel/perf_event_paranoid. Returns 0, or -errno. */
 int cpw_perf_read_paranoid(const char *proc_root, int *level);
-/* Whether a CPU PMU is registered: SYS_ROOT/bus/event_source/devices/<any>/type reads 4
- * (PERF_TYPE_RAW, what the core PMU registers as) or a device is named cpu, cpu_core,
- * cpu_atom or armv*_pmu*. */
-bool cpw_perf_hw_pmu_present(const char *sys_root);
+/* Whether the kernel registered a CPU PMU, from SYS_ROOT/bus/event_source/devices:
+ * 1 when a device is named cpu, cpu_core, cpu_atom or armv*, or (unless names_decide) one
+ * has type 4 (PERF_TYPE_RAW, what a core PMU registers as); 0 when it certainly has none:
+ * names_decide (x86, whose core PMU is always named so) and devices listed without one;
+ * -1 when none was found but that proves nothing (no readable directory, or the names
+ * do not decide). */
+int cpw_perf_cpu_pmu(const char *sys_root, bool names_decide);
 
 /* While hide is true, libpfm4's initialisation finds no debugfs and reads no tracepoints
  * (pfm_mounts.c). Returns false where that cannot be done (a shared libpfm4). */

@@ -68,9 +68,19 @@ static struct cpw_perf_hooks hooks = {
 	.proc_root = "/proc", .sys_root = "/sys", .euid = -1,
 };
 
-/* Whether the kernel registered a CPU PMU, read from sysfs once: libpfm4's set-up and every
- * counter set need it. -1 until asked; set_hooks forgets it (a test's sysfs root). */
-static int hw_pmu_known = -1;
+/* Whether the kernel registered a CPU PMU (cpw_perf_cpu_pmu), read from sysfs once:
+ * libpfm4's set-up and every counter set need it. -2 until asked; set_hooks forgets it (a
+ * test's sysfs root). */
+static int cpu_pmu_state = -2;
+
+/* On x86 the core PMU is always registered as cpu (cpu_core and cpu_atom on hybrid
+ * parts): no such device means no hardware event can open. Elsewhere a core PMU may have
+ * another name, and only an open attempt tells. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CORE_PMU_NAMES_DECIDE true
+#else
+#define CORE_PMU_NAMES_DECIDE false
+#endif
 
 void cpw_perf_set_hooks(const struct cpw_perf_hooks *h)
 {
@@ -80,16 +90,22 @@ void cpw_perf_set_hooks(const struct cpw_perf_hooks *h)
 	hooks.proc_root = h && h->proc_root ? h->proc_root : "/proc";
 	hooks.sys_root = h && h->sys_root ? h->sys_root : "/sys";
 	hooks.euid = h ? h->euid : -1;
-	hw_pmu_known = -1;
+	cpu_pmu_state = -2;
 }
 
 /* ---- libpfm4, initialised only when counters are used (it scans every PMU table) ---- */
 
+/* 1, 0 or -1 as cpw_perf_cpu_pmu says. */
+static int cpu_pmu(void)
+{
+	if (cpu_pmu_state == -2)
+		cpu_pmu_state = cpw_perf_cpu_pmu(hooks.sys_root, CORE_PMU_NAMES_DECIDE);
+	return cpu_pmu_state;
+}
+
 static bool kernel_has_cpu_pmu(void)
 {
-	if (hw_pmu_known < 0)
-		hw_pmu_known = cpw_perf_hw_pmu_present(hooks.sys_root);
-	return hw_pmu_known;
+	return cpu_pmu() == 1;
 }
 
 static int pfm_state; /* 0 not tried, 1 ready with every table, 2 ready narrowed, <0 failed */
@@ -154,13 +170,14 @@ static int encode_once(const char *name, bool count_kernel, struct perf_event_at
 	return r;
 }
 
-/* perf stat's software set less what wait4 already counts exactly for the whole tree
- * (context switches, page faults: the time section has them), then the hardware events the
- * verdict uses. Each software event type switches a kernel static key on open and again on
- * close, patching the kernel's text with an IPI to every CPU: ~0.1 ms of start-up per
- * event on our VMs (measured with make bench). -e counts them. */
+/* The hardware events the verdict uses. None of perf stat's software events: the time
+ * section has task-clock (user + sys), context switches and page faults exactly for the
+ * whole tree from wait4, and cpu-migrations is used by nothing. Each costs start-up: the
+ * first per-task event after a quiet second waits for an RCU grace period (12-40 ms here),
+ * and every software event type switches a kernel static key on open and on close,
+ * patching the kernel's text with an IPI to every CPU (~0.1 ms each on our VMs). Where no
+ * CPU PMU exists this set opens nothing at all. -e counts any of them. */
 static const char *const default_events[] = {
-	"task-clock", "cpu-migrations",
 	"cycles", "instructions", "cache-references", "cache-misses",
 	"LLC-load-misses", "branch-misses", "stalled-cycles-frontend", "stalled-cycles-backend",
 };
@@ -281,6 +298,21 @@ static void add_topdown(struct cpw_counters *c)
 	}
 }
 
+static void settle_unopened(struct cpw_counters *c);
+static bool event_refused(int err);
+
+/* An event the kernel refuses as such (errno err): never opened, its status says why. */
+static void add_refused(struct cpw_counters *c, const char *name, const struct perf_event_attr *attr,
+			int role, int err)
+{
+	struct event *e = add_event(c, name);
+	e->attr = *attr;
+	e->hw = is_hw_attr(attr);
+	e->role = role;
+	e->last_err = err;
+	e->v.unit = "";
+}
+
 /* An empty counter set with this process's environment (paranoid level, root, PMU). */
 static struct cpw_counters *empty_counters(char *err, size_t errlen)
 {
@@ -317,11 +349,17 @@ int cpw_counters_new_encoded(struct cpw_counters **out, const struct cpw_event_s
 	if (!c)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
+		int role = specs[i].role >= 0 && specs[i].role < CPW_ROLE_COUNT ? specs[i].role : CPW_ROLE_NONE;
+		if (event_refused(specs[i].refused_errno)) {
+			add_refused(c, specs[i].name, &specs[i].attr, role, specs[i].refused_errno);
+			continue;
+		}
 		struct event *e = add_event(c, specs[i].name);
 		e->attr = specs[i].attr;
-		e->role = specs[i].role >= 0 && specs[i].role < CPW_ROLE_COUNT ? specs[i].role : CPW_ROLE_NONE;
+		e->role = role;
 		finish_event(e);
 	}
+	settle_unopened(c);
 	*out = c;
 	return 0;
 }
@@ -332,6 +370,29 @@ void cpw_counters_spec(const struct cpw_counters *c, size_t i, struct cpw_event_
 	snprintf(spec->name, sizeof(spec->name), "%s", c->ev[i].name);
 	spec->attr = c->ev[i].attr;
 	spec->role = c->ev[i].role;
+	if (c->ev[i].nopen == 0 && event_refused(c->ev[i].last_err))
+		spec->refused_errno = c->ev[i].last_err;
+}
+
+/* The default set where the kernel certainly has no CPU PMU (a VM without one): every
+ * event is a hardware event and would fail to open with ENOENT, so each is reported not
+ * supported for that reason without being encoded or opened. That spares libpfm4's set-up
+ * (0.3-0.5 ms of start-up, most of it copying its tables on write) and ten failing
+ * perf_event_open calls. */
+static int new_without_pmu(struct cpw_counters **out, char *err, size_t errlen)
+{
+	struct cpw_counters *c = empty_counters(err, errlen);
+	if (!c)
+		return -ENOMEM;
+	struct perf_event_attr hw;
+	memset(&hw, 0, sizeof(hw));
+	hw.type = PERF_TYPE_HARDWARE;
+	hw.size = sizeof(hw);
+	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
+		add_refused(c, default_events[i], &hw, CPW_ROLE_NONE, ENOENT);
+	settle_unopened(c);
+	*out = c;
+	return 0;
 }
 
 int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *err, size_t errlen)
@@ -339,6 +400,8 @@ int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *er
 	*out = NULL;
 	if (errlen)
 		err[0] = '\0';
+	if (!event_list && cpu_pmu() == 0)
+		return new_without_pmu(out, err, errlen);
 	if (pfm_ready() < 0) {
 		snprintf(err, errlen, "libpfm4 failed to initialise");
 		return -ENODEV;

@@ -54,28 +54,35 @@ static bool is_core_pmu_name(const char *name)
 	       strcmp(name, "cpu_atom") == 0 || strncmp(name, "armv", 4) == 0;
 }
 
-bool cpw_perf_hw_pmu_present(const char *sys_root)
+int cpw_perf_cpu_pmu(const char *sys_root, bool names_decide)
 {
 	char path[512];
 	snprintf(path, sizeof(path), "%s/bus/event_source/devices", sys_root ? sys_root : "/sys");
 	DIR *d = opendir(path);
 	if (!d)
-		return false;
-	bool found = false;
-	for (struct dirent *de; !found && (de = readdir(d)) != NULL;) {
+		return -1;
+	int found = -1;
+	bool listed = false;
+	for (struct dirent *de; found < 0 && (de = readdir(d)) != NULL;) {
 		if (de->d_name[0] == '.')
 			continue;
+		listed = true;
 		if (is_core_pmu_name(de->d_name)) {
-			found = true;
+			found = 1;
 			break;
 		}
+		if (names_decide)
+			continue; /* no type file to read: ~10 us each, 6-10 devices */
 		char tpath[800];
 		uint64_t type;
 		snprintf(tpath, sizeof(tpath), "%s/%s/type", path, de->d_name);
 		if (cpw_kf_read_u64(tpath, &type) == 0 && type == PERF_TYPE_RAW)
-			found = true;
+			found = 1;
 	}
 	closedir(d);
+	/* Devices listed (software is always there) and none of them a core PMU. */
+	if (found < 0 && names_decide && listed)
+		found = 0;
 	return found;
 }
 

@@ -4,13 +4,14 @@
 # Software counters must agree with what wait4 reports (page faults, task-clock against
 # user+sys, descendants included through inherit); hardware events are either counted
 # (where a PMU exists: then a pointer chase must show a far lower IPC than a spin loop) or
-# marked not-supported with a reason, never a number. As root, the same run as an
+# marked not-supported with a reason, never a number. The default set is those hardware
+# events only; without a PMU it asks the kernel nothing. As root, the same run as an
 # unprivileged user shows what perf_event_paranoid allows. Unknown event names fail with
 # exit 125; --list-events lists this machine's events.
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-plan 19
+plan 20
 
 PY=/usr/bin/python3
 W="$CPW_WORKLOADS"
@@ -70,7 +71,7 @@ fi
 
 # --- 5-6: task-clock against user+sys, over a tree of two spinning children -------------
 J2="$SCRATCH/tree.json"
-"$CPW" --json -o "$J2" -- "$W/spin_tree" 2 1.0 >/dev/null 2>"$SCRATCH/tree.err"
+"$CPW" --json -o "$J2" -e task-clock,cycles,instructions -- "$W/spin_tree" 2 1.0 >/dev/null 2>"$SCRATCH/tree.err"
 tc=$(json_get "$J2" 'd["counters"]["task-clock"]["value"]' 2>/dev/null)
 cpu_ms=$(json_get "$J2" '(d["time"]["user_s"] + d["time"]["sys_s"]) * 1000' 2>/dev/null)
 if [ -n "$tc" ] && [ -n "$cpu_ms" ] && awk -v a="$tc" -v b="$cpu_ms" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.10 * b + 20 && a > 500) }'; then
@@ -82,6 +83,14 @@ unit=$(json_get "$J2" 'd["counters"]["task-clock"].get("unit")' 2>/dev/null)
 check "task-clock's unit is msec" [ "$unit" = msec ]
 
 # --- 7-9: hardware events: counted where a PMU exists, honestly marked otherwise ----------
+# Without a PMU the default set is checked: it is reported without opening anything.
+J7="$SCRATCH/default.json"
+strace_out="$SCRATCH/default.strace"
+if command -v strace >/dev/null 2>&1; then
+	strace -f -e trace=perf_event_open -o "$strace_out" "$CPW" --json -o "$J7" -- "$W/spin" 0.2 >/dev/null 2>&1
+else
+	"$CPW" --json -o "$J7" -- "$W/spin" 0.2 >/dev/null 2>&1
+fi
 if has_pmu; then
 	for ev in cycles instructions; do
 		st=$(json_get "$J2" "d['counters']['$ev']['status']" 2>/dev/null)
@@ -106,9 +115,9 @@ if has_pmu; then
 	fi
 else
 	for ev in cycles instructions; do
-		st=$(json_get "$J2" "d['counters']['$ev']['status']" 2>/dev/null)
-		v=$(json_get "$J2" "d['counters']['$ev']['value']" 2>/dev/null)
-		r=$(json_get "$J2" "d['counters']['$ev']['reason'] or ''" 2>/dev/null)
+		st=$(json_get "$J7" "d['counters']['$ev']['status']" 2>/dev/null)
+		v=$(json_get "$J7" "d['counters']['$ev']['value']" 2>/dev/null)
+		r=$(json_get "$J7" "d['counters']['$ev']['reason'] or ''" 2>/dev/null)
 		if [ "$st" = not-supported ] && [ "$v" = None ] && [ -n "$r" ]; then
 			ok "$ev not-supported without a PMU, value null, reason: $r"
 		else
@@ -117,10 +126,25 @@ else
 	done
 	skip "pointer chase IPC far below spin IPC" "no hardware PMU visible here"
 fi
+# The default set: perf stat's hardware events, none of its software ones (the time section
+# has them); on x86 without a PMU not one perf_event_open.
+names=$(json_get "$J7" '",".join(k for k in d["counters"] if not k.startswith("topdown-") and not k.startswith("stalls-"))' 2>/dev/null)
+want=cycles,instructions,cache-references,cache-misses,LLC-load-misses,branch-misses,stalled-cycles-frontend,stalled-cycles-backend
+opens=$(grep -c 'perf_event_open(' "$strace_out" 2>/dev/null)
+case $(uname -m) in x86_64|i?86) x86=yes ;; *) x86=no ;; esac
+if [ "$names" != "$want" ]; then
+	not_ok "the default set is the hardware events" "got: $names"
+elif has_pmu || [ $x86 = no ] || [ ! -s "$strace_out" ]; then
+	ok "the default set is the hardware events ($names)"
+elif [ "${opens:-1}" = 0 ]; then
+	ok "the default set is the hardware events, and without a PMU none is opened"
+else
+	not_ok "without a PMU the default set opens nothing" "$opens perf_event_open calls"
+fi
 
 # --- 10-11: the text report's counters section ---------------------------------------------
 T="$SCRATCH/text.out"
-"$CPW" -o "$T" -- "$W/spin" 0.3 >/dev/null 2>&1
+"$CPW" -o "$T" -e task-clock,cycles,instructions -- "$W/spin" 0.3 >/dev/null 2>&1
 if grep -q '^Counters:' "$T" && grep -Eq '[0-9.,]+ msec +task-clock' "$T"; then
 	ok "text report has the counters section with task-clock in msec"
 else
@@ -161,7 +185,7 @@ J6="$SCRATCH/attach.json"
 sh -c 'sleep 0.4; exec "$1" 2 1.0' sh "$W/spin_tree" &
 apid=$!
 sleep 0.1
-"$CPW" --pid "$apid" --duration 2 --no-tui --json -o "$J6" >/dev/null 2>"$SCRATCH/attach.err"
+"$CPW" --pid "$apid" --duration 2 --no-tui --json -o "$J6" -e task-clock >/dev/null 2>"$SCRATCH/attach.err"
 wait "$apid" 2>/dev/null
 atc=$(json_get "$J6" 'd["counters"]["task-clock"]["value"]' 2>/dev/null)
 acpu=$(json_get "$J6" '(d["time"]["user_s"] + d["time"]["sys_s"]) * 1000' 2>/dev/null)
@@ -231,7 +255,7 @@ else
 	CPW="$CPW" TP="$TP" unshare --mount --propagation private sh -c '
 		mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 		[ -d /sys/kernel/debug/tracing/events ] || exit 77
-		strace -f -e trace=openat,open -o "$TP/strace" "$CPW" -- true 2>/dev/null
+		strace -f -e trace=openat,open -o "$TP/strace" "$CPW" -e task-clock -- true 2>/dev/null
 		"$CPW" --json -o "$TP/named.json" -e sched:sched_switch -- true' >"$TP/out" 2>&1
 	rc=$?
 	if [ $rc = 77 ]; then

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -241,22 +242,41 @@ static void test_unknown_name_is_einval(void)
 
 static void test_default_set(void)
 {
-	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	static const char *const want[] = {
-		"task-clock", "cpu-migrations",
 		"cycles", "instructions", "cache-references", "cache-misses",
 		"LLC-load-misses", "branch-misses", "stalled-cycles-frontend", "stalled-cycles-backend",
 	};
-	struct cpw_counters *c;
-	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, NULL, err, sizeof(err)), 0);
-	CU_ASSERT_FATAL(cpw_counters_count(c) >= sizeof(want) / sizeof(want[0]));
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		CU_ASSERT_STRING_EQUAL(cpw_counters_get(c, i)->name, want[i]);
-	/* Anything after them is top-down, present only where the PMU has it. */
-	for (size_t i = sizeof(want) / sizeof(want[0]); i < cpw_counters_count(c); i++)
-		CU_ASSERT(cpw_counters_role(c, i) >= CPW_ROLE_TD_SLOTS);
-	cpw_counters_free(c);
+	const size_t nwant = sizeof(want) / sizeof(want[0]);
+	const char *const sys[] = { PERF_FIX "/sys-pmu", PERF_FIX "/sys-nopmu" };
+	for (size_t k = 0; k < 2; k++) {
+		use_fake(PERF_FIX "/proc-paranoid2", sys[k], 0);
+		fake_default_err = ENOENT; /* what the kernel says to a hardware event without a PMU */
+		struct cpw_counters *c;
+		char err[200];
+		CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, NULL, err, sizeof(err)), 0);
+		CU_ASSERT_FATAL(cpw_counters_count(c) >= nwant);
+		for (size_t i = 0; i < nwant; i++)
+			CU_ASSERT_STRING_EQUAL(cpw_counters_get(c, i)->name, want[i]);
+		/* Anything after them is top-down, present only where the PMU has it. */
+		for (size_t i = nwant; i < cpw_counters_count(c); i++)
+			CU_ASSERT(cpw_counters_role(c, i) >= CPW_ROLE_TD_SLOTS);
+		CU_ASSERT_EQUAL(cpw_counters_open_child(c, 4242), 0);
+		bool no_pmu = k == 1;
+#if defined(__x86_64__) || defined(__i386__)
+		/* No core PMU on x86: nothing is asked of the kernel (nor encoded). */
+		CU_ASSERT_EQUAL(open_calls, no_pmu ? 0 : (int)cpw_counters_count(c));
+#else
+		CU_ASSERT_EQUAL(open_calls, (int)cpw_counters_count(c));
+#endif
+		for (size_t i = 0; i < cpw_counters_count(c); i++) {
+			const struct cpw_counter_value *v = cpw_counters_get(c, i);
+			CU_ASSERT_EQUAL(v->status, CPW_COUNTER_NOT_SUPPORTED);
+			CU_ASSERT(isnan(v->value));
+			if (no_pmu)
+				CU_ASSERT_STRING_EQUAL(v->reason, "no hardware PMU visible (virtual machine?)");
+		}
+		cpw_counters_free(c);
+	}
 }
 
 /* ---- errno mapping ---- */
@@ -316,9 +336,33 @@ static void test_paranoid_and_pmu_fixtures(void)
 	CU_ASSERT_EQUAL(cpw_perf_read_paranoid(PERF_FIX "/proc-paranoid3", &level), 0);
 	CU_ASSERT_EQUAL(level, 3);
 	CU_ASSERT_EQUAL(cpw_perf_read_paranoid(PERF_FIX "/no-such-root", &level), -ENOENT);
-	CU_ASSERT_TRUE(cpw_perf_hw_pmu_present(PERF_FIX "/sys-pmu"));
-	CU_ASSERT_FALSE(cpw_perf_hw_pmu_present(PERF_FIX "/sys-nopmu"));
-	CU_ASSERT_FALSE(cpw_perf_hw_pmu_present(PERF_FIX "/no-such-root"));
+	for (int names_decide = 0; names_decide < 2; names_decide++) {
+		CU_ASSERT_EQUAL(cpw_perf_cpu_pmu(PERF_FIX "/sys-pmu", names_decide), 1);
+		CU_ASSERT_EQUAL(cpw_perf_cpu_pmu(PERF_FIX "/no-such-root", names_decide), -1);
+	}
+	/* No core PMU listed: certain only where the names decide (x86). */
+	CU_ASSERT_EQUAL(cpw_perf_cpu_pmu(PERF_FIX "/sys-nopmu", true), 0);
+	CU_ASSERT_EQUAL(cpw_perf_cpu_pmu(PERF_FIX "/sys-nopmu", false), -1);
+	/* A core PMU with another name is found by its type (PERF_TYPE_RAW)... */
+	CU_ASSERT_EQUAL(cpw_perf_cpu_pmu(PERF_FIX "/sys-rawpmu", false), 1);
+	/* ...which is not read where the names decide. */
+	CU_ASSERT_EQUAL(cpw_perf_cpu_pmu(PERF_FIX "/sys-rawpmu", true), 0);
+	/* A directory listing nothing proves nothing. */
+	char root[] = "/tmp/cpw-sys-XXXXXX", dir[128];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/bus", root);
+	CU_ASSERT_EQUAL(mkdir(dir, 0700), 0);
+	snprintf(dir, sizeof(dir), "%s/bus/event_source", root);
+	CU_ASSERT_EQUAL(mkdir(dir, 0700), 0);
+	snprintf(dir, sizeof(dir), "%s/bus/event_source/devices", root);
+	CU_ASSERT_EQUAL(mkdir(dir, 0700), 0);
+	CU_ASSERT_EQUAL(cpw_perf_cpu_pmu(root, true), -1);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/bus/event_source", root);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/bus", root);
+	rmdir(dir);
+	rmdir(root);
 }
 
 /* ---- opening through the fake kernel ---- */
@@ -732,7 +776,7 @@ static void test_real_child(void)
 		CU_ASSERT(by_name(c, "page-faults")->value > 10);
 	}
 	v = by_name(c, "cycles");
-	if (!cpw_perf_hw_pmu_present("/sys")) {
+	if (cpw_perf_cpu_pmu("/sys", false) != 1) {
 		CU_ASSERT_EQUAL(v->status, CPW_COUNTER_NOT_SUPPORTED);
 		CU_ASSERT_STRING_EQUAL(v->reason, "no hardware PMU visible (virtual machine?)");
 	} else if (v->status == CPW_COUNTER_COUNTED) {
@@ -768,6 +812,9 @@ static void expect_same_counters(const struct cpw_counters *a, const struct cpw_
 		CU_ASSERT_EQUAL(cpw_counters_role(a, i), cpw_counters_role(b, i));
 		CU_ASSERT_EQUAL(memcmp(cpw_counters_attr(a, i), cpw_counters_attr(b, i),
 				       sizeof(struct perf_event_attr)), 0);
+		/* An event refused as such (the default set without a PMU) stays refused. */
+		CU_ASSERT_EQUAL(cpw_counters_get(a, i)->status, cpw_counters_get(b, i)->status);
+		CU_ASSERT_STRING_EQUAL(cpw_counters_get(a, i)->reason, cpw_counters_get(b, i)->reason);
 	}
 }
 
