@@ -1,14 +1,15 @@
 /*
- * cgroup.h: a cgroup of the command's own, so that its tree's memory peak, refaults, CPU
- * usage, pressure and membership are exact; and the CPU quota cperfwatch runs under.
+ * cgroup.h: a cgroup of the command's own, so that its tree's memory peak, refaults,
+ * pressure and membership are exact; and the CPU quota cperfwatch runs under.
  *
  * Layouts handled:
  *  - cgroup v2 (a "cgroup2" mount at the root): one child directory; memory figures when the
  *    memory controller is enabled in our own cgroup's cgroup.subtree_control (we never
  *    enable controllers ourselves: that would change the system's configuration);
  *  - hybrid (v1 controllers plus a controller-less v2 at <root>/unified): a v1 memory child
- *    for the memory figures, and a v2 child for membership, cpu.stat and *.pressure;
- *  - v1 only: memory and cpuacct children; membership from the memory child.
+ *    for the memory figures, and a v2 child for membership and *.pressure;
+ *  - v1 only: a memory child, which holds the membership (a cpuacct child instead only
+ *    where there is no memory controller).
  * Every child is made under the cgroup cperfwatch itself is in (/proc/self/cgroup) and named
  * cperfwatch-<pid>, so limits set on us (a memory limit in a container) also bind the command
  * (v1 with memory.use_hierarchy=1, the only mode of modern kernels; with 0 the effective limit
@@ -29,15 +30,9 @@ struct cpw_cgroup_stats {
 	/* Memory (v1 memory controller or v2 memory.*); NAN where not known. */
 	bool memory_available;
 	char memory_reason[160];   /* why !memory_available, or why a figure is NAN */
-	double mem_current_kib;
 	double mem_peak_kib;       /* v1 memory.max_usage_in_bytes, v2 memory.peak (5.19+) */
 	double mem_limit_kib;      /* effective: smallest limit up the hierarchy; NAN: none */
 	double refaults;           /* workingset_refault_anon + _file (or workingset_refault) */
-	/* CPU time of the members, dead ones included (v1 cpuacct.usage, v2 cpu.stat). */
-	double cpu_usage_s;
-	char cpu_reason[160];
-	/* Processes in the group now (cgroup.procs). */
-	unsigned nprocs;
 	/* Pressure of the group (cumulative totals; take deltas). psi.available false, with a
 	 * reason, where there is no v2 directory. */
 	struct cpw_psi psi;
@@ -82,8 +77,8 @@ struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg);
  * Returns 0 or -errno. */
 int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid);
 
-/* Reads the group's figures. Returns 0 (figures that could not be read are NAN with a
- * reason in s), or -errno when membership itself cannot be read. */
+/* Reads the group's figures. Returns 0: figures that could not be read are NAN, with a
+ * reason in s. */
 int cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s);
 
 /* The member processes (cgroup.procs), daemonized orphans included. Stores up to max pids

@@ -129,12 +129,13 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 	if (create) {
 		char name[64];
 		snprintf(name, sizeof name, "cperfwatch-%ld", (long)getpid());
-		/* A v2 group's cpu.stat has the members' CPU time without any controller, so
-		 * a v1 cpuacct group would only cost a mkdir, a join and an rmdir. */
-		if (cg->v2.path[0])
-			cg->cpuacct1.mount[0] = cg->cpuacct1.path[0] = '\0';
 		struct cpw_cg_dir *dirs[3] = { &cg->v2, &cg->mem1, &cg->cpuacct1 };
 		for (int i = 0; i < 3; i++) {
+			/* The group's CPU time is never read (wait4 gives the tree's exactly): a v1
+			 * cpuacct group only holds the membership where nothing else can, and
+			 * elsewhere would cost a mkdir, a join and an rmdir. */
+			if (dirs[i] == &cg->cpuacct1 && (cg->v2.path[0] || cg->mem1.path[0]))
+				cg->cpuacct1.mount[0] = cg->cpuacct1.path[0] = '\0';
 			if (!dirs[i]->path[0])
 				continue;
 			char w[512];

@@ -1,11 +1,13 @@
 /*
- * cgroup_read.c: the figures of a cpw_cgroup (memory, refaults, CPU usage, members,
- * pressure) and the CPU quota of a process's cgroup.
+ * cgroup_read.c: the figures of a cpw_cgroup that the report uses (memory peak, limit,
+ * refaults, pressure) and the CPU quota of a process's cgroup. They are read at the start
+ * and again after the command ends, on the way to the report: nothing else is read (the
+ * group's current memory, members and CPU time were, and nothing used them).
  *
- * v1 files: memory.usage_in_bytes, memory.max_usage_in_bytes, memory.stat
- * (hierarchical_memory_limit, [total_]workingset_refault_*), cpuacct.usage (ns),
- * cpu.cfs_quota_us / cpu.cfs_period_us. v2 files: memory.current, memory.peak, memory.max,
- * memory.stat, cpu.stat (usage_usec), cpu.max ("quota period" or "max period").
+ * v1 files: memory.max_usage_in_bytes, memory.stat (hierarchical_memory_limit,
+ * [total_]workingset_refault_*), cpu.cfs_quota_us / cpu.cfs_period_us. v2 files:
+ * memory.peak (or memory.current where there is none), memory.max, memory.stat, cpu.max
+ * ("quota period" or "max period").
  */
 #include "config.h"
 #include "cperfwatch/cgroup.h"
@@ -67,13 +69,12 @@ static double stat_refaults(const char *text, size_t len, const char *prefix)
 static void read_memory_v1(const char *dir, struct cpw_cgroup_stats *s)
 {
 	char path[PATH_MAX], text[16384];
-	s->memory_available = read_kib(dir, "memory.usage_in_bytes", &s->mem_current_kib) == 0;
+	s->memory_available = read_kib(dir, "memory.max_usage_in_bytes", &s->mem_peak_kib) == 0;
 	if (!s->memory_available) {
 		snprintf(s->memory_reason, sizeof s->memory_reason,
-			 "cannot read %s/memory.usage_in_bytes", dir);
+			 "cannot read %s/memory.max_usage_in_bytes", dir);
 		return;
 	}
-	read_kib(dir, "memory.max_usage_in_bytes", &s->mem_peak_kib);
 	ssize_t n = -ENAMETOOLONG;
 	if (cpw_kf_pathf(path, sizeof path, "%s/memory.stat", dir) == 0)
 		n = cpw_kf_read(path, text, sizeof text);
@@ -99,15 +100,19 @@ static void read_memory_v1(const char *dir, struct cpw_cgroup_stats *s)
 static void read_memory_v2(const struct cpw_cg_dir *d, struct cpw_cgroup_stats *s)
 {
 	char path[PATH_MAX], text[16384];
-	s->memory_available = read_kib(d->path, "memory.current", &s->mem_current_kib) == 0;
+	s->memory_available = read_kib(d->path, "memory.peak", &s->mem_peak_kib) == 0;
 	if (!s->memory_available) {
-		snprintf(s->memory_reason, sizeof s->memory_reason,
-			 "cannot read %s/memory.current", d->path);
-		return;
-	}
-	if (read_kib(d->path, "memory.peak", &s->mem_peak_kib) < 0)
+		/* Before Linux 5.19 there is no peak: the group's memory is still there. */
+		double current;
+		s->memory_available = read_kib(d->path, "memory.current", &current) == 0;
+		if (!s->memory_available) {
+			snprintf(s->memory_reason, sizeof s->memory_reason,
+				 "cannot read %s/memory.current", d->path);
+			return;
+		}
 		snprintf(s->memory_reason, sizeof s->memory_reason,
 			 "no memory.peak (Linux 5.19+): peak of the group unknown");
+	}
 	/* The effective limit is the smallest memory.max up to the mount. */
 	char dir[PATH_MAX];
 	memcpy(dir, d->path, sizeof dir);
@@ -130,40 +135,11 @@ static void read_memory_v2(const struct cpw_cg_dir *d, struct cpw_cgroup_stats *
 			 "no workingset_refault in %s/memory.stat", d->path);
 }
 
-static void read_cpu(const struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
-{
-	char path[PATH_MAX];
-	uint64_t v;
-	if (cg->cpuacct1.path[0]) {
-		if (cpw_kf_pathf(path, sizeof path, "%s/cpuacct.usage", cg->cpuacct1.path) == 0 &&
-		    cpw_kf_read_u64(path, &v) == 0) {
-			s->cpu_usage_s = (double)v / 1e9;
-			return;
-		}
-	}
-	if (cg->v2.path[0] &&
-	    cpw_kf_pathf(path, sizeof path, "%s/cpu.stat", cg->v2.path) == 0) {
-		char text[2048];
-		ssize_t n = cpw_kf_read(path, text, sizeof text);
-		if (n >= 0 && cpw_kf_find_u64(text, (size_t)n, "usage_usec", &v) == 0) {
-			s->cpu_usage_s = (double)v / 1e6;
-			return;
-		}
-	}
-	snprintf(s->cpu_reason, sizeof s->cpu_reason,
-		 "no cpuacct.usage or cpu.stat usage_usec in the group");
-}
-
 int cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 {
 	memset(s, 0, sizeof *s);
-	s->mem_current_kib = s->mem_peak_kib = s->mem_limit_kib = NAN;
-	s->refaults = s->cpu_usage_s = NAN;
-
-	int n = cpw_cgroup_pids(cg, NULL, 0);
-	if (n < 0)
-		return n;
-	s->nprocs = (unsigned)n;
+	s->mem_peak_kib = s->mem_limit_kib = NAN;
+	s->refaults = NAN;
 
 	if (cg->mem1.path[0])
 		read_memory_v1(cg->mem1.path, s);
@@ -172,7 +148,6 @@ int cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 	else
 		snprintf(s->memory_reason, sizeof s->memory_reason,
 			 "no memory controller available to the group");
-	read_cpu(cg, s);
 	if (cg->v2.path[0]) {
 		cpw_psi_read_cgroup(cg->v2.path, &s->psi);
 	} else {

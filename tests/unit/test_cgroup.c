@@ -71,15 +71,12 @@ static void test_read_hybrid(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(cpw_cgroup_describe(cg), "unified/box/job"));
 	struct cpw_cgroup_stats s;
 	CU_ASSERT_EQUAL_FATAL(cpw_cgroup_read(cg, &s), 0);
-	CU_ASSERT_EQUAL(s.nprocs, 3); /* membership from the v2 directory */
 	CU_ASSERT_TRUE(s.memory_available);
-	CU_ASSERT_DOUBLE_EQUAL(s.mem_current_kib, 102400.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(s.mem_peak_kib, 204800.0, 1e-9);
 	/* The effective limit: hierarchical_memory_limit, not the child's "unlimited". */
 	CU_ASSERT_DOUBLE_EQUAL(s.mem_limit_kib, 524288.0, 1e-9);
 	/* total_ (hierarchical) refaults win over the group's own. */
 	CU_ASSERT_DOUBLE_EQUAL(s.refaults, 100.0, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(s.cpu_usage_s, 1.5, 1e-9);
 	CU_ASSERT_TRUE(s.psi.available);
 	CU_ASSERT_EQUAL(s.psi.mem_full_us, 2500);
 	pid_t pids[2];
@@ -100,14 +97,12 @@ static void test_read_v2(void)
 	CU_ASSERT_STRING_EQUAL(why, "");
 	struct cpw_cgroup_stats s;
 	CU_ASSERT_EQUAL_FATAL(cpw_cgroup_read(cg, &s), 0);
-	CU_ASSERT_EQUAL(s.nprocs, 2);
+	CU_ASSERT_EQUAL(cpw_cgroup_pids(cg, NULL, 0), 2);
 	CU_ASSERT_TRUE(s.memory_available);
-	CU_ASSERT_DOUBLE_EQUAL(s.mem_current_kib, 51200.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(s.mem_peak_kib, 71680.0, 1e-9);
 	/* The group says max; its parent's 1 GiB binds. */
 	CU_ASSERT_DOUBLE_EQUAL(s.mem_limit_kib, 1048576.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(s.refaults, 12.0, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(s.cpu_usage_s, 2.5, 1e-9);
 	CU_ASSERT_TRUE(s.psi.available);
 	CU_ASSERT_EQUAL(s.psi.io_some_us, 11);
 	cpw_cgroup_destroy(cg);
