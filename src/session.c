@@ -161,10 +161,9 @@ void cpw_session_read_start(struct cpw_session *s)
 	bool group_refaults = false;
 	if (p->cgroup) {
 		struct cpw_cgroup_stats st;
-		if (cpw_cgroup_read(p->cgroup, &st) == 0) {
-			p->cgroup_psi_start = st.psi;
-			group_refaults = st.memory_available && cpw_known(st.refaults);
-		}
+		cpw_cgroup_read(p->cgroup, &st);
+		p->cgroup_psi_start = st.psi;
+		group_refaults = st.memory_available && cpw_known(st.refaults);
 	}
 	/* System-wide pressure only where the group has none of its own (it would be
 	 * replaced by the group's). */
@@ -299,21 +298,20 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 
 	if (p->cgroup) {
 		struct cpw_cgroup_stats st;
-		if (cpw_cgroup_read(p->cgroup, &st) == 0) {
-			if (st.memory_available) {
-				if (cpw_known(st.refaults)) {
-					m->refaults = st.refaults;
-					m->refaults_from_cgroup = true;
-				}
-				m->memory_limit_kib = st.mem_limit_kib;
-				r->cgroup_mem_peak_kib = st.mem_peak_kib;
-			} else if (st.memory_reason[0]) {
-				cpw_report_note(r, "cgroup memory figures unavailable: %s", st.memory_reason);
+		cpw_cgroup_read(p->cgroup, &st);
+		if (st.memory_available) {
+			if (cpw_known(st.refaults)) {
+				m->refaults = st.refaults;
+				m->refaults_from_cgroup = true;
 			}
-			if (st.psi.available && p->cgroup_psi_start.available) {
-				psi_into_metrics(&p->cgroup_psi_start, &st.psi, m);
-				m->psi_from_cgroup = true;
-			}
+			m->memory_limit_kib = st.mem_limit_kib;
+			r->cgroup_mem_peak_kib = st.mem_peak_kib;
+		} else if (st.memory_reason[0]) {
+			cpw_report_note(r, "cgroup memory figures unavailable: %s", st.memory_reason);
+		}
+		if (st.psi.available && p->cgroup_psi_start.available) {
+			psi_into_metrics(&p->cgroup_psi_start, &st.psi, m);
+			m->psi_from_cgroup = true;
 		}
 		if (p->cgroup_psi_start.available && !m->psi_from_cgroup)
 			cpw_report_note(r, "pressure (PSI) of the command's cgroup unavailable at the end");

@@ -77,9 +77,8 @@ struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg);
  * Returns 0 or -errno. */
 int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid);
 
-/* Reads the group's figures. Returns 0: figures that could not be read are NAN, with a
- * reason in s. */
-int cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s);
+/* Reads the group's figures; those that could not be read are NAN, with a reason in s. */
+void cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s);
 
 /* The member processes (cgroup.procs), daemonized orphans included. Stores up to max pids
  * and returns how many there are (may exceed max), or -errno. */

@@ -135,7 +135,7 @@ static void read_memory_v2(const struct cpw_cg_dir *d, struct cpw_cgroup_stats *
 			 "no workingset_refault in %s/memory.stat", d->path);
 }
 
-int cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
+void cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 {
 	memset(s, 0, sizeof *s);
 	s->mem_peak_kib = s->mem_limit_kib = NAN;
@@ -155,7 +155,6 @@ int cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 		snprintf(s->psi.reason, sizeof s->psi.reason,
 			 "no cgroup v2 hierarchy: pressure of the group unavailable");
 	}
-	return 0;
 }
 
 /* Walks up from d->path; keeps the smallest quota in *best (cores) and where it was. */
