@@ -26,6 +26,8 @@
 struct cpw_session_private {
 	struct cpw_psi psi_start;          /* system-wide */
 	struct cpw_vmstat vmstat_start;
+	struct cpw_psi_files psi_files;    /* held from the start reading to the end one */
+	struct cpw_held_file vmstat_file;
 	struct cpw_cgroup *cgroup;         /* run mode as root: the command's own cgroup */
 	struct cpw_psi cgroup_psi_start;
 	struct cpw_taskstats_listener *exits; /* root: exit records of short-lived processes */
@@ -141,7 +143,14 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
 
 int cpw_session_adopt(struct cpw_session *s, pid_t child)
 {
-	return s->priv->cgroup ? cpw_cgroup_add_pid(s->priv->cgroup, child) : 0;
+	char why[1024] = "";
+	if (!s->priv->cgroup)
+		return 0;
+	int err = cpw_cgroup_add_pid(s->priv->cgroup, child, why, sizeof why);
+	if (err < 0)
+		cpw_report_note(&s->report, "the command is not in all of its cgroups (%s): what "
+				"those measure comes from the whole system, or is missing", why);
+	return err;
 }
 
 void cpw_session_begin(struct cpw_session *s)
@@ -168,10 +177,10 @@ void cpw_session_read_start(struct cpw_session *s)
 	/* System-wide pressure only where the group has none of its own (it would be
 	 * replaced by the group's). */
 	if (!p->cgroup_psi_start.available)
-		cpw_psi_read_system(s->cfg->proc_root, &p->psi_start);
+		cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &p->psi_start);
 	/* System-wide refaults only where the group has none of its own. */
 	if (!group_refaults)
-		cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_start);
+		cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_file, &p->vmstat_start);
 	/* The CPUs we may use (affinity, our cgroup's quota) do not change during a run. */
 	struct cpw_cpus cpus;
 	p->cores_usable = cpw_cpus_usable(0, CGROUP_ROOT, NULL, &cpus) == 0 ? cpus.cores_usable : NAN;
@@ -284,7 +293,8 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 	struct cpw_vmstat vm;
 
 	if (!p->cgroup_psi_start.available) {
-		if (cpw_psi_read_system(s->cfg->proc_root, &end) == 0 && p->psi_start.available &&
+		if (cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &end) == 0 &&
+		    p->psi_start.available &&
 		    end.available) {
 			psi_into_metrics(&p->psi_start, &end, m);
 		} else {
@@ -292,7 +302,8 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 					p->psi_start.reason[0] ? p->psi_start.reason : end.reason);
 		}
 	}
-	if (p->vmstat_start.has_refaults && cpw_vmstat_read(s->cfg->proc_root, &vm) == 0 &&
+	if (p->vmstat_start.has_refaults &&
+	    cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_file, &vm) == 0 &&
 	    vm.has_refaults)
 		m->refaults = (double)(vm.refaults - p->vmstat_start.refaults);
 
@@ -410,6 +421,8 @@ bool cpw_session_finish(struct cpw_session *s)
 void cpw_session_free(struct cpw_session *s)
 {
 	if (s->priv) {
+		cpw_psi_files_close(&s->priv->psi_files);
+		cpw_held_file_close(&s->priv->vmstat_file);
 		cpw_taskstats_unlisten(s->priv->exits);
 		if (s->priv->cgroup)
 			cpw_cgroup_destroy(s->priv->cgroup);

@@ -58,12 +58,17 @@ int cpw_cgroup_open(struct cpw_cgroup **out, const char *cgroup_root,
  *  - the child is cloned straight into the v2 group (clone3 with CLONE_INTO_CGROUP, 5.7+);
  *  - the single-threaded child writes "0" into each v1 group's "tasks" file: a task moving
  *    only itself needs no threadgroup lock (6.x kernels skip it; older ones still work).
- * The launcher fills in the *_done flags; cpw_cgroup_add_pid() then migrates the child
- * only into the groups it is not in yet. */
-#define CPW_CGROUP_V1_JOINS 2
+ * Where a v2 group holds the membership, the v1 groups are also made by the child: the
+ * mkdir of a v1 memory group costs ~90 us, which the child spends on the other CPU while
+ * the parent opens its sources (measured 0.2-0.4 ms off start-up on our hybrid VMs).
+ * The launcher fills in the *_done flags; cpw_cgroup_add_pid() then makes and migrates
+ * the child into whatever it did not manage itself. */
+#define CPW_CGROUP_V1_JOINS 2 /* slot 0: memory, slot 1: cpuacct */
+struct cpw_cg_dir;
 struct cpw_cgroup_placement {
 	int v2_dir_fd;                          /* for CLONE_INTO_CGROUP; -1: none */
-	int v1_tasks_fd[CPW_CGROUP_V1_JOINS];   /* opened for writing; -1: none */
+	/* The v1 groups the child joins (making them first where that was left to it). */
+	const struct cpw_cg_dir *v1_group[CPW_CGROUP_V1_JOINS]; /* NULL: none */
 	bool v2_done;                           /* the clone went into the v2 group */
 	bool v1_done[CPW_CGROUP_V1_JOINS];      /* the child joined that v1 group */
 };
@@ -72,10 +77,16 @@ struct cpw_cgroup_placement {
  * exec); NULL when cg is NULL. Owned by cg: cpw_cgroup_add_pid() closes the descriptors. */
 struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg);
 
+/* In the child of a placement, before exec: makes v1 group `slot` where that was left to
+ * the child, and joins it by moving only itself. Returns 0 or -errno; the parent redoes
+ * what failed in cpw_cgroup_add_pid(), with the reason. */
+int cpw_cgroup_join_v1(const struct cpw_cgroup_placement *pl, int slot);
+
 /* Moves pid (a whole process) into each of the group's directories that its placement has
- * not put it in already. Call it while the child waits at the exec gate, from the parent.
- * Returns 0 or -errno. */
-int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid);
+ * not put it in already, first making the v1 groups the child did not make. Call it while
+ * the child waits at the exec gate, from the parent. Returns 0, or -errno with why (which
+ * groups are missing and what that costs the report). */
+int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid, char *why, size_t whylen);
 
 /* Reads the group's figures; those that could not be read are NAN, with a reason in s. */
 void cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s);

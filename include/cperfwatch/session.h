@@ -38,7 +38,8 @@ struct cpw_cgroup_placement *cpw_session_placement(struct cpw_session *s);
  * session freed. */
 int cpw_session_open(struct cpw_session *s, char *err, size_t errlen);
 /* Run mode: puts the held child in the parts of the command's own cgroup that its
- * placement did not already put it in, when there is one. */
+ * placement did not already put it in, when there is one. Returns 0, or -errno with a
+ * note in the report saying which parts are missing. */
 int cpw_session_adopt(struct cpw_session *s, pid_t child);
 /* Marks the start of counting (run mode: the exec; attach mode: now) and reads the
  * start values of whole-run sources. */

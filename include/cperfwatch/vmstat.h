@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cperfwatch/heldfile.h"
+
 struct cpw_vmstat {
 	bool has_refaults;      /* workingset_refault_anon/_file, or workingset_refault */
 	uint64_t refault_anon;  /* 0 on kernels before 5.9, which have only the total */
@@ -24,7 +26,8 @@ struct cpw_vmstat {
  * workingset_refault_* names). Returns 0 when at least one counter was found, else -ENOENT. */
 int cpw_vmstat_parse(const char *text, size_t len, struct cpw_vmstat *v);
 
-/* Reads <proc_root>/vmstat. Returns 0, or -errno with v->reason set. */
-int cpw_vmstat_read(const char *proc_root, struct cpw_vmstat *v);
+/* Reads <proc_root>/vmstat, through held when not NULL (heldfile.h). Returns 0, or -errno
+ * with v->reason set. */
+int cpw_vmstat_read(const char *proc_root, struct cpw_held_file *held, struct cpw_vmstat *v);
 
 #endif

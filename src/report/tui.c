@@ -83,6 +83,7 @@ struct cpw_tui {
 	struct header hdr;
 	struct cpw_psi psi_prev;
 	double psi_prev_s;
+	struct cpw_psi_files psi_files; /* read on every refresh: kept open */
 
 	char line[LINE_MAX_BYTES];
 	char cell[LINE_MAX_BYTES];
@@ -321,6 +322,7 @@ void cpw_tui_close(struct cpw_tui *ui)
 	if (ui->own_in)
 		fclose(ui->in);
 	cpw_tui_table_free(&ui->table);
+	cpw_psi_files_close(&ui->psi_files);
 	free(ui->procs);
 	free(ui);
 }
@@ -347,7 +349,7 @@ static void read_header(struct cpw_tui *ui)
 
 	/* Pressure as the share of the last refresh that some task stalled. */
 	double t = now_s();
-	if (cpw_psi_read_system(ui->s->cfg->proc_root, &psi) == 0 && psi.available) {
+	if (cpw_psi_read_system(ui->s->cfg->proc_root, &ui->psi_files, &psi) == 0 && psi.available) {
 		if (ui->psi_prev.available && t > ui->psi_prev_s) {
 			struct cpw_psi d;
 			double us = (t - ui->psi_prev_s) * 1e6;

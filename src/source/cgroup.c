@@ -76,21 +76,41 @@ static void inherit_v1_limit(const struct cpw_cg_dir *d)
 		cpw_kf_write(path, num);
 }
 
-/* Makes <d->path>/<name>, turning d into the new child. Returns 0 or -errno with why. */
-static int make_child(struct cpw_cg_dir *d, const char *name, char *why, size_t whylen)
+/* Turns d into its child <d->path>/<name>, not made yet. Returns 0 or -ENAMETOOLONG with why. */
+static int name_child(struct cpw_cg_dir *d, const char *name, char *why, size_t whylen)
 {
 	memcpy(d->parent, d->path, sizeof d->parent);
 	if (cpw_kf_pathf(d->path, sizeof d->path, "%s/%s", d->parent, name) < 0) {
 		snprintf(why, whylen, "cgroup path too long below %s", d->parent);
 		return -ENAMETOOLONG;
 	}
-	int err = mkdir(d->path, 0755) == 0 ? 0 : -errno;
+	return 0;
+}
+
+/* mkdir of a group. Returns 0 or -errno. */
+static int make_dir(const char *path)
+{
+	int err = mkdir(path, 0755) == 0 ? 0 : -errno;
 	/* A stale group of a crashed earlier run with the same pid: empty ones can go. */
-	if (err == -EEXIST && rmdir(d->path) == 0)
-		err = mkdir(d->path, 0755) == 0 ? 0 : -errno;
+	if (err == -EEXIST && rmdir(path) == 0)
+		err = mkdir(path, 0755) == 0 ? 0 : -errno;
+	return err;
+}
+
+static void cannot_create(const char *path, int err, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "cannot create %s: %s%s", path, strerror(-err), mkdir_hint(-err));
+}
+
+/* Makes d's child directory <d->path>/<name>. Returns 0 or -errno with why. */
+static int make_child(struct cpw_cg_dir *d, const char *name, char *why, size_t whylen)
+{
+	int err = name_child(d, name, why, whylen);
+	if (err == 0)
+		err = make_dir(d->path);
 	if (err < 0) {
-		snprintf(why, whylen, "cannot create %s: %s%s", d->path, strerror(-err),
-			 mkdir_hint(-err));
+		if (err != -ENAMETOOLONG)
+			cannot_create(d->path, err, why, whylen);
 		return err;
 	}
 	d->created = true;
@@ -109,8 +129,6 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 		return -ENOMEM;
 	}
 	cg->placement.v2_dir_fd = -1;
-	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++)
-		cg->placement.v1_tasks_fd[i] = -1;
 	char text[4096];
 	long n = cpw_cg_read_self(self_path, text, sizeof text);
 	if (n < 0) {
@@ -139,7 +157,14 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 			if (!dirs[i]->path[0])
 				continue;
 			char w[512];
-			int e = make_child(dirs[i], name, w, sizeof w);
+			int e;
+			if (dirs[i] != &cg->v2 && cg->v2.created) {
+				/* The v2 group holds the membership: the child makes this one. */
+				e = name_child(dirs[i], name, w, sizeof w);
+				dirs[i]->deferred = e == 0;
+			} else {
+				e = make_child(dirs[i], name, w, sizeof w);
+			}
 			if (e < 0) {
 				dirs[i]->path[0] = '\0';
 				if (!first_err) {
@@ -148,7 +173,7 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 				}
 			}
 		}
-		if (cg->mem1.created)
+		if (cg->mem1.created && !cg->mem1.deferred)
 			inherit_v1_limit(&cg->mem1);
 		if (!membership_dir(cg)) {
 			snprintf(why, whylen, "%s", first_why);
@@ -212,15 +237,10 @@ static void close_placement(struct cpw_cgroup_placement *pl)
 	if (pl->v2_dir_fd >= 0)
 		close(pl->v2_dir_fd);
 	pl->v2_dir_fd = -1;
-	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++) {
-		if (pl->v1_tasks_fd[i] >= 0)
-			close(pl->v1_tasks_fd[i]);
-		pl->v1_tasks_fd[i] = -1;
-	}
 }
 
 /* The v1 directories, in the order of the placement's v1 slots. */
-static const struct cpw_cg_dir *v1_dir(const struct cpw_cgroup *cg, int slot)
+static struct cpw_cg_dir *v1_dir(struct cpw_cgroup *cg, int slot)
 {
 	return slot == 0 ? &cg->mem1 : &cg->cpuacct1;
 }
@@ -230,35 +250,93 @@ struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg)
 	if (!cg)
 		return NULL;
 	struct cpw_cgroup_placement *pl = &cg->placement;
-	char path[PATH_MAX];
 	close_placement(pl);
 	pl->v2_done = false;
 	if (cg->v2.path[0])
 		pl->v2_dir_fd = open(cg->v2.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++) {
 		pl->v1_done[i] = false;
-		const struct cpw_cg_dir *d = v1_dir(cg, i);
-		if (d->path[0] && cpw_kf_pathf(path, sizeof path, "%s/tasks", d->path) == 0)
-			pl->v1_tasks_fd[i] = open(path, O_WRONLY | O_CLOEXEC);
+		pl->v1_group[i] = v1_dir(cg, i)->path[0] ? v1_dir(cg, i) : NULL;
 	}
-	/* A descriptor that did not open leaves its group to cpw_cgroup_add_pid(). */
 	return pl;
 }
 
-int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid)
+int cpw_cgroup_join_v1(const struct cpw_cgroup_placement *pl, int slot)
 {
+	const struct cpw_cg_dir *d = slot >= 0 && slot < CPW_CGROUP_V1_JOINS ? pl->v1_group[slot] : NULL;
+	char path[PATH_MAX];
+	if (!d)
+		return -ENOENT;
+	if (d->deferred) {
+		int err = make_dir(d->path);
+		if (err < 0)
+			return err;
+		if (slot == 0)
+			inherit_v1_limit(d);
+	}
+	if (cpw_kf_pathf(path, sizeof path, "%s/tasks", d->path) < 0)
+		return -ENAMETOOLONG;
+	return cpw_kf_write(path, "0");
+}
+
+void cpw_cg_ensure_made(struct cpw_cgroup *cg)
+{
+	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++) {
+		struct cpw_cg_dir *d = v1_dir(cg, i);
+		if (!d->deferred)
+			continue;
+		d->deferred = false;
+		if (cg->placement.v1_done[i]) {
+			d->created = true; /* the child made it, and is in it */
+			continue;
+		}
+		int err = make_dir(d->path);
+		if (err == 0) {
+			d->created = true;
+			if (d == &cg->mem1)
+				inherit_v1_limit(d);
+			continue;
+		}
+		char w[PATH_MAX + 128];
+		cannot_create(d->path, err, w, sizeof w);
+		append(cg->late_why, sizeof cg->late_why, w);
+		d->path[0] = '\0';
+		if (d == &cg->mem1 && !cg->v2_memory)
+			append(cg->late_why, sizeof cg->late_why,
+			       "no memory controller available to our cgroup: memory figures of the "
+			       "group are not measured");
+	}
+}
+
+int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid, char *why, size_t whylen)
+{
+	cpw_cg_ensure_made(cg);
 	const struct cpw_cgroup_placement *pl = &cg->placement;
 	const struct cpw_cg_dir *dirs[3] = { &cg->v2, &cg->mem1, &cg->cpuacct1 };
 	const bool done[3] = { pl->v2_done, pl->v1_done[0], pl->v1_done[1] };
 	int first_err = 0;
+	char text[1024];
+	snprintf(text, sizeof text, "%s", cg->late_why);
 	close_placement(&cg->placement);
 	for (int i = 0; i < 3; i++) {
 		if (!dirs[i]->path[0] || done[i])
 			continue;
 		int err = write_pid(dirs[i]->path, pid);
-		if (err < 0 && !first_err)
-			first_err = err;
+		if (err < 0) {
+			char w[PATH_MAX + 64];
+			snprintf(w, sizeof w, "cannot move it into %s: %s", dirs[i]->path, strerror(-err));
+			append(text, sizeof text, w);
+			if (!first_err)
+				first_err = err;
+		}
 	}
+	if (!first_err && cg->late_why[0])
+		first_err = -ENOENT;
+	size_t len = strlen(text);
+	if (len >= 2 && text[len - 2] == ';')
+		text[len - 2] = '\0';
+	if (whylen)
+		snprintf(why, whylen, "%s", text);
 	return first_err;
 }
 
@@ -293,6 +371,7 @@ static int read_procs(const char *dir, pid_t *pids, size_t max)
 
 int cpw_cgroup_pids(struct cpw_cgroup *cg, pid_t *pids, size_t max)
 {
+	cpw_cg_ensure_made(cg);
 	const struct cpw_cg_dir *d = membership_dir(cg);
 	return d ? read_procs(d->path, pids, max) : -ENOENT;
 }
@@ -312,6 +391,10 @@ static void evacuate(const struct cpw_cg_dir *d)
 
 static void remove_dir(const struct cpw_cg_dir *d)
 {
+	/* Left to a child and never confirmed (the launch was given up): the child may have
+	 * made it, and is gone. A busy one is not known to be ours: it stays. */
+	if (d->deferred)
+		rmdir(d->path);
 	if (!d->created)
 		return;
 	/* Exiting tasks keep a group busy for a moment: retry for up to about 2 s. An empty
@@ -333,6 +416,10 @@ void cpw_cgroup_destroy(struct cpw_cgroup *cg)
 	if (!cg)
 		return;
 	close_placement(&cg->placement);
+	cpw_held_file_close(&cg->mem_peak);
+	cpw_held_file_close(&cg->mem_current);
+	cpw_held_file_close(&cg->mem_stat);
+	cpw_psi_files_close(&cg->psi);
 	remove_dir(&cg->v2);
 	remove_dir(&cg->mem1);
 	remove_dir(&cg->cpuacct1);

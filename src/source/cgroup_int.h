@@ -17,6 +17,7 @@ struct cpw_cg_dir {
 	char path[PATH_MAX];    /* the group's directory */
 	char parent[PATH_MAX];  /* where leftovers go back on destroy */
 	bool created;           /* ours to remove */
+	bool deferred;          /* v1: not made yet, left to the command's child (cgroup.h) */
 };
 
 struct cpw_cgroup {
@@ -24,6 +25,17 @@ struct cpw_cgroup {
 	struct cpw_cg_dir mem1;     /* v1 memory controller */
 	struct cpw_cg_dir cpuacct1; /* v1 cpuacct controller */
 	bool v2_memory;             /* v2 dir has memory.current */
+	char late_why[512];         /* why a group the child was to make is missing */
+	/* The files read at the start and again at the end, held open in between (heldfile.h)
+	 * and closed before the rmdir. */
+	struct cpw_held_file mem_peak;    /* v1 memory.max_usage_in_bytes, v2 memory.peak */
+	struct cpw_held_file mem_current; /* v2 memory.current, where there is no memory.peak */
+	struct cpw_held_file mem_stat;    /* memory.stat */
+	struct cpw_psi_files psi;
+	/* v2: the smallest memory.max up to the mount, walked once at the first reading (one
+	 * file per level). NAN: none. */
+	double v2_limit_kib;
+	bool v2_limit_read;
 	struct cpw_cgroup_placement placement; /* fds -1 until cpw_cgroup_placement() */
 	char describe[512];
 };
@@ -39,6 +51,10 @@ int cpw_cg_locate(const char *cgroup_root, const char *self_text, size_t len,
 int cpw_cg_locate_v1(const char *root, const char *text, size_t len, const char *controller,
 		     const char *probe_file, struct cpw_cg_dir *d);
 int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_cg_dir *d);
+
+/* Makes the v1 groups left to a child that did not make and join them (or to a child never
+ * forked): before anything reads them. Failures are noted in cg->late_why. */
+void cpw_cg_ensure_made(struct cpw_cgroup *cg);
 
 /* Reads the /proc/PID/cgroup file into buf. Returns its length or -errno. */
 long cpw_cg_read_self(const char *proc_cgroup_path, char *buf, size_t size);

@@ -36,14 +36,17 @@ double cpw_cgroup_parse_limit_kib(const char *text)
 	return (double)v / 1024.0;
 }
 
-/* Reads dir/name as a number of bytes into *kib; leaves NAN on failure. */
-static int read_kib(const char *dir, const char *name, double *kib)
+/* Reads dir/name, through held, as a number of bytes into *kib; leaves NAN on failure. */
+static int read_kib(struct cpw_held_file *held, const char *dir, const char *name, double *kib)
 {
 	char path[PATH_MAX];
 	uint64_t v;
 	int err = cpw_kf_pathf(path, sizeof path, "%s/%s", dir, name);
-	if (err == 0)
-		err = cpw_kf_read_u64(path, &v);
+	if (err == 0) {
+		char text[64];
+		ssize_t n = cpw_kf_read_held(held, path, text, sizeof text);
+		err = n < 0 ? (int)n : cpw_kf_parse_u64(text, (size_t)n, &v);
+	}
 	if (err == 0)
 		*kib = (double)v / 1024.0;
 	return err;
@@ -66,23 +69,32 @@ static double stat_refaults(const char *text, size_t len, const char *prefix)
 	return NAN;
 }
 
-static void read_memory_v1(const char *dir, struct cpw_cgroup_stats *s)
+/* Reads dir/memory.stat through held into text. Returns the length or -errno. */
+static ssize_t read_stat(struct cpw_held_file *held, const char *dir, char *text, size_t size)
 {
-	char path[PATH_MAX], text[16384];
-	s->memory_available = read_kib(dir, "memory.max_usage_in_bytes", &s->mem_peak_kib) == 0;
+	char path[PATH_MAX];
+	if (cpw_kf_pathf(path, sizeof path, "%s/memory.stat", dir) < 0)
+		return -ENAMETOOLONG;
+	return cpw_kf_read_held(held, path, text, size);
+}
+
+static void read_memory_v1(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
+{
+	const char *dir = cg->mem1.path;
+	char text[16384];
+	s->memory_available = read_kib(&cg->mem_peak, dir, "memory.max_usage_in_bytes",
+				       &s->mem_peak_kib) == 0;
 	if (!s->memory_available) {
 		snprintf(s->memory_reason, sizeof s->memory_reason,
 			 "cannot read %s/memory.max_usage_in_bytes", dir);
 		return;
 	}
-	ssize_t n = -ENAMETOOLONG;
-	if (cpw_kf_pathf(path, sizeof path, "%s/memory.stat", dir) == 0)
-		n = cpw_kf_read(path, text, sizeof text);
+	ssize_t n = read_stat(&cg->mem_stat, dir, text, sizeof text);
 	uint64_t limit;
 	if (n >= 0 && cpw_kf_find_u64(text, (size_t)n, "hierarchical_memory_limit", &limit) == 0) {
 		s->mem_limit_kib = limit >= CPW_V1_NO_LIMIT ? NAN : (double)limit / 1024.0;
 	} else {
-		char lim[64];
+		char path[PATH_MAX], lim[64];
 		if (cpw_kf_pathf(path, sizeof path, "%s/memory.limit_in_bytes", dir) == 0 &&
 		    cpw_kf_read(path, lim, sizeof lim) > 0)
 			s->mem_limit_kib = cpw_cgroup_parse_limit_kib(lim);
@@ -97,14 +109,34 @@ static void read_memory_v1(const char *dir, struct cpw_cgroup_stats *s)
 			 "no workingset_refault in %s/memory.stat", dir);
 }
 
-static void read_memory_v2(const struct cpw_cg_dir *d, struct cpw_cgroup_stats *s)
+/* The effective v2 limit: the smallest memory.max from d->path up to the mount. */
+static double v2_limit_kib(const struct cpw_cg_dir *d)
 {
-	char path[PATH_MAX], text[16384];
-	s->memory_available = read_kib(d->path, "memory.peak", &s->mem_peak_kib) == 0;
+	char dir[PATH_MAX], path[PATH_MAX];
+	double best = NAN;
+	memcpy(dir, d->path, sizeof dir);
+	do {
+		char lim[64];
+		if (cpw_kf_pathf(path, sizeof path, "%s/memory.max", dir) == 0 &&
+		    cpw_kf_read(path, lim, sizeof lim) > 0) {
+			double kib = cpw_cgroup_parse_limit_kib(lim);
+			if (!isnan(kib) && (isnan(best) || kib < best))
+				best = kib;
+		}
+	} while (cpw_cg_up(dir, d->mount));
+	return best;
+}
+
+static void read_memory_v2(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
+{
+	const struct cpw_cg_dir *d = &cg->v2;
+	char text[16384];
+	s->memory_available = read_kib(&cg->mem_peak, d->path, "memory.peak", &s->mem_peak_kib) == 0;
 	if (!s->memory_available) {
 		/* Before Linux 5.19 there is no peak: the group's memory is still there. */
 		double current;
-		s->memory_available = read_kib(d->path, "memory.current", &current) == 0;
+		s->memory_available = read_kib(&cg->mem_current, d->path, "memory.current",
+					       &current) == 0;
 		if (!s->memory_available) {
 			snprintf(s->memory_reason, sizeof s->memory_reason,
 				 "cannot read %s/memory.current", d->path);
@@ -113,21 +145,13 @@ static void read_memory_v2(const struct cpw_cg_dir *d, struct cpw_cgroup_stats *
 		snprintf(s->memory_reason, sizeof s->memory_reason,
 			 "no memory.peak (Linux 5.19+): peak of the group unknown");
 	}
-	/* The effective limit is the smallest memory.max up to the mount. */
-	char dir[PATH_MAX];
-	memcpy(dir, d->path, sizeof dir);
-	do {
-		char lim[64];
-		if (cpw_kf_pathf(path, sizeof path, "%s/memory.max", dir) == 0 &&
-		    cpw_kf_read(path, lim, sizeof lim) > 0) {
-			double kib = cpw_cgroup_parse_limit_kib(lim);
-			if (!isnan(kib) && (isnan(s->mem_limit_kib) || kib < s->mem_limit_kib))
-				s->mem_limit_kib = kib;
-		}
-	} while (cpw_cg_up(dir, d->mount));
-	ssize_t n = -ENAMETOOLONG;
-	if (cpw_kf_pathf(path, sizeof path, "%s/memory.stat", d->path) == 0)
-		n = cpw_kf_read(path, text, sizeof text);
+	/* Limits are set before a run, not during it: the walk up is done once. */
+	if (!cg->v2_limit_read) {
+		cg->v2_limit_kib = v2_limit_kib(d);
+		cg->v2_limit_read = true;
+	}
+	s->mem_limit_kib = cg->v2_limit_kib;
+	ssize_t n = read_stat(&cg->mem_stat, d->path, text, sizeof text);
 	if (n >= 0)
 		s->refaults = stat_refaults(text, (size_t)n, "");
 	if (isnan(s->refaults))
@@ -137,19 +161,20 @@ static void read_memory_v2(const struct cpw_cg_dir *d, struct cpw_cgroup_stats *
 
 void cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 {
+	cpw_cg_ensure_made(cg);
 	memset(s, 0, sizeof *s);
 	s->mem_peak_kib = s->mem_limit_kib = NAN;
 	s->refaults = NAN;
 
 	if (cg->mem1.path[0])
-		read_memory_v1(cg->mem1.path, s);
+		read_memory_v1(cg, s);
 	else if (cg->v2_memory)
-		read_memory_v2(&cg->v2, s);
+		read_memory_v2(cg, s);
 	else
 		snprintf(s->memory_reason, sizeof s->memory_reason,
 			 "no memory controller available to the group");
 	if (cg->v2.path[0]) {
-		cpw_psi_read_cgroup(cg->v2.path, &s->psi);
+		cpw_psi_read_cgroup(cg->v2.path, &cg->psi, &s->psi);
 	} else {
 		s->psi.available = false;
 		snprintf(s->psi.reason, sizeof s->psi.reason,

@@ -41,6 +41,42 @@ ssize_t cpw_kf_read(const char *path, char *buf, size_t size)
 	return (ssize_t)len;
 }
 
+ssize_t cpw_kf_read_held(struct cpw_held_file *h, const char *path, char *buf, size_t size)
+{
+	if (size == 0)
+		return -EINVAL;
+	if (!h->open) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		h->fd = fd;
+		h->open = true;
+	}
+	size_t len = 0;
+	while (len < size - 1) {
+		size_t want = size - 1 - len;
+		ssize_t n = pread(h->fd, buf + len, want, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		len += (size_t)n;
+		if ((size_t)n < want)
+			break;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+void cpw_held_file_close(struct cpw_held_file *h)
+{
+	if (h->open)
+		close(h->fd);
+	h->open = false;
+	h->fd = -1;
+}
+
 ssize_t cpw_kf_read_alloc(const char *path, char **buf)
 {
 	*buf = NULL;
@@ -97,6 +133,11 @@ static int parse_u64(const char *s, const char *end, uint64_t *value)
 		return -EINVAL;
 	*value = v;
 	return 0;
+}
+
+int cpw_kf_parse_u64(const char *text, size_t len, uint64_t *value)
+{
+	return parse_u64(text, text + len, value);
 }
 
 int cpw_kf_read_u64(const char *path, uint64_t *value)

@@ -11,9 +11,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cperfwatch/heldfile.h"
+
 /* Reads the file into buf (NUL-terminated, at most size-1 bytes). Returns the length or
  * -errno. Kernel pseudo-files report size 0, so this reads until EOF. */
 ssize_t cpw_kf_read(const char *path, char *buf, size_t size);
+
+/* The same through a held descriptor: path is opened at the first call (a failed open is
+ * retried at the next), and later calls re-read that descriptor from offset 0, path unused.
+ * Made for kernel files (seq_file), which give their whole text to one read when it fits:
+ * a short read is taken as the end, so a reading is one system call. */
+ssize_t cpw_kf_read_held(struct cpw_held_file *h, const char *path, char *buf, size_t size);
 
 /* Reads a file of any size into a malloc'd NUL-terminated buffer (*buf, free it). Returns
  * the length or -errno. */
@@ -22,6 +30,8 @@ ssize_t cpw_kf_read_alloc(const char *path, char **buf);
 /* Reads the first unsigned decimal number of a file ("12345\n"). -EINVAL when there is
  * none (e.g. "max"), -ERANGE when it overflows. */
 int cpw_kf_read_u64(const char *path, uint64_t *value);
+/* The same for text already read. */
+int cpw_kf_parse_u64(const char *text, size_t len, uint64_t *value);
 
 /* Writes s to an existing file (cgroup control files). Returns 0 or -errno. */
 int cpw_kf_write(const char *path, const char *s);

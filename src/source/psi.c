@@ -67,12 +67,14 @@ static void set_unavailable(struct cpw_psi *out, const char *reason)
 	snprintf(out->reason, sizeof out->reason, "%s", reason);
 }
 
-/* Reads one pressure file into r; on failure fills out's reason. */
-static int read_one(const char *path, struct cpw_psi_resource *r, struct cpw_psi *out,
-		    const char *absent_reason)
+/* Reads one pressure file into r (through held when not NULL); on failure fills out's
+ * reason. */
+static int read_one(const char *path, struct cpw_held_file *held, struct cpw_psi_resource *r,
+		    struct cpw_psi *out, const char *absent_reason)
 {
 	char buf[512];
-	ssize_t n = cpw_kf_read(path, buf, sizeof buf);
+	ssize_t n = held ? cpw_kf_read_held(held, path, buf, sizeof buf)
+			 : cpw_kf_read(path, buf, sizeof buf);
 	if (n < 0) {
 		char why[160];
 		if (n == -ENOENT)
@@ -95,7 +97,7 @@ static int read_one(const char *path, struct cpw_psi_resource *r, struct cpw_psi
 
 /* Reads the three files <dir>/<prefix>{cpu,io,memory}<suffix>. */
 static int read_three(const char *dir, const char *prefix, const char *suffix,
-		      struct cpw_psi *out, const char *absent_reason)
+		      struct cpw_psi_files *files, struct cpw_psi *out, const char *absent_reason)
 {
 	static const char *const names[3] = { "cpu", "io", "memory" };
 	struct cpw_psi_resource r[3];
@@ -105,7 +107,7 @@ static int read_three(const char *dir, const char *prefix, const char *suffix,
 			set_unavailable(out, "pressure file path too long");
 			return -ENAMETOOLONG;
 		}
-		int err = read_one(path, &r[i], out, absent_reason);
+		int err = read_one(path, files ? &files->file[i] : NULL, &r[i], out, absent_reason);
 		if (err < 0)
 			return err;
 	}
@@ -120,16 +122,22 @@ static int read_three(const char *dir, const char *prefix, const char *suffix,
 	return 0;
 }
 
-int cpw_psi_read_system(const char *proc_root, struct cpw_psi *out)
+int cpw_psi_read_system(const char *proc_root, struct cpw_psi_files *files, struct cpw_psi *out)
 {
-	return read_three(proc_root, "pressure/", "", out,
+	return read_three(proc_root, "pressure/", "", files, out,
 			  "/proc/pressure is absent: kernel without PSI or booted with psi=0");
 }
 
-int cpw_psi_read_cgroup(const char *cgroup_dir, struct cpw_psi *out)
+int cpw_psi_read_cgroup(const char *cgroup_dir, struct cpw_psi_files *files, struct cpw_psi *out)
 {
-	return read_three(cgroup_dir, "", ".pressure", out,
+	return read_three(cgroup_dir, "", ".pressure", files, out,
 			  "the cgroup has no *.pressure files (not cgroup v2, or PSI off)");
+}
+
+void cpw_psi_files_close(struct cpw_psi_files *files)
+{
+	for (int i = 0; i < 3; i++)
+		cpw_held_file_close(&files->file[i]);
 }
 
 static uint64_t sub0(uint64_t end, uint64_t start)

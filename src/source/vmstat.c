@@ -38,7 +38,7 @@ int cpw_vmstat_parse(const char *text, size_t len, struct cpw_vmstat *v)
 	return v->has_refaults || v->has_pgmajfault ? 0 : -ENOENT;
 }
 
-int cpw_vmstat_read(const char *proc_root, struct cpw_vmstat *v)
+int cpw_vmstat_read(const char *proc_root, struct cpw_held_file *held, struct cpw_vmstat *v)
 {
 	char path[4096];
 	int err = cpw_kf_pathf(path, sizeof path, "%s/vmstat", proc_root);
@@ -55,7 +55,7 @@ int cpw_vmstat_read(const char *proc_root, struct cpw_vmstat *v)
 		snprintf(v->reason, sizeof v->reason, "out of memory");
 		return -ENOMEM;
 	}
-	ssize_t n = cpw_kf_read(path, buf, size);
+	ssize_t n = held ? cpw_kf_read_held(held, path, buf, size) : cpw_kf_read(path, buf, size);
 	if (n < 0) {
 		memset(v, 0, sizeof *v);
 		snprintf(v->reason, sizeof v->reason, "cannot read %s: %s", path, strerror((int)-n));

@@ -57,13 +57,13 @@ static const char *resolve_in_path(const char *name, char *buf, size_t size)
 	}
 }
 
-/* In the child: joins the v1 groups of the placement by moving only itself, and tells the
- * parent which ones it is in (a bit per slot). */
+/* In the child: joins the v1 groups of the placement (making those left to it) by moving
+ * only itself, and tells the parent which ones it is in (a bit per slot). */
 static void child_join(const struct cpw_cgroup_placement *pl, int error_write)
 {
 	int joined = 0;
 	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++)
-		if (pl->v1_tasks_fd[i] >= 0 && write_all(pl->v1_tasks_fd[i], "0", 1) == 1)
+		if (pl->v1_group[i] && cpw_cgroup_join_v1(pl, i) == 0)
 			joined |= 1 << i;
 	write_all(error_write, &joined, sizeof(joined));
 }

@@ -119,8 +119,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	}
 	s.report.pid = launch.pid;
 	cpw_launch_placed(&launch);
-	if (cpw_session_adopt(&s, launch.pid) < 0)
-		cpw_report_note(&s.report, "the command could not be put in its cgroup: figures are system-wide");
+	cpw_session_adopt(&s, launch.pid); /* a failure is in the notes */
 	if (s.counters)
 		cpw_counters_open_child(s.counters, launch.pid);
 

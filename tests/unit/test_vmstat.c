@@ -12,7 +12,7 @@
 static void test_read_modern(void)
 {
 	struct cpw_vmstat v;
-	CU_ASSERT_EQUAL_FATAL(cpw_vmstat_read(FIXTURES "/procroot-vmstat", &v), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_vmstat_read(FIXTURES "/procroot-vmstat", NULL, &v), 0);
 	CU_ASSERT_TRUE(v.has_refaults);
 	CU_ASSERT_EQUAL(v.refault_anon, 40);
 	CU_ASSERT_EQUAL(v.refault_file, 5334);
@@ -25,7 +25,7 @@ static void test_read_modern(void)
 static void test_read_old(void)
 {
 	struct cpw_vmstat v;
-	CU_ASSERT_EQUAL_FATAL(cpw_vmstat_read(FIXTURES "/procroot-vmstat-old", &v), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_vmstat_read(FIXTURES "/procroot-vmstat-old", NULL, &v), 0);
 	CU_ASSERT_EQUAL(v.refaults, 9001);
 	CU_ASSERT_EQUAL(v.refault_anon, 0);
 	CU_ASSERT_EQUAL(v.pgmajfault, 42);
@@ -55,15 +55,32 @@ static void test_parse_partial(void)
 static void test_read_missing(void)
 {
 	struct cpw_vmstat v;
-	CU_ASSERT_EQUAL(cpw_vmstat_read(FIXTURES "/psi-absent", &v), -ENOENT);
+	CU_ASSERT_EQUAL(cpw_vmstat_read(FIXTURES "/psi-absent", NULL, &v), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(v.reason, "vmstat"));
 }
 
 static void test_live(void)
 {
 	struct cpw_vmstat v;
-	CU_ASSERT_EQUAL(cpw_vmstat_read("/proc", &v), 0);
+	CU_ASSERT_EQUAL(cpw_vmstat_read("/proc", NULL, &v), 0);
 	CU_ASSERT_TRUE(v.has_pgmajfault);
+}
+
+/* /proc/vmstat is ~8 KiB: a held descriptor re-read from offset 0 gives the whole text
+ * again, with counters that never go back. */
+static void test_live_held(void)
+{
+	struct cpw_held_file held = { .fd = -1, .open = false };
+	struct cpw_vmstat a, b;
+	CU_ASSERT_EQUAL_FATAL(cpw_vmstat_read("/proc", &held, &a), 0);
+	CU_ASSERT_TRUE(held.open);
+	int fd = held.fd;
+	CU_ASSERT_EQUAL_FATAL(cpw_vmstat_read("/proc", &held, &b), 0);
+	CU_ASSERT_EQUAL(held.fd, fd);
+	CU_ASSERT_TRUE(b.has_pgmajfault && b.has_refaults);
+	CU_ASSERT_TRUE(b.pgmajfault >= a.pgmajfault && b.refaults >= a.refaults);
+	cpw_held_file_close(&held);
+	CU_ASSERT_FALSE(held.open);
 }
 
 int main(void)
@@ -77,5 +94,6 @@ int main(void)
 	CU_add_test(s, "partial text names what is missing", test_parse_partial);
 	CU_add_test(s, "missing file has a reason", test_read_missing);
 	CU_add_test(s, "live /proc/vmstat", test_live);
+	CU_add_test(s, "live /proc/vmstat, held", test_live_held);
 	return cpw_cunit_run_tap();
 }
