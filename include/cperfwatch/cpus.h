@@ -10,7 +10,8 @@
 struct cpw_cpus {
 	double cores_usable;   /* min(affinity_cpus, quota_cores); NAN only if neither known */
 	int affinity_cpus;     /* CPUs in sched_getaffinity; 0 when unreadable */
-	int online_cpus;       /* sysconf(_SC_NPROCESSORS_ONLN) */
+	int online_cpus;       /* sysconf(_SC_NPROCESSORS_ONLN) where the affinity could not be
+				* read (the mask holds only online CPUs); 0: not read */
 	double quota_cores;    /* NAN: no quota (or unknown, see reason) */
 	char reason[320];      /* what limited cores_usable, or why a part is unknown */
 };

@@ -59,7 +59,7 @@ static const char *mkdir_hint(int err)
  * parent's limit bind the child: copy the effective limit so a limit set on us still holds. */
 static void inherit_v1_limit(const struct cpw_cg_dir *d)
 {
-	char path[PATH_MAX], text[8192];
+	char path[CPW_CG_PATH_MAX], text[8192];
 	uint64_t hier = 1, limit;
 	if (cpw_kf_pathf(path, sizeof path, "%s/memory.use_hierarchy", d->parent) < 0 ||
 	    cpw_kf_read_u64(path, &hier) < 0 || hier != 0)
@@ -182,7 +182,7 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 		}
 	}
 
-	char probe[PATH_MAX];
+	char probe[CPW_CG_PATH_MAX];
 	cg->v2_memory = cg->v2.path[0] &&
 			cpw_kf_pathf(probe, sizeof probe, "%s/memory.current", cg->v2.path) == 0 &&
 			cpw_cg_exists(probe);
@@ -225,7 +225,7 @@ const char *cpw_cgroup_describe(const struct cpw_cgroup *cg)
 
 static int write_pid(const char *dir, pid_t pid)
 {
-	char path[PATH_MAX], num[32];
+	char path[CPW_CG_PATH_MAX], num[32];
 	if (cpw_kf_pathf(path, sizeof path, "%s/cgroup.procs", dir) < 0)
 		return -ENAMETOOLONG;
 	snprintf(num, sizeof num, "%ld", (long)pid);
@@ -264,7 +264,7 @@ struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg)
 int cpw_cgroup_join_v1(const struct cpw_cgroup_placement *pl, int slot)
 {
 	const struct cpw_cg_dir *d = slot >= 0 && slot < CPW_CGROUP_V1_JOINS ? pl->v1_group[slot] : NULL;
-	char path[PATH_MAX];
+	char path[CPW_CG_PATH_MAX];
 	if (!d)
 		return -ENOENT;
 	if (d->deferred) {
@@ -297,7 +297,7 @@ void cpw_cg_ensure_made(struct cpw_cgroup *cg)
 				inherit_v1_limit(d);
 			continue;
 		}
-		char w[PATH_MAX + 128];
+		char w[CPW_CG_PATH_MAX + 128];
 		cannot_create(d->path, err, w, sizeof w);
 		append(cg->late_why, sizeof cg->late_why, w);
 		d->path[0] = '\0';
@@ -323,7 +323,7 @@ int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid, char *why, size_t whyle
 			continue;
 		int err = write_pid(dirs[i]->path, pid);
 		if (err < 0) {
-			char w[PATH_MAX + 64];
+			char w[CPW_CG_PATH_MAX + 64];
 			snprintf(w, sizeof w, "cannot move it into %s: %s", dirs[i]->path, strerror(-err));
 			append(text, sizeof text, w);
 			if (!first_err)
@@ -343,7 +343,7 @@ int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid, char *why, size_t whyle
 /* Parses the pids of a cgroup.procs file. Returns the count (may exceed max) or -errno. */
 static int read_procs(const char *dir, pid_t *pids, size_t max)
 {
-	char path[PATH_MAX], *buf;
+	char path[CPW_CG_PATH_MAX], *buf;
 	if (cpw_kf_pathf(path, sizeof path, "%s/cgroup.procs", dir) < 0)
 		return -ENAMETOOLONG;
 	ssize_t n = cpw_kf_read_alloc(path, &buf);

@@ -11,11 +11,18 @@
 
 #include "cperfwatch/cgroup.h"
 
+/* The longest cgroup path handled (a mount, a group, or a file in it). PATH_MAX (4 KiB)
+ * would spread the hierarchies' three paths each over nine pages and put 4 KiB buffers on
+ * the stack, and each page first touched is a fault (2-5 us on our VMs); real cgroup paths
+ * are a few hundred bytes (a Kubernetes pod's ~200). A longer one is refused as too long,
+ * with the reason in the notes, as PATH_MAX ones were. */
+#define CPW_CG_PATH_MAX 1024
+
 /* One hierarchy's directory: where the mount is, our group in it, and its parent. */
 struct cpw_cg_dir {
-	char mount[PATH_MAX];   /* "" when this hierarchy is not used */
-	char path[PATH_MAX];    /* the group's directory */
-	char parent[PATH_MAX];  /* where leftovers go back on destroy */
+	char mount[CPW_CG_PATH_MAX];   /* "" when this hierarchy is not used */
+	char path[CPW_CG_PATH_MAX];    /* the group's directory */
+	char parent[CPW_CG_PATH_MAX];  /* where leftovers go back on destroy */
 	bool created;           /* ours to remove */
 	bool deferred;          /* v1: not made yet, left to the command's child (cgroup.h) */
 };

@@ -95,9 +95,10 @@ int cpw_cgroup_self_path(const char *text, size_t len, const char *controller,
 int cpw_cg_locate_v1(const char *root, const char *text, size_t len, const char *controller,
 		     const char *probe_file, struct cpw_cg_dir *d)
 {
-	char rel[PATH_MAX], list[256], probe[PATH_MAX];
-	if (cpw_cgroup_self_path(text, len, controller, rel, sizeof rel, list, sizeof list) < 0)
-		return -ENOENT;
+	char rel[CPW_CG_PATH_MAX], list[256], probe[CPW_CG_PATH_MAX];
+	int err = cpw_cgroup_self_path(text, len, controller, rel, sizeof rel, list, sizeof list);
+	if (err < 0)
+		return err;
 	const char *names[2] = { controller, list };
 	for (int i = 0; i < 2; i++) {
 		if (cpw_kf_pathf(d->mount, sizeof d->mount, "%s/%s", root, names[i]) < 0 ||
@@ -107,19 +108,22 @@ int cpw_cg_locate_v1(const char *root, const char *text, size_t len, const char 
 			continue;
 		/* "/" is the root group: the mount itself. */
 		if (cpw_kf_pathf(d->path, sizeof d->path, "%s%s", d->mount,
-				 strcmp(rel, "/") == 0 ? "" : rel) < 0)
+				 strcmp(rel, "/") == 0 ? "" : rel) < 0) {
+			err = -ENAMETOOLONG;
 			break;
+		}
 		return 0;
 	}
 	d->mount[0] = d->path[0] = '\0';
-	return -ENOENT;
+	return err == -ENAMETOOLONG ? err : -ENOENT;
 }
 
 int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_cg_dir *d)
 {
-	char rel[PATH_MAX], probe[PATH_MAX];
-	if (cpw_cgroup_self_path(text, len, NULL, rel, sizeof rel, NULL, 0) < 0)
-		return -ENOENT;
+	char rel[CPW_CG_PATH_MAX], probe[CPW_CG_PATH_MAX];
+	int err = cpw_cgroup_self_path(text, len, NULL, rel, sizeof rel, NULL, 0);
+	if (err < 0)
+		return err;
 	/* Pure v2 has cgroup.controllers at the root; hybrid systems mount it at unified/. */
 	static const char *const subs[2] = { "", "/unified" };
 	for (int i = 0; i < 2; i++) {
@@ -129,21 +133,30 @@ int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_
 		if (!cpw_cg_exists(probe))
 			continue;
 		if (cpw_kf_pathf(d->path, sizeof d->path, "%s%s", d->mount,
-				 strcmp(rel, "/") == 0 ? "" : rel) < 0)
+				 strcmp(rel, "/") == 0 ? "" : rel) < 0) {
+			err = -ENAMETOOLONG;
 			break;
+		}
 		return 0;
 	}
 	d->mount[0] = d->path[0] = '\0';
-	return -ENOENT;
+	return err == -ENAMETOOLONG ? err : -ENOENT;
 }
 
 int cpw_cg_locate(const char *cgroup_root, const char *self_text, size_t len,
 		  struct cpw_cgroup *cg, char *why, size_t whylen)
 {
-	cpw_cg_locate_v2(cgroup_root, self_text, len, &cg->v2);
-	cpw_cg_locate_v1(cgroup_root, self_text, len, "memory", "memory.usage_in_bytes", &cg->mem1);
-	cpw_cg_locate_v1(cgroup_root, self_text, len, "cpuacct", "cpuacct.usage", &cg->cpuacct1);
+	bool too_long = cpw_cg_locate_v2(cgroup_root, self_text, len, &cg->v2) == -ENAMETOOLONG;
+	too_long |= cpw_cg_locate_v1(cgroup_root, self_text, len, "memory", "memory.usage_in_bytes",
+				     &cg->mem1) == -ENAMETOOLONG;
+	too_long |= cpw_cg_locate_v1(cgroup_root, self_text, len, "cpuacct", "cpuacct.usage",
+				     &cg->cpuacct1) == -ENAMETOOLONG;
 	if (!cg->v2.mount[0] && !cg->mem1.mount[0] && !cg->cpuacct1.mount[0]) {
+		if (too_long) {
+			snprintf(why, whylen, "the path of our cgroup is longer than the %d bytes "
+				 "cperfwatch handles", CPW_CG_PATH_MAX - 1);
+			return -ENAMETOOLONG;
+		}
 		snprintf(why, whylen, "no cgroup hierarchy of ours is mounted below %s", cgroup_root);
 		return -ENOENT;
 	}

@@ -39,7 +39,7 @@ double cpw_cgroup_parse_limit_kib(const char *text)
 /* Reads dir/name, through held, as a number of bytes into *kib; leaves NAN on failure. */
 static int read_kib(struct cpw_held_file *held, const char *dir, const char *name, double *kib)
 {
-	char path[PATH_MAX];
+	char path[CPW_CG_PATH_MAX];
 	uint64_t v;
 	int err = cpw_kf_pathf(path, sizeof path, "%s/%s", dir, name);
 	if (err == 0) {
@@ -72,7 +72,7 @@ static double stat_refaults(const char *text, size_t len, const char *prefix)
 /* Reads dir/memory.stat through held into text. Returns the length or -errno. */
 static ssize_t read_stat(struct cpw_held_file *held, const char *dir, char *text, size_t size)
 {
-	char path[PATH_MAX];
+	char path[CPW_CG_PATH_MAX];
 	if (cpw_kf_pathf(path, sizeof path, "%s/memory.stat", dir) < 0)
 		return -ENAMETOOLONG;
 	return cpw_kf_read_held(held, path, text, size);
@@ -81,7 +81,7 @@ static ssize_t read_stat(struct cpw_held_file *held, const char *dir, char *text
 static void read_memory_v1(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 {
 	const char *dir = cg->mem1.path;
-	char text[16384];
+	char text[8192]; /* memory.stat: ~2 KiB on 6.x */
 	s->memory_available = read_kib(&cg->mem_peak, dir, "memory.max_usage_in_bytes",
 				       &s->mem_peak_kib) == 0;
 	if (!s->memory_available) {
@@ -94,7 +94,7 @@ static void read_memory_v1(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 	if (n >= 0 && cpw_kf_find_u64(text, (size_t)n, "hierarchical_memory_limit", &limit) == 0) {
 		s->mem_limit_kib = limit >= CPW_V1_NO_LIMIT ? NAN : (double)limit / 1024.0;
 	} else {
-		char path[PATH_MAX], lim[64];
+		char path[CPW_CG_PATH_MAX], lim[64];
 		if (cpw_kf_pathf(path, sizeof path, "%s/memory.limit_in_bytes", dir) == 0 &&
 		    cpw_kf_read(path, lim, sizeof lim) > 0)
 			s->mem_limit_kib = cpw_cgroup_parse_limit_kib(lim);
@@ -112,7 +112,7 @@ static void read_memory_v1(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 /* The effective v2 limit: the smallest memory.max from d->path up to the mount. */
 static double v2_limit_kib(const struct cpw_cg_dir *d)
 {
-	char dir[PATH_MAX], path[PATH_MAX];
+	char dir[CPW_CG_PATH_MAX], path[CPW_CG_PATH_MAX];
 	double best = NAN;
 	memcpy(dir, d->path, sizeof dir);
 	do {
@@ -130,7 +130,7 @@ static double v2_limit_kib(const struct cpw_cg_dir *d)
 static void read_memory_v2(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 {
 	const struct cpw_cg_dir *d = &cg->v2;
-	char text[16384];
+	char text[8192]; /* memory.stat: ~2 KiB on 6.x */
 	s->memory_available = read_kib(&cg->mem_peak, d->path, "memory.peak", &s->mem_peak_kib) == 0;
 	if (!s->memory_available) {
 		/* Before Linux 5.19 there is no peak: the group's memory is still there. */
@@ -186,7 +186,7 @@ void cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 static void walk_quota(const struct cpw_cg_dir *d, bool v2, double *best, char *where,
 		       size_t wlen, bool *seen_file)
 {
-	char dir[PATH_MAX], path[PATH_MAX], text[128];
+	char dir[CPW_CG_PATH_MAX], path[CPW_CG_PATH_MAX], text[128];
 	memcpy(dir, d->path, sizeof dir);
 	do {
 		double cores = NAN;
@@ -205,7 +205,7 @@ static void walk_quota(const struct cpw_cg_dir *d, bool v2, double *best, char *
 			    cpw_kf_read(path, text, sizeof text) <= 0)
 				continue;
 			*seen_file = true;
-			char ppath[PATH_MAX];
+			char ppath[CPW_CG_PATH_MAX];
 			if (sscanf(text, "%lld", &quota) == 1 && quota > 0 &&
 			    cpw_kf_pathf(ppath, sizeof ppath, "%s/cpu.cfs_period_us", dir) == 0 &&
 			    cpw_kf_read_u64(ppath, &period) == 0 && period > 0)
@@ -233,7 +233,7 @@ double cpw_cgroup_cpu_quota_at(const char *cgroup_root, const char *proc_cgroup_
 		return NAN;
 	}
 	double best = NAN;
-	char where[PATH_MAX] = "";
+	char where[CPW_CG_PATH_MAX] = "";
 	bool seen = false;
 	if (cpw_cg_locate_v2(cgroup_root, text, (size_t)n, d) == 0)
 		walk_quota(d, true, &best, where, sizeof where, &seen);

@@ -40,8 +40,11 @@ void cpw_cpus_combine(int affinity_cpus, int online_cpus, double quota_cores,
 			snprintf(c->reason, sizeof c->reason,
 				 "limited by CPU affinity: %d of %d online CPUs; %s", affinity_cpus,
 				 online_cpus, qw);
-		else
+		else if (online_cpus > 0)
 			snprintf(c->reason, sizeof c->reason, "all %d CPUs; %s", affinity_cpus, qw);
+		else
+			snprintf(c->reason, sizeof c->reason, "%d CPUs in the affinity mask; %s",
+				 affinity_cpus, qw);
 	}
 }
 
@@ -75,7 +78,9 @@ int cpw_cpus_usable(pid_t pid, const char *cgroup_root, const char *proc_cgroup_
 					       proc_cgroup_path ? proc_cgroup_path : "/proc/self/cgroup",
 					       qwhy, sizeof qwhy);
 	int aff = affinity_count(pid);
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	/* The kernel gives the mask already cut to the active CPUs: the online count (a file
+	 * read) is needed only where the mask could not be read. */
+	long online = aff > 0 ? 0 : sysconf(_SC_NPROCESSORS_ONLN);
 	cpw_cpus_combine(aff > 0 ? aff : 0, online > 0 ? (int)online : 0, quota, qwhy, c);
 	return aff < 0 ? aff : 0;
 }

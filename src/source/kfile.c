@@ -24,7 +24,8 @@ ssize_t cpw_kf_read(const char *path, char *buf, size_t size)
 		return -errno;
 	size_t len = 0;
 	while (len < size - 1) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
+		size_t want = size - 1 - len;
+		ssize_t n = read(fd, buf + len, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -32,9 +33,9 @@ ssize_t cpw_kf_read(const char *path, char *buf, size_t size)
 			close(fd);
 			return err;
 		}
-		if (n == 0)
-			break;
 		len += (size_t)n;
+		if ((size_t)n < want)
+			break; /* the end: see kfile.h */
 	}
 	buf[len] = '\0';
 	close(fd);

@@ -14,13 +14,15 @@
 #include "cperfwatch/heldfile.h"
 
 /* Reads the file into buf (NUL-terminated, at most size-1 bytes). Returns the length or
- * -errno. Kernel pseudo-files report size 0, so this reads until EOF. */
+ * -errno. Kernel pseudo-files report size 0, so this reads until the end, which is the
+ * first read shorter than asked: /proc, sysfs and cgroupfs files (seq_file and sysfs
+ * attributes) give all they have that fits in one read, as regular files do, so a small
+ * file costs one read and no second one to see EOF. Not for pipes or sockets. */
 ssize_t cpw_kf_read(const char *path, char *buf, size_t size);
 
 /* The same through a held descriptor: path is opened at the first call (a failed open is
- * retried at the next), and later calls re-read that descriptor from offset 0, path unused.
- * Made for kernel files (seq_file), which give their whole text to one read when it fits:
- * a short read is taken as the end, so a reading is one system call. */
+ * retried at the next), and later calls re-read that descriptor from offset 0 (pread),
+ * path unused. The same end rule: a reading is one system call. */
 ssize_t cpw_kf_read_held(struct cpw_held_file *h, const char *path, char *buf, size_t size);
 
 /* Reads a file of any size into a malloc'd NUL-terminated buffer (*buf, free it). Returns

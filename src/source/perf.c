@@ -318,7 +318,7 @@ static struct cpw_counters *empty_counters(char *err, size_t errlen)
 {
 	struct cpw_counters *c = calloc(1, sizeof(*c));
 	if (c)
-		c->ev = calloc(MAX_EVENTS, sizeof(*c->ev));
+		c->ev = malloc(MAX_EVENTS * sizeof(*c->ev)); /* add_event() clears each one it uses */
 	if (!c || !c->ev) {
 		free(c);
 		snprintf(err, errlen, "out of memory");

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,15 +36,16 @@ int cpw_perf_read_paranoid(const char *proc_root, int *level)
 {
 	char path[512];
 	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid", proc_root ? proc_root : "/proc");
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	int v;
-	int n = fscanf(f, "%d", &v);
-	fclose(f);
-	if (n != 1)
+	char text[32];
+	ssize_t n = cpw_kf_read(path, text, sizeof text); /* not stdio: no FILE, no 4 KiB buffer */
+	if (n < 0)
+		return (int)n;
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (end == text || errno || v < INT_MIN || v > INT_MAX)
 		return -EINVAL;
-	*level = v;
+	*level = (int)v;
 	return 0;
 }
 

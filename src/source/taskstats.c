@@ -38,7 +38,7 @@ struct request {
 };
 
 /* Big enough for a reply holding two records of any struct taskstats version. */
-#define REPLY_SIZE 8192
+#define REPLY_SIZE 4096 /* an exit datagram is ~600 bytes (two records) */
 
 static int open_socket(char *why, size_t whylen)
 {

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define HYB FIXTURES "/cgroup-hybrid"
 #define V2 FIXTURES "/cgroup-v2"
@@ -121,6 +122,28 @@ static void test_open_nothing_mounted(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no-such-file"));
 }
 
+/* A cgroup path longer than cperfwatch handles: refused with that reason, not cut short
+ * and not mistaken for no hierarchy at all. */
+static void test_open_path_too_long(void)
+{
+	char file[] = "/tmp/cpw-cgroup-long-XXXXXX";
+	int fd = mkstemp(file);
+	CU_ASSERT_FATAL(fd >= 0);
+	char text[1400] = "0::";
+	memset(text + 3, 'a', 1200);
+	for (int i = 3; i < 1200; i += 100)
+		text[i] = '/';
+	strcpy(text + 1203, "\n");
+	CU_ASSERT_EQUAL(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct cpw_cgroup *cg = (struct cpw_cgroup *)1;
+	char why[512];
+	CU_ASSERT_EQUAL(cpw_cgroup_open(&cg, V2 "/sys", file, why, sizeof why), -ENAMETOOLONG);
+	CU_ASSERT_PTR_NULL(cg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "longer than"));
+	unlink(file);
+}
+
 static void test_cpu_quota(void)
 {
 	char why[512];
@@ -148,6 +171,7 @@ int main(void)
 	CU_add_test(s, "read a hybrid v1 + unified fixture", test_read_hybrid);
 	CU_add_test(s, "read a pure v2 fixture", test_read_v2);
 	CU_add_test(s, "nothing mounted: a reason", test_open_nothing_mounted);
+	CU_add_test(s, "a path too long: a reason", test_open_path_too_long);
 	CU_add_test(s, "CPU quota up the hierarchy", test_cpu_quota);
 	return cpw_cunit_run_tap();
 }

@@ -18,6 +18,14 @@ static void test_affinity_only(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.reason, "all 4 CPUs"));
 }
 
+static void test_online_not_read(void)
+{
+	struct cpw_cpus c;
+	cpw_cpus_combine(3, 0, NAN, "no cgroup CPU quota", &c);
+	CU_ASSERT_DOUBLE_EQUAL(c.cores_usable, 3.0, 1e-9);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.reason, "3 CPUs in the affinity mask"));
+}
+
 static void test_affinity_limits(void)
 {
 	struct cpw_cpus c;
@@ -69,6 +77,7 @@ static void test_live(void)
 	CU_ASSERT_EQUAL(cpw_cpus_usable(0, "/sys/fs/cgroup", NULL, &c), 0);
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	CU_ASSERT_TRUE(c.affinity_cpus >= 1 && c.affinity_cpus <= online);
+	CU_ASSERT_EQUAL(c.online_cpus, 0); /* the mask was read: no need for the count */
 	CU_ASSERT_TRUE(c.cores_usable > 0 && c.cores_usable <= (double)c.affinity_cpus);
 	CU_ASSERT_NOT_EQUAL(c.reason[0], '\0');
 }
@@ -79,6 +88,7 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("cpus", NULL, NULL);
 	CU_add_test(s, "affinity only", test_affinity_only);
+	CU_add_test(s, "online count not read: the mask's count", test_online_not_read);
 	CU_add_test(s, "affinity is the limit", test_affinity_limits);
 	CU_add_test(s, "quota is the limit", test_quota_limits);
 	CU_add_test(s, "quota equal to affinity", test_quota_equal_to_affinity);
