@@ -184,9 +184,16 @@ void cpw_session_read_start(struct cpw_session *s)
 	/* System-wide refaults only where the group has none of its own. */
 	if (!group_refaults)
 		cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_file, &p->vmstat_start);
+	if (isnan(p->cores_usable))
+		cpw_session_read_cpus(s);
+}
+
+void cpw_session_read_cpus(struct cpw_session *s)
+{
 	/* The CPUs we may use (affinity, our cgroup's quota) do not change during a run. */
 	struct cpw_cpus cpus;
-	p->cores_usable = cpw_cpus_usable(0, CGROUP_ROOT, NULL, &cpus) == 0 ? cpus.cores_usable : NAN;
+	s->priv->cores_usable = cpw_cpus_usable(0, CGROUP_ROOT, NULL, &cpus) == 0 ? cpus.cores_usable
+										  : NAN;
 }
 
 static bool in_tree(const struct cpw_session *s, pid_t pid)

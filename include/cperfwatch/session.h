@@ -48,6 +48,10 @@ void cpw_session_begin(struct cpw_session *s);
  * the command and reads the start values while it execs (on another CPU). */
 void cpw_session_start_clock(struct cpw_session *s);
 void cpw_session_read_start(struct cpw_session *s);
+/* The cores the run may use (affinity, cgroup quota), which do not change during it: run
+ * mode reads them while the held child makes its groups; cpw_session_read_start() reads
+ * them where that was not done. */
+void cpw_session_read_cpus(struct cpw_session *s);
 double cpw_session_elapsed(const struct cpw_session *s);
 /* One sample of the tree below roots; run mode passes the children of cperfwatch itself. */
 int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots);

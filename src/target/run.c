@@ -118,6 +118,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		return CPW_EXIT_FAILURE;
 	}
 	s.report.pid = launch.pid;
+	cpw_session_read_cpus(&s); /* while the child makes and joins its v1 groups */
 	cpw_launch_placed(&launch);
 	cpw_session_adopt(&s, launch.pid); /* a failure is in the notes */
 	if (s.counters)
