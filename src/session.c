@@ -34,6 +34,7 @@ struct cpw_session_private {
 	struct cpw_cgroup *cgroup;         /* run mode as root: the command's own cgroup */
 	struct cpw_psi cgroup_psi_start;
 	struct cpw_taskstats_listener *exits; /* root: exit records of short-lived processes */
+	bool listen_tried;
 	/* Exits whose parent is not known yet; allocated at the first (1 MB: most runs never
 	 * need it, and mapping and unmapping it cost ~0.1 ms of every start). */
 	struct cpw_taskstats_rec *pending;
@@ -128,20 +129,32 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
 	if (on != 1)
 		cpw_report_note(&s->report, "%s; disk waits come from sampled thread states instead",
 				why[0] ? why : "delay accounting is off");
+	cpw_session_listen(s);
+	if (cpw_counters_encode_finish(&encoder, &s->counters, err, errlen) < 0) {
+		cpw_session_free(s);
+		return -EINVAL;
+	}
+	s->report.counters = s->counters;
+	/* Exit records so far are from before the watch: the helper's among them. (In run
+	 * mode the command may be running already: none is thrown away.) */
+	if (cfg->mode == CPW_MODE_ATTACH)
+		discard_exits(s);
+	return 0;
+}
+
+void cpw_session_listen(struct cpw_session *s)
+{
+	struct cpw_session_private *p = s->priv;
+	char why[320] = "";
+	if (p->listen_tried)
+		return;
+	p->listen_tried = true;
 	/* Exit records catch processes that live shorter than one interval (root only). */
 	if (cpw_taskstats_listen(&p->exits, why, sizeof(why)) < 0) {
 		p->exits = NULL;
 		cpw_report_note(&s->report, "per-process figures of processes shorter than the "
 				"interval may be missing: %s", why);
 	}
-	if (cpw_counters_encode_finish(&encoder, &s->counters, err, errlen) < 0) {
-		cpw_session_free(s);
-		return -EINVAL;
-	}
-	s->report.counters = s->counters;
-	/* Exit records so far are from before the watch: the helper's among them. */
-	discard_exits(s);
-	return 0;
 }
 
 int cpw_session_adopt(struct cpw_session *s, pid_t child)
@@ -165,6 +178,11 @@ void cpw_session_begin(struct cpw_session *s)
 void cpw_session_start_clock(struct cpw_session *s)
 {
 	clock_gettime(CLOCK_MONOTONIC, &s->start);
+}
+
+void cpw_session_start_at(struct cpw_session *s, const struct timespec *t)
+{
+	s->start = *t;
 }
 
 void cpw_session_read_start(struct cpw_session *s)

@@ -33,6 +33,12 @@ struct cpw_counters;
 /* Names and encodes the events (NULL list = the default set). An unknown name fails with
  * -EINVAL and one line in err. */
 int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *err, size_t errlen);
+/* Whether cpw_counters_new(event_list) may give counters to open: false only for the
+ * default set where the kernel certainly has no CPU PMU (then every default event is
+ * refused without a system call). Run mode holds the command at its gate only when true:
+ * counters opened after its exec would never be enabled. Cheap (one directory listing,
+ * cached). */
+bool cpw_counters_may_open(const char *event_list);
 /* The same, with libpfm4 run in a forked helper (perf_transfer.c says why): start it
  * early, do other set-up, then finish, which gives cpw_counters_new's result and errors
  * and reaps the helper. Where the helper cannot run, finish encodes in this process. */

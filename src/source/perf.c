@@ -395,12 +395,17 @@ static int new_without_pmu(struct cpw_counters **out, char *err, size_t errlen)
 	return 0;
 }
 
+bool cpw_counters_may_open(const char *event_list)
+{
+	return event_list || cpu_pmu() != 0;
+}
+
 int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (errlen)
 		err[0] = '\0';
-	if (!event_list && cpu_pmu() == 0)
+	if (!cpw_counters_may_open(event_list))
 		return new_without_pmu(out, err, errlen);
 	if (pfm_ready() < 0) {
 		snprintf(err, errlen, "libpfm4 failed to initialise");

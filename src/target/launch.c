@@ -57,30 +57,38 @@ static const char *resolve_in_path(const char *name, char *buf, size_t size)
 	}
 }
 
+/* What the child tells the parent before exec, on the error pipe. */
+struct child_report {
+	int joined;                /* a bit per v1 slot: the groups it is in */
+	struct timespec released;  /* not gated: when it went on to exec; else zero */
+};
+
 /* In the child: joins the v1 groups of the placement (making those left to it) by moving
- * only itself, and tells the parent which ones it is in (a bit per slot). */
-static void child_join(const struct cpw_cgroup_placement *pl, int error_write)
+ * only itself. Returns a bit per slot it is in. */
+static int child_join(const struct cpw_cgroup_placement *pl)
 {
 	int joined = 0;
 	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++)
 		if (pl->v1_group[i] && cpw_cgroup_join_v1(pl, i) == 0)
 			joined |= 1 << i;
-	write_all(error_write, &joined, sizeof(joined));
+	return joined;
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only, and none that relies
  * on glibc's idea of the thread id (raise, abort, pthread_*): after a raw clone3 it is
- * the parent's. */
+ * the parent's. gate_read is -1 when not gated. */
 static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_placement *pl,
 				int gate_read, int error_write)
 {
-	char go;
-	ssize_t n;
 	sigset_t none;
 	char found[PATH_MAX];
+	struct child_report rep;
 
+	memset(&rep, 0, sizeof(rep));
 	if (pl)
-		child_join(pl, error_write);
+		rep.joined = child_join(pl);
+	if (gate_read >= 0 && pl)
+		write_all(error_write, &rep, sizeof(rep)); /* the parent arms the rest meanwhile */
 	const char *file = resolve_in_path(argv[0], found, sizeof(found));
 
 	/* The command gets default dispositions and an empty mask, whatever ours are. */
@@ -93,12 +101,19 @@ static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_plac
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	do
-		n = read(gate_read, &go, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(125); /* cperfwatch gave up before the release: never run the command */
-	close(gate_read);
+	if (gate_read >= 0) {
+		char go;
+		ssize_t n;
+		do
+			n = read(gate_read, &go, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(125); /* cperfwatch gave up before the release: never run the command */
+		close(gate_read);
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &rep.released);
+		write_all(error_write, &rep, sizeof(rep));
+	}
 	if (file)
 		execv(file, argv); /* on failure (a script without #!, a race) execvp decides */
 	execvp(argv[0], argv);
@@ -133,44 +148,53 @@ static pid_t fork_into(int cgroup_fd, bool *placed)
 	return fork();
 }
 
-int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placement,
+static void close_pair(int p[2])
+{
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+}
+
+int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placement, bool gated,
 		       struct cpw_launch *l)
 {
-	int gate[2], errpipe[2];
+	int gate[2] = { -1, -1 }, errpipe[2];
 
 	/* Orphans of the command are re-parented to us, so they stay ours to wait for. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		return -errno;
-	if (pipe2(gate, O_CLOEXEC) < 0)
+	if (gated && pipe2(gate, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(errpipe, O_CLOEXEC) < 0) {
 		int err = errno;
-		close(gate[0]);
-		close(gate[1]);
+		close_pair(gate);
 		return -err;
 	}
 	bool in_v2 = false;
 	pid_t pid = fork_into(placement ? placement->v2_dir_fd : -1, &in_v2);
 	if (pid < 0) {
 		int err = errno;
-		close(gate[0]);
-		close(gate[1]);
-		close(errpipe[0]);
-		close(errpipe[1]);
+		close_pair(gate);
+		close_pair(errpipe);
 		return -err;
 	}
 	if (pid == 0) {
-		close(gate[1]);
+		if (gated)
+			close(gate[1]);
 		close(errpipe[0]);
 		child_wait_and_exec(argv, placement, gate[0], errpipe[1]);
 	}
-	close(gate[0]);
+	if (gated)
+		close(gate[0]);
 	close(errpipe[1]);
+	memset(l, 0, sizeof(*l));
 	l->pid = pid;
+	l->gated = gated;
 	l->gate_fd = gate[1];
 	l->error_fd = errpipe[0];
 	l->placement = placement;
-	l->report_pending = placement != NULL;
+	l->report_pending = placement != NULL || !gated;
 	if (placement)
 		placement->v2_done = in_v2;
 	return 0;
@@ -178,25 +202,31 @@ int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placemen
 
 int cpw_launch_placed(struct cpw_launch *l)
 {
-	int joined = 0;
+	struct child_report rep;
 	ssize_t n;
 
 	if (!l->report_pending)
 		return 0;
 	l->report_pending = false;
 	do
-		n = read(l->error_fd, &joined, sizeof(joined));
+		n = read(l->error_fd, &rep, sizeof(rep));
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(joined))
+	if (n != (ssize_t)sizeof(rep))
 		return n < 0 ? -errno : -EPIPE;
-	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++)
-		l->placement->v1_done[i] = (joined >> i) & 1;
+	for (int i = 0; l->placement && i < CPW_CGROUP_V1_JOINS; i++)
+		l->placement->v1_done[i] = (rep.joined >> i) & 1;
+	if (!l->gated) {
+		l->released = rep.released;
+		l->released_known = true;
+	}
 	return 0;
 }
 
 void cpw_launch_go(struct cpw_launch *l)
 {
-	cpw_launch_placed(l); /* the join report comes first on the error pipe */
+	cpw_launch_placed(l); /* the report comes first on the error pipe */
+	if (l->gate_fd < 0)
+		return; /* not gated: on its way already */
 	write_all(l->gate_fd, "g", 1);
 	close(l->gate_fd);
 	l->gate_fd = -1;
@@ -204,8 +234,7 @@ void cpw_launch_go(struct cpw_launch *l)
 
 int cpw_launch_release(struct cpw_launch *l)
 {
-	if (l->gate_fd >= 0)
-		cpw_launch_go(l);
+	cpw_launch_go(l);
 	return cpw_launch_exec_result(l);
 }
 
@@ -216,6 +245,7 @@ int cpw_launch_exec_result(struct cpw_launch *l)
 
 	if (l->error_fd < 0)
 		return 0;
+	cpw_launch_placed(l); /* the report comes first */
 	/* EOF: the close-on-exec end closed, so exec succeeded. */
 	do
 		n = read(l->error_fd, &err, sizeof(err));
@@ -227,6 +257,8 @@ int cpw_launch_exec_result(struct cpw_launch *l)
 
 void cpw_launch_abort(struct cpw_launch *l)
 {
+	if (!l->gated)
+		kill(l->pid, SIGKILL); /* it may be running the command already */
 	if (l->gate_fd >= 0)
 		close(l->gate_fd); /* the child reads EOF and exits 125 without exec */
 	if (l->error_fd >= 0)

@@ -1,7 +1,8 @@
 /*
  * run.c: run mode, `cperfwatch -- COMMAND`.
  *
- * Fork held at a gate, arm counters (and cgroup membership), exec, then sample the tree on
+ * Fork held at a gate, arm counters (and cgroup membership), exec (with no counters to arm,
+ * the child execs once in its groups, unheld: launch.h), then sample the tree on
  * the interval while reaping: cperfwatch is a child subreaper, so orphans come back to it
  * and are waited for with wait4 like the command itself. A zombie's own figures are read
  * from /proc before it is reaped, so short processes keep exact per-process totals.
@@ -104,9 +105,14 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
+	/* Exit records are taken from before the fork: a command that is not held at the gate
+	 * may start (and end) children at once. */
+	cpw_session_listen(&s);
 	/* The child is forked into its cgroup next, and looks its command up while the
-	 * session opens its sources. */
-	int rc = cpw_launch_prepare(cfg->command, cpw_session_placement(&s), &launch);
+	 * session opens its sources. It is held at the gate only where counters are to be
+	 * armed on it before its exec. */
+	bool gated = cpw_counters_may_open(cfg->events);
+	int rc = cpw_launch_prepare(cfg->command, cpw_session_placement(&s), gated, &launch);
 	if (rc < 0) {
 		fprintf(stderr, "cperfwatch: cannot start '%s': %s\n", cfg->command[0], strerror(-rc));
 		cpw_session_free(&s);
@@ -121,11 +127,16 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	cpw_session_read_cpus(&s); /* while the child makes and joins its v1 groups */
 	cpw_launch_placed(&launch);
 	cpw_session_adopt(&s, launch.pid); /* a failure is in the notes */
-	if (s.counters)
-		cpw_counters_open_child(s.counters, launch.pid);
-
-	cpw_session_start_clock(&s);
-	cpw_launch_go(&launch);
+	if (gated) {
+		if (s.counters)
+			cpw_counters_open_child(s.counters, launch.pid);
+		cpw_session_start_clock(&s);
+		cpw_launch_go(&launch);
+	} else if (launch.released_known) {
+		cpw_session_start_at(&s, &launch.released); /* its exec: the run's start */
+	} else {
+		cpw_session_start_clock(&s); /* it sent no report (it died): from now */
+	}
 	/* The start values are read while the command execs on the other CPU: pressure
 	 * stalls of the first ~0.3 ms of the run go uncounted, start-up gets shorter. */
 	cpw_session_read_start(&s);

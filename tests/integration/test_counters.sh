@@ -11,7 +11,7 @@
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-plan 20
+plan 21
 
 PY=/usr/bin/python3
 W="$CPW_WORKLOADS"
@@ -274,6 +274,22 @@ else
 		check "a named tracepoint is found and counted (rc $rc, status '$st')" \
 			test "$rc" = 0 -a "$st" = counted
 	fi
+fi
+
+# --- 21: the command is held at the gate only where counters are armed on it --------------
+# Held, it costs a second pipe (the gate); unheld, it goes on to exec once in its groups.
+if ! command -v strace >/dev/null 2>&1; then
+	skip "held at the gate only with counters to arm" "needs strace"
+else
+	strace -f -e trace=pipe2 -o "$SCRATCH/gate-default" "$CPW" -o /dev/null -- true >/dev/null 2>&1
+	strace -f -e trace=pipe2 -o "$SCRATCH/gate-armed" "$CPW" -o /dev/null -e task-clock -- true \
+		>/dev/null 2>&1
+	p_default=$(grep -c 'pipe2(' "$SCRATCH/gate-default")
+	p_armed=$(grep -c 'pipe2(' "$SCRATCH/gate-armed")
+	# Only an x86 kernel without a CPU PMU is known to have nothing to arm by default.
+	if has_pmu || [ $x86 = no ]; then want=2; else want=1; fi
+	check "held at the gate only with counters to arm (default set: $p_default pipes, want $want; -e task-clock: $p_armed, want 2)" \
+		test "$p_default" = "$want" -a "$p_armed" = 2
 fi
 
 done_testing

@@ -178,6 +178,44 @@ static bool have_clone3(void)
 #endif
 }
 
+/* How many directories a cgroup description ("v2 PATH v1-memory PATH ...") names. */
+static int described_dirs(const char *desc)
+{
+	int dirs = 0;
+	for (const char *p = desc; (p = strchr(p, '/')); p = strchr(p, ' ')) {
+		dirs++;
+		if (!strchr(p, ' '))
+			break;
+	}
+	return dirs;
+}
+
+/* Makes the file named by the template out (mkstemp) and the shell text that copies the
+ * command's /proc/self/cgroup into it. */
+static void copy_cgroup_script(char *out, char *script, size_t size)
+{
+	int fd = mkstemp(out);
+	if (fd >= 0)
+		close(fd);
+	snprintf(script, size, "cat /proc/self/cgroup > %s", out);
+}
+
+/* How many lines of the /proc/self/cgroup copy at path name our cperfwatch-PID groups. */
+static int groups_inside(const char *path, char *text, size_t size)
+{
+	char mark[64];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(text, 1, size - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = '\0';
+	snprintf(mark, sizeof mark, "/cperfwatch-%ld\n", (long)getpid());
+	int inside = 0;
+	for (const char *p = text; (p = strstr(p, mark)); p += strlen(mark))
+		inside++;
+	return inside;
+}
+
 /* The launcher puts the command's child in its groups before it runs, and does so without
  * the parent migrating it (a cgroup.procs write waits for an RCU grace period): cloned into
  * the v2 group, writing "0" into the v1 groups' tasks files itself. With a clone that
@@ -196,18 +234,9 @@ static void placement_case(bool blocked)
 	}
 	const char *desc = cpw_cgroup_describe(cg);
 	bool v2 = strncmp(desc, "v2 ", 3) == 0, mem1 = strstr(desc, "v1-memory ") != NULL;
-	int dirs = 0;
-	for (const char *p = desc; (p = strchr(p, '/')); p = strchr(p, ' ')) {
-		dirs++;
-		if (!strchr(p, ' '))
-			break;
-	}
-	char out[] = "/tmp/cpw-live-cgroupXXXXXX";
-	int fd = mkstemp(out);
-	if (fd >= 0)
-		close(fd);
-	char script[600];
-	snprintf(script, sizeof script, "cat /proc/self/cgroup > %s", out);
+	int dirs = described_dirs(desc);
+	char out[] = "/tmp/cpw-live-cgroupXXXXXX", script[600];
+	copy_cgroup_script(out, script, sizeof script);
 	char sh[] = "/bin/sh", dash_c[] = "-c";
 	char *argv[] = { sh, dash_c, script, NULL };
 
@@ -226,7 +255,7 @@ static void placement_case(bool blocked)
 		close(null);
 	}
 	struct cpw_launch l;
-	ok(pl && cpw_launch_prepare(argv, pl, &l) == 0, "%schild forked with a placement (%s)",
+	ok(pl && cpw_launch_prepare(argv, pl, true, &l) == 0, "%schild forked with a placement (%s)",
 	   how, desc);
 	ok(cpw_launch_placed(&l) == 0, "%sthe child reported the groups it joined", how);
 	if (!v2)
@@ -247,16 +276,8 @@ static void placement_case(bool blocked)
 	int status = -1;
 	waitpid(l.pid, &status, 0);
 
-	char text[4096] = "", mark[64];
-	FILE *f = fopen(out, "r");
-	size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-	if (f)
-		fclose(f);
-	text[n] = '\0';
-	snprintf(mark, sizeof mark, "/cperfwatch-%ld\n", (long)getpid());
-	int inside = 0;
-	for (const char *p = text; (p = strstr(p, mark)); p += strlen(mark))
-		inside++;
+	char text[4096];
+	int inside = groups_inside(out, text, sizeof text);
 	ok(status == 0 && inside == dirs, "%sthe command ran inside all %d group(s): %d", how,
 	   dirs, inside);
 	if (inside != dirs)
@@ -312,7 +333,7 @@ static void test_cgroup_child_made_groups(void)
 	ok(err == 0, "cgroup created beside a busy group of the same name (%s)", why);
 	if (err == 0) {
 		struct cpw_cgroup_placement *pl = cpw_cgroup_placement(cg);
-		ok(cpw_launch_prepare(argv, pl, &l) == 0 && cpw_launch_placed(&l) == 0 &&
+		ok(cpw_launch_prepare(argv, pl, true, &l) == 0 && cpw_launch_placed(&l) == 0 &&
 		   !pl->v1_done[0], "the child could not make the v1 memory group, and said so");
 		err = cpw_cgroup_add_pid(cg, l.pid, why, sizeof why);
 		ok(err < 0 && strstr(why, "cannot create") && strstr(why, "File exists") &&
@@ -341,7 +362,7 @@ static void test_cgroup_child_made_groups(void)
 		char made[1200];
 		snprintf(made, sizeof made, "%s/cperfwatch-%ld", mine, (long)getpid());
 		struct cpw_cgroup_placement *pl = cpw_cgroup_placement(cg);
-		bool joined = cpw_launch_prepare(argv, pl, &l) == 0 && cpw_launch_placed(&l) == 0 &&
+		bool joined = cpw_launch_prepare(argv, pl, true, &l) == 0 && cpw_launch_placed(&l) == 0 &&
 			      pl->v1_done[0] && exists(made);
 		cpw_launch_abort(&l);
 		cpw_cgroup_destroy(cg);
@@ -351,11 +372,86 @@ static void test_cgroup_child_made_groups(void)
 	}
 }
 
+static double mono_s(const struct timespec *t)
+{
+	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
+}
+
+/* With nothing to arm on it (no counters to open), the child is not held: it goes on to
+ * exec once in its groups and says when; a failed exec still says why; and a launch given
+ * up kills a child that may be running the command already. No root needed without a
+ * placement; with root the child also joins its groups first. */
+static void test_launch_not_gated(void)
+{
+	char sh[] = "/bin/sh", dash_c[] = "-c", script[] = "exit 7";
+	char *argv[] = { sh, dash_c, script, NULL };
+	struct cpw_launch l;
+	struct timespec before, after;
+	clock_gettime(CLOCK_MONOTONIC, &before);
+	int rc = cpw_launch_prepare(argv, NULL, false, &l);
+	ok(rc == 0 && cpw_launch_placed(&l) == 0 && l.released_known,
+	   "not gated: the child reported when it went on to exec");
+	clock_gettime(CLOCK_MONOTONIC, &after);
+	ok(mono_s(&l.released) >= mono_s(&before) && mono_s(&l.released) <= mono_s(&after),
+	   "its release time lies within the launch (%.6f s after the call)",
+	   mono_s(&l.released) - mono_s(&before));
+	int status = -1;
+	ok(cpw_launch_release(&l) == 0 && waitpid(l.pid, &status, 0) == l.pid &&
+	   WIFEXITED(status) && WEXITSTATUS(status) == 7, "it ran the command without a release");
+
+	char missing[] = "/nonexistent/cpw-no-such-command";
+	char *argv2[] = { missing, NULL };
+	rc = cpw_launch_prepare(argv2, NULL, false, &l);
+	int err = rc == 0 ? cpw_launch_exec_result(&l) : -1;
+	if (rc == 0)
+		waitpid(l.pid, &status, 0);
+	ok(err == ENOENT && WIFEXITED(status) && WEXITSTATUS(status) == 127,
+	   "not gated: a missing command is ENOENT, exit 127 (%d)", err);
+
+	char sleep_cmd[] = "sleep", five[] = "5";
+	char *argv3[] = { sleep_cmd, five, NULL };
+	rc = cpw_launch_prepare(argv3, NULL, false, &l);
+	if (rc == 0)
+		cpw_launch_placed(&l);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (rc == 0)
+		cpw_launch_abort(&l);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ok(rc == 0 && kill(l.pid, 0) < 0 && mono_s(&t1) - mono_s(&t0) < 2,
+	   "not gated: a launch given up kills the running command and reaps it");
+
+	struct cpw_cgroup *cg;
+	char why[512];
+	if (cpw_cgroup_create(&cg, "/sys/fs/cgroup", why, sizeof why) != 0) {
+		skip(1, "no cgroup of our own here: the joining half needs root");
+		return;
+	}
+	const char *desc = cpw_cgroup_describe(cg);
+	char out[] = "/tmp/cpw-live-ungatedXXXXXX", cat[600];
+	copy_cgroup_script(out, cat, sizeof cat);
+	char *argv4[] = { sh, dash_c, cat, NULL };
+	struct cpw_cgroup_placement *pl = cpw_cgroup_placement(cg);
+	rc = cpw_launch_prepare(argv4, pl, false, &l);
+	bool placed = rc == 0 && cpw_launch_placed(&l) == 0 &&
+		      cpw_cgroup_add_pid(cg, l.pid, why, sizeof why) == 0 &&
+		      cpw_launch_release(&l) == 0;
+	if (rc == 0)
+		waitpid(l.pid, &status, 0);
+	char text[4096];
+	int inside = groups_inside(out, text, sizeof text), dirs = described_dirs(desc);
+	ok(placed && inside == dirs, "not gated: the command ran inside all %d group(s): %d",
+	   dirs, inside);
+	unlink(out);
+	cpw_cgroup_destroy(cg);
+}
+
 static void test_cgroup_placement(void)
 {
 	placement_case(false);
 	placement_case(true);
 	test_cgroup_child_made_groups();
+	test_launch_not_gated();
 }
 
 /* A memory limit on the cgroup we are in must bind the command's group and be reported. */
