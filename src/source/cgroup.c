@@ -42,6 +42,14 @@ static void append(char *buf, size_t size, const char *text)
 		snprintf(buf + len, size - len, "%s; ", text);
 }
 
+/* Cuts the "; " that append() leaves after the last item. */
+static void end_list(char *buf)
+{
+	size_t len = strlen(buf);
+	if (len >= 2 && buf[len - 2] == ';')
+		buf[len - 2] = '\0';
+}
+
 static const char *mkdir_hint(int err)
 {
 	switch (err) {
@@ -195,9 +203,7 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 		       "memory figures of the group are not measured");
 	if (!cg->v2.path[0])
 		append(why, whylen, "no cgroup v2 hierarchy: no pressure of the group");
-	size_t wl = strlen(why);
-	if (wl >= 2 && why[wl - 2] == ';')
-		why[wl - 2] = '\0';
+	end_list(why);
 
 	snprintf(cg->describe, sizeof cg->describe, "%s%s%s%s%s%s",
 		 cg->v2.path[0] ? "v2 " : "", cg->v2.path,
@@ -332,9 +338,7 @@ int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid, char *why, size_t whyle
 	}
 	if (!first_err && cg->late_why[0])
 		first_err = -ENOENT;
-	size_t len = strlen(text);
-	if (len >= 2 && text[len - 2] == ';')
-		text[len - 2] = '\0';
+	end_list(text);
 	if (whylen)
 		snprintf(why, whylen, "%s", text);
 	return first_err;
