@@ -30,6 +30,9 @@ fi
 time_bin=/usr/bin/time
 [ -x "$time_bin" ] || { echo "startup: $time_bin is missing (apt install time)" >&2; exit 2; }
 
+# wall FILE: the median wall time (s) of a timeit file.
+wall() { cut -d' ' -f1 "$1" | median; }
+
 # row LABEL FILE: median wall and CPU in ms, and the ratio to time_med (/usr/bin/time's).
 row() {
 	[ -s "$2" ] || return 0
@@ -56,7 +59,7 @@ rounds() {
 		"$BB/timeit" $flag -o "$TMPD/bare" -- true
 		r=$((r + 1))
 	done
-	time_med=$(cut -d' ' -f1 "$TMPD/time" | median)
+	time_med=$(wall "$TMPD/time")
 	header
 	row "true (bare)" "$TMPD/bare"
 	row "/usr/bin/time -v true" "$TMPD/time"
@@ -65,10 +68,10 @@ rounds() {
 	[ $have_perf = yes ] && row "perf stat -e task-clock true" "$TMPD/perf"
 	[ $have_perf = no ] && echo "(perf stat: not installed or not permitted; apt install linux-perf)"
 
-	ratio=$(calc "$(cut -d' ' -f1 "$TMPD/cpw" | median) / $time_med")
+	ratio=$(calc "$(wall "$TMPD/cpw") / $time_med")
 	summary "start-up, output to $where: cperfwatch -- true / time -v true" \
 		"$(printf '%.2fx' "$ratio")" "<= 1.5x" "$(verdict "$ratio" '<=' 1.5)"
-	ratio_nc=$(calc "$(cut -d' ' -f1 "$TMPD/cpwnc" | median) / $time_med")
+	ratio_nc=$(calc "$(wall "$TMPD/cpwnc") / $time_med")
 	summary "start-up, output to $where, --no-cgroup" "$(printf '%.2fx' "$ratio_nc")" "<= 1.5x" \
 		"$(verdict "$ratio_nc" '<=' 1.5)"
 }
@@ -89,10 +92,10 @@ while [ $r -lt $COLD ]; do
 	fi
 	r=$((r + 1))
 done
-time_med=$(cut -d' ' -f1 "$TMPD/ctime" | median)
+time_med=$(wall "$TMPD/ctime")
 header
 row "/usr/bin/time -v true, cold" "$TMPD/ctime"
 row "cperfwatch -- true, cold" "$TMPD/ccpw"
 [ $have_perf = yes ] && row "perf stat -e task-clock true, cold" "$TMPD/cperf"
-ratio_cold=$(calc "$(cut -d' ' -f1 "$TMPD/ccpw" | median) / $time_med")
+ratio_cold=$(calc "$(wall "$TMPD/ccpw") / $time_med")
 summary "start-up, cold (1.2 s apart; info)" "$(printf '%.2fx' "$ratio_cold")" "(info)" "-"

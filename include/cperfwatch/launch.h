@@ -5,7 +5,7 @@
  * first instruction (cgroup membership, counters with enable_on_exec) is armed; then it
  * execs. Counting starts at exec, not at fork. Where there are no counters to arm (the
  * default set on a machine without a CPU PMU) the child is not held: it execs as soon as it
- * is in its groups, and says when, which is the start of the run (~0.17 ms less start-up
+ * is in its groups, and says when, which is the start of the run (~0.09 ms less start-up
  * on our VMs: the exec no longer waits for the parent's set-up). Exec failures come back
  * over a close-on-exec pipe, so "not found" (127) and "cannot run" (126) are told apart
  * exactly.

@@ -14,8 +14,8 @@
 /* The longest cgroup path handled (a mount, a group, or a file in it). PATH_MAX (4 KiB)
  * would spread the hierarchies' three paths each over nine pages and put 4 KiB buffers on
  * the stack, and each page first touched is a fault (2-5 us on our VMs); real cgroup paths
- * are a few hundred bytes (a Kubernetes pod's ~200). A longer one is refused as too long,
- * with the reason in the notes, as PATH_MAX ones were. */
+ * are a few hundred bytes (a Kubernetes pod's ~200). A longer one is refused, and the notes
+ * say the path is too long. */
 #define CPW_CG_PATH_MAX 1024
 
 /* One hierarchy's directory: where the mount is, our group in it, and its parent. */

@@ -74,9 +74,11 @@ static int child_join(const struct cpw_cgroup_placement *pl)
 	return joined;
 }
 
-/* In the child, between fork and exec: async-signal-safe calls only, and none that relies
- * on glibc's idea of the thread id (raise, abort, pthread_*): after a raw clone3 it is
- * the parent's. gate_read is -1 when not gated. */
+/* In the child, between fork and exec: no call that relies on glibc's idea of the thread id
+ * (raise, abort, pthread_*): after a raw clone3 it is the parent's. cperfwatch is
+ * single-threaded, so no other thread can have held a lock at the fork: the formatting and
+ * file calls of the cgroup join are safe here. No allocation. gate_read is -1 when not
+ * gated. */
 static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_placement *pl,
 				int gate_read, int error_write)
 {
