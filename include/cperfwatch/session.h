@@ -37,8 +37,8 @@ struct cpw_cgroup_placement *cpw_session_placement(struct cpw_session *s);
  * delay accounting (run mode: while the forked command looks itself up). Returns 0, or
  * -errno with err saying why and the session freed. */
 int cpw_session_open(struct cpw_session *s, char *err, size_t errlen);
-/* Starts taking exit records (root; a note says why not). Run mode calls it before the
- * fork: a command that is not held at a gate may start its own children at once. */
+/* Starts taking exit records (root; a note says why not). Run mode calls it before it
+ * releases the child: a command not gated may start its own children at once. */
 void cpw_session_listen(struct cpw_session *s);
 /* Run mode: puts the held child in the parts of the command's own cgroup that its
  * placement did not already put it in, when there is one. Returns 0, or -errno with a
@@ -50,8 +50,8 @@ void cpw_session_begin(struct cpw_session *s);
 /* The two halves of cpw_session_begin(). Run mode marks the start just before releasing
  * the command and reads the start values while it execs (on another CPU). */
 void cpw_session_start_clock(struct cpw_session *s);
-/* The same with a time taken elsewhere (CLOCK_MONOTONIC): a child not held at a gate says
- * when it went on to exec. */
+/* The same with a time taken elsewhere (CLOCK_MONOTONIC): a child not gated says when it
+ * went on to exec. */
 void cpw_session_start_at(struct cpw_session *s, const struct timespec *t);
 void cpw_session_read_start(struct cpw_session *s);
 /* The cores the run may use (affinity, cgroup quota), which do not change during it: run

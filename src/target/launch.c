@@ -60,7 +60,8 @@ static const char *resolve_in_path(const char *name, char *buf, size_t size)
 /* What the child tells the parent before exec, on the error pipe. */
 struct child_report {
 	int joined;                /* a bit per v1 slot: the groups it is in */
-	struct timespec released;  /* not gated: when it went on to exec; else zero */
+	struct timespec released;  /* not gated: when it went on to exec (after the release);
+				    * else zero */
 };
 
 /* In the child: joins the v1 groups of the placement (making those left to it) by moving
@@ -77,10 +78,11 @@ static int child_join(const struct cpw_cgroup_placement *pl)
 /* In the child, between fork and exec: no call that relies on glibc's idea of the thread id
  * (raise, abort, pthread_*): after a raw clone3 it is the parent's. cperfwatch is
  * single-threaded, so no other thread can have held a lock at the fork: the formatting and
- * file calls of the cgroup join are safe here. No allocation. gate_read is -1 when not
- * gated. */
+ * file calls of the cgroup join are safe here. No allocation. Gated, the report goes before
+ * the wait at the gate (the parent arms counters meanwhile); not gated, after it, with the
+ * time of the release. */
 static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_placement *pl,
-				int gate_read, int error_write)
+				bool gated, int gate_read, int error_write)
 {
 	sigset_t none;
 	char found[PATH_MAX];
@@ -89,8 +91,8 @@ static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_plac
 	memset(&rep, 0, sizeof(rep));
 	if (pl)
 		rep.joined = child_join(pl);
-	if (gate_read >= 0 && pl)
-		write_all(error_write, &rep, sizeof(rep)); /* the parent arms the rest meanwhile */
+	if (gated && pl)
+		write_all(error_write, &rep, sizeof(rep)); /* the parent arms the counters meanwhile */
 	const char *file = resolve_in_path(argv[0], found, sizeof(found));
 
 	/* The command gets default dispositions and an empty mask, whatever ours are. */
@@ -103,16 +105,15 @@ static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_plac
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (gate_read >= 0) {
-		char go;
-		ssize_t n;
-		do
-			n = read(gate_read, &go, 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(125); /* cperfwatch gave up before the release: never run the command */
-		close(gate_read);
-	} else {
+	char go;
+	ssize_t n;
+	do
+		n = read(gate_read, &go, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(125); /* cperfwatch gave up before the release: never run the command */
+	close(gate_read);
+	if (!gated) {
 		clock_gettime(CLOCK_MONOTONIC, &rep.released);
 		write_all(error_write, &rep, sizeof(rep));
 	}
@@ -166,7 +167,7 @@ int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placemen
 	/* Orphans of the command are re-parented to us, so they stay ours to wait for. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		return -errno;
-	if (gated && pipe2(gate, O_CLOEXEC) < 0)
+	if (pipe2(gate, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(errpipe, O_CLOEXEC) < 0) {
 		int err = errno;
@@ -182,13 +183,11 @@ int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placemen
 		return -err;
 	}
 	if (pid == 0) {
-		if (gated)
-			close(gate[1]);
+		close(gate[1]);
 		close(errpipe[0]);
-		child_wait_and_exec(argv, placement, gate[0], errpipe[1]);
+		child_wait_and_exec(argv, placement, gated, gate[0], errpipe[1]);
 	}
-	if (gated)
-		close(gate[0]);
+	close(gate[0]);
 	close(errpipe[1]);
 	memset(l, 0, sizeof(*l));
 	l->pid = pid;
@@ -209,6 +208,8 @@ int cpw_launch_placed(struct cpw_launch *l)
 
 	if (!l->report_pending)
 		return 0;
+	if (!l->gated)
+		cpw_launch_go(l); /* its report comes after the release */
 	l->report_pending = false;
 	do
 		n = read(l->error_fd, &rep, sizeof(rep));
@@ -226,9 +227,10 @@ int cpw_launch_placed(struct cpw_launch *l)
 
 void cpw_launch_go(struct cpw_launch *l)
 {
-	cpw_launch_placed(l); /* the report comes first on the error pipe */
+	if (l->gated)
+		cpw_launch_placed(l); /* the report comes first on the error pipe */
 	if (l->gate_fd < 0)
-		return; /* not gated: on its way already */
+		return; /* released already */
 	write_all(l->gate_fd, "g", 1);
 	close(l->gate_fd);
 	l->gate_fd = -1;
@@ -259,8 +261,8 @@ int cpw_launch_exec_result(struct cpw_launch *l)
 
 void cpw_launch_abort(struct cpw_launch *l)
 {
-	if (!l->gated)
-		kill(l->pid, SIGKILL); /* it may be running the command already */
+	if (l->gate_fd < 0)
+		kill(l->pid, SIGKILL); /* released: it may be running the command already */
 	if (l->gate_fd >= 0)
 		close(l->gate_fd); /* the child reads EOF and exits 125 without exec */
 	if (l->error_fd >= 0)

@@ -2,7 +2,8 @@
  * run.c: run mode, `cperfwatch -- COMMAND`.
  *
  * Fork held at a gate, arm counters (and cgroup membership), exec (with no counters to arm,
- * the child execs once in its groups, unheld: launch.h), then sample the tree on
+ * the child is released once exit records are listened for, and execs once in its groups:
+ * launch.h), then sample the tree on
  * the interval while reaping: cperfwatch is a child subreaper, so orphans come back to it
  * and are waited for with wait4 like the command itself. A zombie's own figures are read
  * from /proc before it is reaped, so short processes keep exact per-process totals.
@@ -105,12 +106,10 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
-	/* Exit records are taken from before the fork: a command that is not held at the gate
-	 * may start (and end) children at once. */
-	cpw_session_listen(&s);
-	/* The child is forked into its cgroup next, and looks its command up while the
-	 * session opens its sources. It is held at the gate only where counters are to be
-	 * armed on it before its exec. */
+	/* The child is forked into its cgroup next, and joins its v1 groups and looks its
+	 * command up while the session opens its sources. It is held at the gate until the
+	 * exit records are listened for (its children may end at once), and gated (held on)
+	 * only where counters are to be armed on it before its exec. */
 	bool gated = cpw_counters_may_open(cfg->events);
 	int rc = cpw_launch_prepare(cfg->command, cpw_session_placement(&s), gated, &launch);
 	if (rc < 0) {
@@ -118,6 +117,9 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		cpw_session_free(&s);
 		return CPW_EXIT_FAILURE;
 	}
+	cpw_session_listen(&s);
+	if (!gated)
+		cpw_launch_go(&launch); /* all it waited for */
 	if (cpw_session_open(&s, err, sizeof(err)) < 0) {
 		cpw_launch_abort(&launch);
 		fprintf(stderr, "cperfwatch: %s\n", err);

@@ -377,27 +377,55 @@ static double mono_s(const struct timespec *t)
 	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
 }
 
-/* With nothing to arm on it (no counters to open), the child is not held: it goes on to
- * exec once in its groups and says when; a failed exec still says why; and a launch given
- * up kills a child that may be running the command already. No root needed without a
- * placement; with root the child also joins its groups first. */
+/* With nothing to arm on it (no counters to open), the child is not gated: it is held only
+ * until cpw_launch_go() (run mode: until exit records are listened for), then goes on to
+ * exec once in its groups and says when; a failed exec still says why; a launch given up
+ * before the release never runs the command, and one given up after it kills a child that
+ * may be running the command already. No root needed without a placement; with root the
+ * child also joins its groups first. */
 static void test_launch_not_gated(void)
 {
 	char sh[] = "/bin/sh", dash_c[] = "-c", script[] = "exit 7";
 	char *argv[] = { sh, dash_c, script, NULL };
 	struct cpw_launch l;
-	struct timespec before, after;
-	clock_gettime(CLOCK_MONOTONIC, &before);
+	struct timespec before, after, pause = { 0, 100 * 1000 * 1000 };
+	int status = -1;
 	int rc = cpw_launch_prepare(argv, NULL, false, &l);
+	nanosleep(&pause, NULL);
+	ok(rc == 0 && waitpid(l.pid, &status, WNOHANG) == 0,
+	   "not gated: the child is held until released (0.1 s on, it has not run 'exit 7')");
+	clock_gettime(CLOCK_MONOTONIC, &before);
+	if (rc == 0)
+		cpw_launch_go(&l);
 	ok(rc == 0 && cpw_launch_placed(&l) == 0 && l.released_known,
-	   "not gated: the child reported when it went on to exec");
+	   "once released, it reported when it went on to exec");
 	clock_gettime(CLOCK_MONOTONIC, &after);
 	ok(mono_s(&l.released) >= mono_s(&before) && mono_s(&l.released) <= mono_s(&after),
-	   "its release time lies within the launch (%.6f s after the call)",
+	   "its release time lies between the release and the report (%.6f s after the release)",
 	   mono_s(&l.released) - mono_s(&before));
-	int status = -1;
-	ok(cpw_launch_release(&l) == 0 && waitpid(l.pid, &status, 0) == l.pid &&
-	   WIFEXITED(status) && WEXITSTATUS(status) == 7, "it ran the command without a release");
+	ok(rc == 0 && cpw_launch_exec_result(&l) == 0 && waitpid(l.pid, &status, 0) == l.pid &&
+	   WIFEXITED(status) && WEXITSTATUS(status) == 7, "it ran the command");
+
+	/* Asked for its report before any release, the child is released first: no deadlock. */
+	rc = cpw_launch_prepare(argv, NULL, false, &l);
+	ok(rc == 0 && cpw_launch_placed(&l) == 0 && l.released_known &&
+	   cpw_launch_release(&l) == 0 && waitpid(l.pid, &status, 0) == l.pid &&
+	   WIFEXITED(status) && WEXITSTATUS(status) == 7,
+	   "not gated: asking for the report releases a child still held");
+
+	char touch[] = "touch", marker[] = "/tmp/cpw-live-heldXXXXXX";
+	int mfd = mkstemp(marker);
+	if (mfd >= 0) {
+		close(mfd);
+		unlink(marker);
+	}
+	char *argv_touch[] = { touch, marker, NULL };
+	rc = cpw_launch_prepare(argv_touch, NULL, false, &l);
+	if (rc == 0)
+		cpw_launch_abort(&l);
+	ok(mfd >= 0 && rc == 0 && access(marker, F_OK) < 0,
+	   "not gated: a launch given up before the release never runs the command");
+	unlink(marker);
 
 	char missing[] = "/nonexistent/cpw-no-such-command";
 	char *argv2[] = { missing, NULL };
