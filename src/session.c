@@ -446,15 +446,23 @@ bool cpw_session_finish(struct cpw_session *s)
 	return cpw_report_check_budgets(r);
 }
 
+void cpw_session_close_sources(struct cpw_session *s)
+{
+	struct cpw_session_private *p = s->priv;
+	if (!p)
+		return;
+	cpw_psi_files_close(&p->psi_files);
+	cpw_held_file_close(&p->vmstat_file);
+	cpw_taskstats_unlisten(p->exits);
+	p->exits = NULL;
+	if (p->cgroup)
+		cpw_cgroup_destroy(p->cgroup);
+	p->cgroup = NULL;
+}
+
 void cpw_session_free(struct cpw_session *s)
 {
-	if (s->priv) {
-		cpw_psi_files_close(&s->priv->psi_files);
-		cpw_held_file_close(&s->priv->vmstat_file);
-		cpw_taskstats_unlisten(s->priv->exits);
-		if (s->priv->cgroup)
-			cpw_cgroup_destroy(s->priv->cgroup);
-	}
+	cpw_session_close_sources(s);
 	cpw_tree_free(s->tree);
 	s->tree = NULL;
 	cpw_counters_free(s->counters);

@@ -40,6 +40,11 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen);
 /* Starts taking exit records (root; a note says why not). Run mode calls it before it
  * releases the child: a command not gated may start its own children at once. */
 void cpw_session_listen(struct cpw_session *s);
+/* Closes what the session holds in the kernel (exit records, held files) and removes the
+ * command's cgroup; cpw_session_free() does it too. Run mode calls it once the end values
+ * are read, before the report: the kernel's clean-up of the groups then runs on the other
+ * CPU while the report is written (~0.05 ms less start-up on our VMs). */
+void cpw_session_close_sources(struct cpw_session *s);
 /* Run mode: puts the held child in the parts of the command's own cgroup that its
  * placement did not already put it in, when there is one. Returns 0, or -errno with a
  * note in the report saying which parts are missing. */

@@ -211,6 +211,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	}
 
 	bool budget_broken = cpw_session_finish(&s);
+	cpw_session_close_sources(&s);
 	int exit_status = s.report.exit_signal ? CPW_EXIT_SIGNAL_BASE + s.report.exit_signal
 					       : s.report.exit_code;
 	if (cpw_emit_report(cfg, &s.report, report_out) != 0)

@@ -3,7 +3,7 @@
 # stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
 # with --wait-all, signals, and JSON that a real parser accepts.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 28
+plan 29
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -117,6 +117,23 @@ if command -v strace >/dev/null 2>&1; then
 	check "the text report is one write to standard error (made $n)" test "${n:-0}" = 1
 else
 	skip "the text report is one write to standard error" "strace is not installed"
+fi
+
+# The command's groups are removed before the report is written (the kernel's clean-up of
+# them overlaps the report), and the report still comes.
+if ! command -v strace >/dev/null 2>&1; then
+	skip "the command's cgroups are removed before the report" "strace is not installed"
+else
+	strace -e trace=rmdir,write -o "$SCRATCH/order" "$CPW" -- true 2>/dev/null
+	rmdirs=$(grep -c '^rmdir(.*cperfwatch-[0-9]*") = 0' "$SCRATCH/order")
+	if [ "$rmdirs" = 0 ]; then
+		skip "the command's cgroups are removed before the report" \
+			"no cgroup of the command's own here (needs root and a writable cgroup hierarchy)"
+	else
+		check "the command's $rmdirs cgroup(s) are removed before the report is written" \
+			awk '/^rmdir\(.*cperfwatch-/ { r = NR } /^write\(2, ".*Command being timed/ { w = NR }
+			     END { exit !(r && w && r < w) }' "$SCRATCH/order"
+	fi
 fi
 
 # `exec cperfwatch` at the end of a script: the shell's children reaped before the exec
