@@ -130,10 +130,8 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
 		cpw_report_note(&s->report, "%s; disk waits come from sampled thread states instead",
 				why[0] ? why : "delay accounting is off");
 	cpw_session_listen(s);
-	if (cpw_counters_encode_finish(&encoder, &s->counters, err, errlen) < 0) {
-		cpw_session_free(s);
+	if (cpw_counters_encode_finish(&encoder, &s->counters, err, errlen) < 0)
 		return -EINVAL;
-	}
 	s->report.counters = s->counters;
 	/* Exit records so far are from before the watch: the helper's among them. (In run
 	 * mode the command may be running already: none is thrown away.) */

@@ -35,7 +35,8 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 struct cpw_cgroup_placement *cpw_session_placement(struct cpw_session *s);
 /* Opens the whole-run sources: counters, exit records (unless cpw_session_listen() did),
  * delay accounting (run mode: while the forked command looks itself up). Returns 0, or
- * -errno with err saying why and the session freed. */
+ * -errno with err saying why; the caller still frees the session (run mode: after the
+ * child is gone, so that the groups it made can be removed). */
 int cpw_session_open(struct cpw_session *s, char *err, size_t errlen);
 /* Starts taking exit records (root; a note says why not). Run mode calls it before it
  * releases the child: a command not gated may start its own children at once. */

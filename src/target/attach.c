@@ -73,8 +73,12 @@ int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
 
 	if (check_target(cfg) < 0)
 		return CPW_EXIT_FAILURE;
-	if (cpw_session_init(&s, cfg, err, sizeof(err)) < 0 ||
-	    cpw_session_open(&s, err, sizeof(err)) < 0) {
+	if (cpw_session_init(&s, cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cperfwatch: %s\n", err);
+		return CPW_EXIT_FAILURE;
+	}
+	if (cpw_session_open(&s, err, sizeof(err)) < 0) {
+		cpw_session_free(&s);
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}

@@ -121,7 +121,9 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	if (!gated)
 		cpw_launch_go(&launch); /* all it waited for */
 	if (cpw_session_open(&s, err, sizeof(err)) < 0) {
+		/* The child first: a v1 group it made and is in can only be removed after it. */
 		cpw_launch_abort(&launch);
+		cpw_session_free(&s);
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}

@@ -49,6 +49,8 @@ settings() {
 settings >"$SCRATCH/before"
 "$CPW" -- true 2>/dev/null
 "$CPW" --json -e task-clock,cycles -- sh -c 'sleep 0.2 & wait' 2>/dev/null
+# Set-up that fails after the fork (an unknown event): the groups the child made go too.
+"$CPW" -e cycles,no-such-event-cpw -- true 2>/dev/null
 settings >"$SCRATCH/after"
 check "no sysctl, cgroup controller setting or cgroup directory left changed" \
 	diff -u "$SCRATCH/before" "$SCRATCH/after"
