@@ -41,7 +41,8 @@ int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *er
 bool cpw_counters_may_open(const char *event_list);
 /* The same, with libpfm4 run in a forked helper (perf_transfer.c says why): start it
  * early, do other set-up, then finish, which gives cpw_counters_new's result and errors
- * and reaps the helper. Where the helper cannot run, finish encodes in this process. */
+ * and reaps the helper. Where libpfm4 is not needed (cpw_counters_may_open() false) no
+ * helper is forked, and where it cannot run, finish encodes in this process. */
 struct cpw_counters_helper {
 	pid_t pid;
 	int fd;
