@@ -794,7 +794,8 @@ int cpw_counters_list(FILE *out)
 		return -ENODEV;
 	bool hw = kernel_has_cpu_pmu();
 	fprintf(out, "# hardware PMU: %s\n", hw ? "present" : "none visible (virtual machine?): "
-		"only software events will count");
+		"only software events will count; the default set's hardware events are reported "
+		"<not supported>");
 	fprintf(out, "# default set: ");
 	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 		fprintf(out, "%s%s", i ? "," : "", default_events[i]);

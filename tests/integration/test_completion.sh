@@ -83,7 +83,7 @@ cat >"$SCRATCH/fakecpw" <<'EOF'
 #!/bin/sh
 [ "$1" = --list-events ] || exit 125
 cat <<'LIST'
-# hardware PMU: none visible (virtual machine?): only software events will count
+# hardware PMU: none visible (virtual machine?): only software events will count; the default set's hardware events are reported <not supported>
 # default set: task-clock,page-faults,major-faults,cycles
 perf: perf_events generic PMU (2 events)
   perf::CYCLES
