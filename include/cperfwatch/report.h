@@ -58,6 +58,10 @@ void cpw_report_note(struct cpw_report *r, const char *fmt, ...)
 /* Writers: return 0, or -errno when writing failed (the caller reports it). */
 int cpw_report_write_text(const struct cpw_report *r, FILE *out);
 int cpw_report_write_json(const struct cpw_report *r, FILE *out);
+/* Tests: false makes the JSON writer build the processes array inside the document, as it
+ * does for a json-c that lays the placeholder out unexpectedly; true (the default) streams
+ * it. Both must give the same document. */
+void cpw_report_json_stream_processes(bool stream);
 int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out);
 
 /* Escapes a string from the kernel for a terminal: control bytes and invalid UTF-8 become

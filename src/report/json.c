@@ -284,13 +284,21 @@ static void write_processes(const struct cpw_report *r, FILE *out)
 	fputs("  ]", out);
 }
 
+static bool stream_processes = true;
+
+void cpw_report_json_stream_processes(bool stream)
+{
+	stream_processes = stream;
+}
+
 int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 {
 	json_object *root = build(r);
 	const char *text = json_object_to_json_string_ext(root, JSON_FLAGS);
 	/* The placeholder is the value of the top-level "processes" key: a string in the
 	 * document cannot contain this unescaped key-and-quote sequence. */
-	const char *hole = strstr(text, "\"processes\": \"" PROCESSES_PLACEHOLDER "\"");
+	const char *hole = stream_processes ? strstr(text, "\"processes\": \"" PROCESSES_PLACEHOLDER "\"")
+					    : NULL;
 	errno = 0;
 	if (hole) {
 		hole += strlen("\"processes\": ");
