@@ -119,13 +119,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
 		if (cpw_signal_received)
 			break;
 	}
-	if (ui && ended && !cpw_signal_received) {
-		char notice[160];
-		snprintf(notice, sizeof(notice), "process %d exited %s press q for the report",
-			 (int)cfg->pid, MB_CUR_MAX > 1 ? "\u2014" : "--");
-		cpw_tui_hold(ui, notice);
-	}
-	cpw_tui_close(ui); /* the terminal is back before anything is printed */
+	/* The watch ends here: the time spent on the final view below is not watched. */
 	if (quit)
 		cpw_report_note(&s.report, "the watch was ended from the live view");
 	s.report.metrics.wall_s = cpw_session_elapsed(&s);
@@ -137,6 +131,13 @@ int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
 	cpw_report_note(&s.report, "figures cover the %.1f s watched, not the process's life before it",
 			s.report.metrics.wall_s);
 	bool budget_broken = cpw_session_finish(&s);
+	if (ui && ended && !cpw_signal_received) {
+		char notice[160];
+		snprintf(notice, sizeof(notice), "process %d exited %s press q for the report",
+			 (int)cfg->pid, MB_CUR_MAX > 1 ? "\u2014" : "--");
+		cpw_tui_hold(ui, notice);
+	}
+	cpw_tui_close(ui); /* the terminal is back before anything is printed */
 	int status = cpw_emit_report(cfg, &s.report, report_out) != 0 ? CPW_EXIT_FAILURE
 		     : budget_broken ? CPW_EXIT_BUDGET : CPW_EXIT_OK;
 	cpw_session_free(&s);

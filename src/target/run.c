@@ -169,10 +169,8 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 			}
 		}
 		bool none_left = pid < 0;
-		if (main_done && (!cfg->wait_all || none_left)) {
-			cpw_tui_run_end(&ui, main_status); /* until q; gives the terminal back */
+		if (main_done && (!cfg->wait_all || none_left))
 			break;
-		}
 		if (none_left && !main_done)
 			break; /* cannot happen: the command is our child until reaped */
 
@@ -213,6 +211,8 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	}
 
 	bool budget_broken = cpw_session_finish(&s);
+	/* The end values are read: the final view may stay up until q without adding to them. */
+	cpw_tui_run_end(&ui, main_status); /* until q; gives the terminal back */
 	cpw_session_close_sources(&s);
 	int exit_status = s.report.exit_signal ? CPW_EXIT_SIGNAL_BASE + s.report.exit_signal
 					       : s.report.exit_code;

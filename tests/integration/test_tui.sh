@@ -8,7 +8,7 @@
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-plan 23
+plan 24
 
 TMUX_BIN=${TMUX_BIN:-$(command -v tmux 2>/dev/null)}
 SOCK="cpw-test-$$"
@@ -41,7 +41,7 @@ kill "$SPID" 2>/dev/null
 
 if [ -z "$TMUX_BIN" ] || ! [ -x "$TMUX_BIN" ]; then
 	i=2
-	while [ $i -lt 23 ]; do
+	while [ $i -lt 24 ]; do
 		skip "live view in tmux" "tmux not installed (apt-get install tmux)"
 		i=$((i + 1))
 	done
@@ -116,6 +116,7 @@ WORKLOADS="$WORKLOADS $WP"
 KIDS=$(children "$WP")
 WORKLOADS="$WORKLOADS $KIDS"
 K1=${KIDS%% *}
+view_started=$(date +%s.%N)
 start one 120 40 "" "$WP"
 
 # 3: the tree with pids and names.
@@ -257,24 +258,31 @@ fi
 # 15: the exit notice, with the final figures kept.
 kill $KIDS "$WP" 2>/dev/null
 wait "$WP" 2>/dev/null
+target_gone=$(date +%s.%N)
 if wait_for one "process $WP exited" && rows | grep -q "^ *$WP "; then
 	ok "the exit notice, final rows kept"
 else
 	not_ok "the exit notice, final rows kept" "$(show)"
 fi
 
-# 16-18: q gives the terminal back and prints the report there.
+# 16-18: q gives the terminal back and prints the report there. It is pressed 2 s after
+# the notice: the watch ended with the target, and the report must say so.
+sleep 2
 T send-keys -t one q
 if wait_for one '^CPW-EXIT=0' 10 history; then
 	ok "q quits with status 0"
 else
 	not_ok "q quits with status 0" "$(show)"
 fi
-if grep -q '^Verdict:' "$SCRATCH/screen" && grep -q 'figures cover the' "$SCRATCH/screen" &&
+watched=$(sed -n 's/.*figures cover the \([0-9.]*\) s watched.*/\1/p' "$SCRATCH/screen" | head -1)
+most=$(awk -v a="$view_started" -v b="$target_gone" 'BEGIN { printf "%.1f", b - a + 0.5 }')
+if grep -q '^Verdict:' "$SCRATCH/screen" && [ -n "$watched" ] &&
+	awk -v w="$watched" -v m="$most" 'BEGIN { exit !(w <= m) }' &&
 	! grep -q 'q quit  h help' "$SCRATCH/screen"; then
-	ok "the report is printed on the restored terminal, not in the view"
+	ok "the report is printed on the restored terminal, not in the view; it covers the watch, not the final view (${watched} s, target gone after ${most} s)"
 else
-	not_ok "the report is printed on the restored terminal, not in the view" "$(show)"
+	not_ok "the report is printed on the restored terminal, not in the view; it covers the watch, not the final view" \
+		"watched ${watched:-?} s, at most $most s: $(show)"
 fi
 if [ -s "$SCRATCH/one.stty.after" ] && same_modes one; then
 	ok "terminal modes restored after q"
@@ -314,6 +322,23 @@ if [ -s "$SCRATCH/two.stty.after" ] && same_modes two; then
 	ok "terminal modes restored after SIGTERM"
 else
 	not_ok "terminal modes restored after SIGTERM" "$(diff "$SCRATCH/two.modes.before" "$SCRATCH/two.modes.after" 2>&1)"
+fi
+
+# 24: run mode with --tui: the exit notice holds the view; q, 2 s later, gives the report,
+# which still says how long the command ran and how it ended.
+cat >"$SCRATCH/three.sh" <<EOF
+env LC_ALL=C.UTF-8 "$CPW" --no-cgroup --tui -- sh -c 'sleep 0.5; exit 3'
+echo "CPW-EXIT=\$?"
+exec sleep 600
+EOF
+T new-session -d -s three -x 120 -y 40 "sh $SCRATCH/three.sh"
+if wait_for three 'exited with status 3' && sleep 2 && T send-keys -t three q &&
+	wait_for three '^CPW-EXIT=3' 10 history &&
+	grep -q 'Exit status: 3' "$SCRATCH/screen" &&
+	grep -Eq 'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): 0:00\.[5-9]' "$SCRATCH/screen"; then
+	ok "run mode: the exit notice, then on q the report of the run, not of the wait (exit 3)"
+else
+	not_ok "run mode: the exit notice, then on q the report of the run, not of the wait" "$(show)"
 fi
 
 done_testing
