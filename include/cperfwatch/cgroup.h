@@ -69,6 +69,7 @@ struct cpw_cgroup_placement {
 	int v2_dir_fd;                          /* for CLONE_INTO_CGROUP; -1: none */
 	/* The v1 groups the child joins (making them first where that was left to it). */
 	const struct cpw_cg_dir *v1_group[CPW_CGROUP_V1_JOINS]; /* NULL: none */
+	bool v2_wanted;                         /* there is a v2 group to be in */
 	bool v2_done;                           /* the clone went into the v2 group */
 	bool v1_done[CPW_CGROUP_V1_JOINS];      /* the child joined that v1 group */
 };
@@ -76,6 +77,10 @@ struct cpw_cgroup_placement {
 /* The placement of a child about to be forked into cg, its descriptors opened (close-on-
  * exec); NULL when cg is NULL. Owned by cg: cpw_cgroup_add_pid() closes the descriptors. */
 struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg);
+
+/* Whether the child is in every group of the placement (v2 clone, v1 joins), so that
+ * cpw_cgroup_add_pid() has nothing to move; true for NULL. */
+bool cpw_cgroup_placement_complete(const struct cpw_cgroup_placement *pl);
 
 /* In the child of a placement, before exec: makes v1 group `slot` where that was left to
  * the child, and joins it by moving only itself. Returns 0 or -errno; the parent redoes

@@ -4,7 +4,8 @@
  * The child is forked and held at a pipe gate until everything that must see it from its
  * first instruction (cgroup membership, counters with enable_on_exec) is armed; then it
  * execs. Counting starts at exec, not at fork. Where there are no counters to arm (the
- * default set on a machine without a CPU PMU) the child is not gated: the parent releases it
+ * default set on a machine without a CPU PMU) and the child could be cloned straight into
+ * its v2 group (or there is none), the child is not gated: the parent releases it
  * as soon as it listens for exit records, before the rest of its set-up, and the child execs
  * once it is in its groups and says when, which is the start of the run (~0.1 ms less
  * start-up on our VMs each: the exec no longer waits for the parent's set-up, and the
@@ -36,7 +37,9 @@ struct cpw_launch {
 /* Makes cperfwatch a child subreaper and forks the child: into the groups of placement
  * where it can (cgroup.h; NULL: where cperfwatch is), setting its v2_done. It joins its
  * groups and is held until cpw_launch_go(). Gated, it reports before that; not gated, after,
- * and cpw_launch_go() is all its exec waits for. Returns 0 or -errno. */
+ * and cpw_launch_go() is all its exec waits for. A child that could not be cloned into its
+ * v2 group is gated whatever `gated` says (l->gated tells): the parent moves it there with
+ * cpw_cgroup_add_pid() before the release. Returns 0 or -errno. */
 int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placement, bool gated,
 		       struct cpw_launch *l);
 /* Waits for the child's report: the v1 groups it joined by itself (setting the placement's
@@ -44,7 +47,7 @@ int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placemen
  * yet is released first). Returns 0, or -errno when no report came (the flags stay false,
  * so the parent migrates it). A gated child without a placement sends none: 0 at once. */
 int cpw_launch_placed(struct cpw_launch *l);
-/* Releases the child (not gated: it needs none) and waits until exec succeeded or failed.
+/* Releases the child if it is not released yet, and waits until exec succeeded or failed.
  * Returns 0 when COMMAND is running, else the exec errno (positive). */
 int cpw_launch_release(struct cpw_launch *l);
 /* The two halves of cpw_launch_release(), for a caller with work to do while the child

@@ -31,7 +31,9 @@ struct cpw_session {
 /* Sets up the model and, in run mode, the command's own cgroup (cheap: the command is
  * forked into it next). Returns 0 or -errno (err says why). */
 int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *err, size_t errlen);
-/* Run mode: where the command's child is to be forked (cgroup.h), NULL without a cgroup. */
+/* Run mode: where the command's child is to be forked (cgroup.h), NULL without a cgroup.
+ * It (re)opens the placement and clears its flags: call it once, for the fork; afterwards
+ * the launch's own pointer to it (cpw_launch.placement) has the flags. */
 struct cpw_cgroup_placement *cpw_session_placement(struct cpw_session *s);
 /* Opens the whole-run sources: counters, exit records (unless cpw_session_listen() did),
  * delay accounting (run mode: while the forked command looks itself up). Returns 0, or

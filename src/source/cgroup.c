@@ -258,13 +258,26 @@ struct cpw_cgroup_placement *cpw_cgroup_placement(struct cpw_cgroup *cg)
 	struct cpw_cgroup_placement *pl = &cg->placement;
 	close_placement(pl);
 	pl->v2_done = false;
-	if (cg->v2.path[0])
+	pl->v2_wanted = cg->v2.path[0] != '\0';
+	if (pl->v2_wanted)
 		pl->v2_dir_fd = open(cg->v2.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++) {
 		pl->v1_done[i] = false;
 		pl->v1_group[i] = v1_dir(cg, i)->path[0] ? v1_dir(cg, i) : NULL;
 	}
 	return pl;
+}
+
+bool cpw_cgroup_placement_complete(const struct cpw_cgroup_placement *pl)
+{
+	if (!pl)
+		return true;
+	if (pl->v2_wanted && !pl->v2_done)
+		return false;
+	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++)
+		if (pl->v1_group[i] && !pl->v1_done[i])
+			return false;
+	return true;
 }
 
 int cpw_cgroup_join_v1(const struct cpw_cgroup_placement *pl, int slot)

@@ -182,6 +182,10 @@ int cpw_launch_prepare(char *const argv[], struct cpw_cgroup_placement *placemen
 		close_pair(errpipe);
 		return -err;
 	}
+	/* Not cloned into its v2 group (clone3 refused): the parent must move it there before
+	 * the command runs, so it is gated whatever was asked. (Both sides know in_v2.) */
+	if (placement && placement->v2_wanted && !in_v2)
+		gated = true;
 	if (pid == 0) {
 		close(gate[1]);
 		close(errpipe[0]);

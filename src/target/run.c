@@ -118,6 +118,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		return CPW_EXIT_FAILURE;
 	}
 	cpw_session_listen(&s);
+	gated = launch.gated; /* also where the clone into its v2 group was refused */
 	if (!gated)
 		cpw_launch_go(&launch); /* all it waited for */
 	if (cpw_session_open(&s, err, sizeof(err)) < 0) {
@@ -130,6 +131,10 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	s.report.pid = launch.pid;
 	cpw_session_read_cpus(&s); /* while the child makes and joins its v1 groups */
 	cpw_launch_placed(&launch);
+	if (!gated && !cpw_cgroup_placement_complete(launch.placement))
+		cpw_report_note(&s.report, "the command was already running when it was moved into "
+				"the rest of its cgroups (it could not join them itself): their figures may "
+				"miss its first moments");
 	cpw_session_adopt(&s, launch.pid); /* a failure is in the notes */
 	if (gated) {
 		if (s.counters)
@@ -211,9 +216,12 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	}
 
 	bool budget_broken = cpw_session_finish(&s);
-	/* The end values are read: the final view may stay up until q without adding to them. */
+	/* The end values are read. The groups go now, so that the kernel's clean-up of them
+	 * overlaps the report; not where descendants still run in them (moving them out and
+	 * retrying the rmdir can take up to 2 s: that waits until after the report). */
+	if (!s.report.descendants_running)
+		cpw_session_close_sources(&s);
 	cpw_tui_run_end(&ui, main_status); /* until q; gives the terminal back */
-	cpw_session_close_sources(&s);
 	int exit_status = s.report.exit_signal ? CPW_EXIT_SIGNAL_BASE + s.report.exit_signal
 					       : s.report.exit_code;
 	if (cpw_emit_report(cfg, &s.report, report_out) != 0)

@@ -145,6 +145,29 @@ static void test_open_path_too_long(void)
 	unlink(file);
 }
 
+/* Complete only when the child is in each group the placement has: the v2 clone and every
+ * v1 join (run mode notes a command that was moved in after it started otherwise). */
+static void test_placement_complete(void)
+{
+	struct cpw_cgroup_placement pl;
+	memset(&pl, 0, sizeof pl);
+	pl.v2_dir_fd = -1;
+	CU_ASSERT_TRUE(cpw_cgroup_placement_complete(NULL));
+	CU_ASSERT_TRUE(cpw_cgroup_placement_complete(&pl)); /* no group at all */
+	pl.v2_wanted = true;
+	CU_ASSERT_FALSE(cpw_cgroup_placement_complete(&pl));
+	pl.v2_done = true;
+	CU_ASSERT_TRUE(cpw_cgroup_placement_complete(&pl));
+	pl.v1_group[1] = (const struct cpw_cg_dir *)&pl; /* any non-NULL group */
+	CU_ASSERT_FALSE(cpw_cgroup_placement_complete(&pl));
+	pl.v1_done[0] = true; /* the wrong slot */
+	CU_ASSERT_FALSE(cpw_cgroup_placement_complete(&pl));
+	pl.v1_done[1] = true;
+	CU_ASSERT_TRUE(cpw_cgroup_placement_complete(&pl));
+	pl.v2_done = false;
+	CU_ASSERT_FALSE(cpw_cgroup_placement_complete(&pl));
+}
+
 static void test_cpu_quota(void)
 {
 	char why[512];
@@ -174,5 +197,6 @@ int main(void)
 	CU_add_test(s, "nothing mounted: a reason", test_open_nothing_mounted);
 	CU_add_test(s, "a path too long: a reason", test_open_path_too_long);
 	CU_add_test(s, "CPU quota up the hierarchy", test_cpu_quota);
+	CU_add_test(s, "a placement is complete only with every group joined", test_placement_complete);
 	return cpw_cunit_run_tap();
 }

@@ -472,6 +472,39 @@ static void test_launch_not_gated(void)
 	   dirs, inside);
 	unlink(out);
 	cpw_cgroup_destroy(cg);
+
+	/* The clone into the v2 group refused (a descriptor that is not a cgroup, as for an old
+	 * kernel or a seccomp filter): the parent must move the child first, so a launch asked
+	 * not to gate holds it anyway, and the command still runs inside all its groups. */
+	if (cpw_cgroup_create(&cg, "/sys/fs/cgroup", why, sizeof why) != 0) {
+		skip(2, "no cgroup of our own here");
+		return;
+	}
+	desc = cpw_cgroup_describe(cg);
+	pl = cpw_cgroup_placement(cg);
+	if (!pl || pl->v2_dir_fd < 0) {
+		skip(2, "no cgroup v2 group here: nothing to clone into");
+		cpw_cgroup_destroy(cg);
+		return;
+	}
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	dup2(null, pl->v2_dir_fd);
+	close(null);
+	copy_cgroup_script(out, cat, sizeof cat);
+	rc = cpw_launch_prepare(argv4, pl, false, &l);
+	nanosleep(&pause, NULL);
+	ok(rc == 0 && l.gated && !pl->v2_done && waitpid(l.pid, &status, WNOHANG) == 0,
+	   "clone refused: gated anyway, the child held (v2_done %d)", pl->v2_done);
+	placed = rc == 0 && cpw_launch_placed(&l) == 0 &&
+		 cpw_cgroup_add_pid(cg, l.pid, why, sizeof why) == 0 && cpw_launch_release(&l) == 0;
+	if (rc == 0)
+		waitpid(l.pid, &status, 0);
+	inside = groups_inside(out, text, sizeof text);
+	dirs = described_dirs(desc);
+	ok(placed && inside == dirs, "clone refused: moved in first, the command ran inside all %d "
+	   "group(s): %d", dirs, inside);
+	unlink(out);
+	cpw_cgroup_destroy(cg);
 }
 
 static void test_cgroup_placement(void)
