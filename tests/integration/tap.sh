@@ -38,6 +38,8 @@ check() {
 # Compares two numbers: within REL (fraction) of each other.
 close_to() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a > b ? a : b); exit !(d <= r * m + 1e-9) }'; }
 is_root() { [ "$(id -u)" = 0 ]; }
+# strace is installed and may trace here (containers often forbid ptrace).
+can_strace() { command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; }
 done_testing() { exit "$_tap_failed"; }
 # Validates a cperfwatch JSON document against doc/cperfwatch.schema.json (python3-jsonschema).
 validate_json() { python3 "$CPW_SRCDIR/tests/integration/validate_json.py" "$CPW_SRCDIR/doc/cperfwatch.schema.json" "$@"; }

@@ -86,7 +86,7 @@ check "task-clock's unit is msec" [ "$unit" = msec ]
 # Without a PMU the default set is checked: it is reported without opening anything.
 J7="$SCRATCH/default.json"
 strace_out="$SCRATCH/default.strace"
-if command -v strace >/dev/null 2>&1; then
+if can_strace; then
 	strace -f -e trace=perf_event_open -o "$strace_out" "$CPW" --json -o "$J7" -- "$W/spin" 0.2 >/dev/null 2>&1
 else
 	"$CPW" --json -o "$J7" -- "$W/spin" 0.2 >/dev/null 2>&1
@@ -246,7 +246,7 @@ fi
 # Where debugfs is mounted (systemd does) libpfm4's initialisation turns every tracepoint
 # into an event, 30-60 ms as root; cperfwatch hides debugfs from it (pfm_mounts.c) unless a
 # name is not found otherwise. debugfs is mounted in a private mount namespace here.
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1 || ! command -v strace >/dev/null 2>&1; then
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1 || ! can_strace; then
 	skip "tracepoints at start-up" "needs root, unshare (util-linux) and strace"
 	skip "a named tracepoint" "needs root, unshare (util-linux) and strace"
 else
@@ -276,18 +276,18 @@ else
 	fi
 fi
 
-# --- 21: the command is held at the gate only where counters are armed on it --------------
-# The gate's release is a one-byte write of "g". Gated, it comes after the rest of the set-up
-# (delay accounting is looked up first); not gated, as soon as exit records are listened
-# for, before it.
+# --- 21: the command is released before the rest of the set-up unless counters are armed ----
+# The gate's release is a one-byte write of "g". Gated (counters to arm), it comes after the
+# rest of the set-up (delay accounting is looked up first); not gated, as soon as exit
+# records are listened for, before it.
 # release_order FILE: "early", "late", or "none" when no release was written. (A call that
 # strace shows as unfinished still names its arguments.)
 release_order() {
 	awk '/write\([0-9]+, "g", 1/ && !g { g = NR } /task_delayacct/ && !d { d = NR }
 	     END { print !g ? "none" : (!d || g < d) ? "early" : "late" }' "$1"
 }
-if ! command -v strace >/dev/null 2>&1; then
-	skip "held at the gate only with counters to arm" "needs strace"
+if ! can_strace; then
+	skip "released early unless counters are armed" "needs strace, allowed to trace"
 else
 	strace -f -e trace=write,openat -o "$SCRATCH/gate-default" "$CPW" -o /dev/null -- true \
 		>/dev/null 2>&1
@@ -297,7 +297,7 @@ else
 	r_armed=$(release_order "$SCRATCH/gate-armed")
 	# Only an x86 kernel without a CPU PMU is known to have nothing to arm by default.
 	if has_pmu || [ $x86 = no ]; then want=late; else want=early; fi
-	check "held at the gate only with counters to arm (default set: released $r_default, want $want; -e task-clock: $r_armed, want late)" \
+	check "released early unless counters are armed (default set: released $r_default, want $want; -e task-clock: $r_armed, want late)" \
 		test "$r_default" = "$want" -a "$r_armed" = late
 fi
 
