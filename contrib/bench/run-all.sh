@@ -1,6 +1,6 @@
 #!/bin/sh
 # contrib/bench/run-all.sh: every benchmark of cperfwatch's overhead in one go, then one
-# summary table with the machine described. About 5 minutes by default.
+# summary table with the machine described. About 6 minutes by default.
 #
 #   sh contrib/bench/run-all.sh BUILD_DIR [--quick|--full] [--profile]
 #

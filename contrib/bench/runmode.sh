@@ -17,7 +17,9 @@
 . "$(dirname "$0")/lib.sh"
 bench_init "$@"
 
-ROUNDS=8
+# Rounds of a CPU-bound program spread by 2-4 % each on a shared VM: the median of 8 missed
+# the 1 % target by noise alone (+1.09 %, against +0.29 % over 30); 20 resolve it.
+ROUNDS=20
 [ "$MODE" = quick ] && ROUNDS=3
 [ "$MODE" = full ] && ROUNDS=30
 TARGET_S=2
