@@ -78,15 +78,17 @@ wait_gone() {
 		sleep 0.1
 	done
 }
-# children PID: the pids of PID's children, once it has some.
+# children PID N: the pids of PID's children once it has N (all of spin_tree's, so that
+# none outlives the test: one left running holds the test's output open until it ends).
 children() {
 	_i=0
 	while [ $_i -lt 100 ]; do
 		_c=$(cat "/proc/$1/task/$1/children" 2>/dev/null)
-		[ -n "$_c" ] && { echo $_c; return 0; }
+		[ "$(echo $_c | wc -w)" -ge "$2" ] && { echo $_c; return 0; }
 		sleep 0.05
 		_i=$((_i + 1))
 	done
+	echo $_c
 	return 1
 }
 # same_modes SESSION: stty -a before and after agree, but for the size line (resized).
@@ -113,7 +115,7 @@ EOF
 
 "$CPW_WORKLOADS/spin_tree" 2 120 & WP=$!
 WORKLOADS="$WORKLOADS $WP"
-KIDS=$(children "$WP")
+KIDS=$(children "$WP" 2)
 WORKLOADS="$WORKLOADS $KIDS"
 K1=${KIDS%% *}
 view_started=$(date +%s.%N)
@@ -293,7 +295,7 @@ fi
 # 19-22: SIGTERM, with NO_COLOR set.
 "$CPW_WORKLOADS/spin_tree" 1 120 & WP2=$!
 WORKLOADS="$WORKLOADS $WP2"
-KIDS2=$(children "$WP2")
+KIDS2=$(children "$WP2" 1)
 WORKLOADS="$WORKLOADS $KIDS2"
 start two 100 30 "NO_COLOR=1" "$WP2"
 if wait_for two "^ *$WP2 [A-Z] "; then
