@@ -130,8 +130,9 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	}
 	s.report.pid = launch.pid;
 	cpw_session_read_cpus(&s); /* while the child makes and joins its v1 groups */
-	cpw_launch_placed(&launch);
-	if (!gated && !cpw_cgroup_placement_complete(launch.placement))
+	/* No report (the child died before it): nothing to say about its groups. */
+	bool reported = cpw_launch_placed(&launch) == 0;
+	if (reported && !gated && !cpw_cgroup_placement_complete(launch.placement))
 		cpw_report_note(&s.report, "the command was already running when it was moved into "
 				"the rest of its cgroups (it could not join them itself): their figures may "
 				"miss its first moments");
