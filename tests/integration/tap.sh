@@ -7,6 +7,10 @@
 #   check "label" test -s file  # ok when the command succeeds
 #   skip "label" "why"          # a skip, always with a reason
 #   skip_all "label" "why"      # skip every test the plan has left, then exit
+#   missing "label" "package"   # a tool the tests use is not installed: a skip, but a
+#                               # failure where CI=true (contrib/bootstrap.sh installs it)
+#   missing_all "label" "pkg"   # the same for every test the plan has left, then exit
+#   dir=$(public_copy FILE...)  # copies for another user to run, in a fresh 755 directory
 #   done_testing                # exits 1 if anything failed
 #
 # Each test runs in a private scratch directory ($SCRATCH) removed on exit.
@@ -15,7 +19,8 @@
 _tap_n=0
 _tap_failed=0
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cpw-test.XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
+_tap_public=
+trap 'rm -rf "$SCRATCH" $_tap_public' EXIT
 
 plan() { _tap_plan=$1; echo "1..$1"; }
 ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
@@ -31,15 +36,51 @@ skip_all() {
 	while [ "$_tap_n" -lt "${_tap_plan:-0}" ]; do skip "$1 $((_tap_n + 1))" "$2"; done
 	done_testing
 }
+# A package the tests use is missing. On a developer's machine that is a skip that names
+# the package; in CI (CI=true) it is a bug of contrib/bootstrap.sh, which installs every
+# tool a test runs, so it fails. Skips stay only for what the kernel or hardware lacks.
+missing() {
+	if [ "${CI:-}" = true ]; then
+		not_ok "$1" "$2 is not installed: contrib/bootstrap.sh must install it"
+	else
+		skip "$1" "$2 is not installed (apt-get install $2)"
+	fi
+}
+missing_all() {
+	while [ "$_tap_n" -lt "${_tap_plan:-0}" ]; do missing "$1 $((_tap_n + 1))" "$2"; done
+	done_testing
+}
 check() {
 	_label=$1; shift
 	if "$@" >"$SCRATCH/.check.out" 2>&1; then ok "$_label"; else not_ok "$_label" "$(tail -n 20 "$SCRATCH/.check.out")"; fi
 }
 # Compares two numbers: within REL (fraction) of each other.
 close_to() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a > b ? a : b); exit !(d <= r * m + 1e-9) }'; }
+# Test tools are looked up when the test runs, not when configure ran: a build configured
+# before they were installed still finds them.
+GNU_TIME=
+for _t in /usr/bin/time /bin/time; do [ -x "$_t" ] && { GNU_TIME=$_t; break; }; done
+TMUX_BIN=$(command -v tmux 2>/dev/null)
 is_root() { [ "$(id -u)" = 0 ]; }
 # strace is installed and may trace here (containers often forbid ptrace).
 can_strace() { command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; }
+# Why strace cannot be used here: the package is missing (a failure in CI), or the kernel
+# or a container forbids tracing (a skip). Call only where can_strace failed.
+skip_strace() { # label
+	if command -v strace >/dev/null 2>&1; then
+		skip "$1" "strace may not trace here (ptrace is forbidden)"
+	else
+		missing "$1" strace
+	fi
+}
+# Copies FILE... into a fresh directory that every user may read and enter (mode 755) and
+# prints its path: a program run as another user (nobody) must not be run from the checkout
+# or the build tree, which may sit under a 0700 home such as /root.
+public_copy() {
+	_pub=$(mktemp -d "${TMPDIR:-/tmp}/cpw-public.XXXXXX") || return 1
+	_tap_public="$_tap_public $_pub"
+	chmod 755 "$_pub" && cp "$@" "$_pub/" && chmod -R a+rX "$_pub" && echo "$_pub"
+}
 done_testing() { exit "$_tap_failed"; }
 # Validates a cperfwatch JSON document against doc/cperfwatch.schema.json (python3-jsonschema).
-validate_json() { python3 "$CPW_SRCDIR/tests/integration/validate_json.py" "$CPW_SRCDIR/doc/cperfwatch.schema.json" "$@"; }
+validate_json() { /usr/bin/python3 "$CPW_SRCDIR/tests/integration/validate_json.py" "$CPW_SRCDIR/doc/cperfwatch.schema.json" "$@"; }

@@ -86,7 +86,7 @@ layout() {
 	fi
 	check "$name: the command and its child run in cperfwatch's group (rc $rc, pid ${pid:-?})" \
 		sh -c "test $rc = 0 && grep -Eq '$pattern' '$out/self' && grep -Eq '$pattern' '$out/child'"
-	notes=$(python3 -c 'import json,sys; print(" | ".join(json.load(open(sys.argv[1]))["notes"]))' "$out/r.json" 2>/dev/null)
+	notes=$(/usr/bin/python3 -c 'import json,sys; print(" | ".join(json.load(open(sys.argv[1]))["notes"]))' "$out/r.json" 2>/dev/null)
 	case "$name" in
 	v1-cpuacct) want="no memory controller available to our cgroup" ;;
 	v1-memory) want="no cgroup v2 hierarchy" ;;

@@ -12,14 +12,7 @@ NTESTS=14
 
 plan $NTESTS
 
-if ! command -v bash >/dev/null 2>&1; then
-	i=0
-	while [ $i -lt $NTESTS ]; do
-		skip "bash completion" "bash is not installed"
-		i=$((i + 1))
-	done
-	done_testing
-fi
+command -v bash >/dev/null 2>&1 || missing_all "bash completion" bash
 
 # complete WORD...: what the completion offers for the last WORD, sorted, one per line.
 # The first WORD is the program as typed (cperfwatch, or a path to one).
@@ -113,8 +106,8 @@ expect_has "later words after -- are the command's (files here)" "$SCRATCH/repor
 
 # 13-14: against the real binary
 if [ ! -x "$CPW" ]; then
-	skip "the options offered are --help's" "$CPW is not built"
-	skip "event names offered are accepted by cperfwatch -e" "$CPW is not built"
+	not_ok "the options offered are --help's" "$CPW is not built"
+	not_ok "event names offered are accepted by cperfwatch -e" "$CPW is not built"
 	done_testing
 fi
 

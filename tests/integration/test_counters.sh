@@ -202,14 +202,14 @@ if ! is_root; then
 	while [ $i -lt 3 ]; do skip "unprivileged counting" "needs root to switch to an unprivileged user"; i=$((i + 1)); done
 elif ! command -v setpriv >/dev/null 2>&1; then
 	i=0
-	while [ $i -lt 3 ]; do skip "unprivileged counting" "setpriv (util-linux) is not installed"; i=$((i + 1)); done
+	while [ $i -lt 3 ]; do missing "unprivileged counting" util-linux; i=$((i + 1)); done
 else
-	chmod 755 "$SCRATCH"
-	mkdir "$SCRATCH/nb" && chmod 1777 "$SCRATCH/nb"
-	J5="$SCRATCH/nb/nobody.json"
+	pub=$(public_copy "$CPW" "$W/spin")
+	mkdir "$pub/nb" && chmod 1777 "$pub/nb"
+	J5="$pub/nb/nobody.json"
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-		"$CPW" --no-cgroup --json -o "$J5" -e task-clock,context-switches,page-faults,cycles \
-		-- "$W/spin" 0.3 >/dev/null 2>"$SCRATCH/nobody.err"
+		"$pub/cperfwatch" --no-cgroup --json -o "$J5" -e task-clock,context-switches,page-faults,cycles \
+		-- "$pub/spin" 0.3 >/dev/null 2>"$SCRATCH/nobody.err"
 	if [ -s "$J5" ]; then
 		ok "runs as an unprivileged user"
 	else
@@ -246,9 +246,15 @@ fi
 # Where debugfs is mounted (systemd does) libpfm4's initialisation turns every tracepoint
 # into an event, 30-60 ms as root; cperfwatch hides debugfs from it (pfm_mounts.c) unless a
 # name is not found otherwise. debugfs is mounted in a private mount namespace here.
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1 || ! can_strace; then
-	skip "tracepoints at start-up" "needs root, unshare (util-linux) and strace"
-	skip "a named tracepoint" "needs root, unshare (util-linux) and strace"
+if [ "$(id -u)" != 0 ]; then
+	skip "tracepoints at start-up" "needs root to mount debugfs privately"
+	skip "a named tracepoint" "needs root to mount debugfs privately"
+elif ! command -v unshare >/dev/null 2>&1; then
+	missing "tracepoints at start-up" util-linux
+	missing "a named tracepoint" util-linux
+elif ! can_strace; then
+	skip_strace "tracepoints at start-up"
+	skip_strace "a named tracepoint"
 else
 	TP="$SCRATCH/tp"
 	mkdir -p "$TP"
@@ -287,7 +293,7 @@ release_order() {
 	     END { print !g ? "none" : (!d || g < d) ? "early" : "late" }' "$1"
 }
 if ! can_strace; then
-	skip "released early unless counters are armed" "needs strace, allowed to trace"
+	skip_strace "released early unless counters are armed"
 else
 	strace -f -e trace=write,openat -o "$SCRATCH/gate-default" "$CPW" -o /dev/null -- true \
 		>/dev/null 2>&1

@@ -31,7 +31,9 @@ found="$CPW_BUILDDIR/tests/fuzz/found"
 sh "$CPW_SRCDIR/contrib/fuzz.sh" -b "$SCRATCH/fuzz" -s "$found" 3 >"$SCRATCH/fuzz.out" 2>"$SCRATCH/fuzz.err"
 rc=$?
 if [ "$rc" = 77 ]; then
-	for t in $TARGETS; do skip "libFuzzer $t" "$(head -n 1 "$SCRATCH/fuzz.err")"; done
+	# fuzz.sh says 77 only where clang or its libFuzzer runtime is not installed.
+	head -n 1 "$SCRATCH/fuzz.err" | sed 's/^/# /'
+	for t in $TARGETS; do missing "libFuzzer $t" "clang libclang-rt-14-dev"; done
 	done_testing
 fi
 for t in $TARGETS; do

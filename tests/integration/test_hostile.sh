@@ -14,8 +14,10 @@ ESCAPED='a b) (c\x0a\x1b[31m\xff'  # the terminal form, as literal text
 
 plan 14
 
-if [ ! -x "$H" ] || [ ! -x "$PY" ]; then
-	skip_all "hostile names" "robust_helper is not built or $PY is missing"
+[ -x "$PY" ] || missing_all "hostile names" python3
+if [ ! -x "$H" ]; then
+	while [ "$_tap_n" -lt "$_tap_plan" ]; do not_ok "hostile names $((_tap_n + 1))" "$H is not built"; done
+	done_testing
 fi
 
 # No ESC, no other C0 control but tab and newline, no byte that is not UTF-8.
@@ -109,7 +111,7 @@ if [ -n "$TMUX_BIN" ] && [ -x "$TMUX_BIN" ]; then
 		skip "live view: escape sequence shown as text" "the live view did not show the process: $(head -c 200 "$SCRATCH/pane.txt" | tr '\n' ' ')"
 	fi
 else
-	skip "live view: escape sequence shown as text" "tmux not found (apt-get install tmux)"
+	missing "live view: escape sequence shown as text" tmux
 fi
 wait "$helper"
 

@@ -21,7 +21,7 @@ if command -v man >/dev/null 2>&1; then
 		ok "man --warnings renders the page silently"
 	fi
 else
-	skip "man --warnings renders the page silently" "man is not installed (apt-get install man-db)"
+	missing "man --warnings renders the page silently" man-db
 fi
 
 # 2: groff with every warning enabled
@@ -34,14 +34,14 @@ if command -v groff >/dev/null 2>&1; then
 		ok "groff -ww renders the page silently"
 	fi
 else
-	skip "groff -ww renders the page silently" "groff is not installed (apt-get install groff-base)"
+	missing "groff -ww renders the page silently" groff-base
 fi
 
 if [ ! -x "$CPW" ]; then
 	for what in "--help follows GNU conventions" "--version follows GNU conventions" \
 		"the page's version is --version's" "every long option of --help is on the page" \
 		"every long option on the page is in --help" "every short option of --help is on the page"; do
-		skip "$what" "$CPW is not built"
+		not_ok "$what" "$CPW is not built"
 	done
 	done_testing
 fi

@@ -6,7 +6,7 @@
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 plan 4
 if ! /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null; then
-	skip_all "openmetrics check" "python3-prometheus-client is not installed"
+	missing_all "openmetrics check" python3-prometheus-client
 fi
 "$CPW" --format openmetrics -o "$SCRATCH/om.txt" -- "$CPW_WORKLOADS/spin" 0.3
 check "exit 0 and a file" test -s "$SCRATCH/om.txt"

@@ -84,10 +84,9 @@ bad "--pid of a process that does not exist ($NOPID)" --pid "$NOPID"
 if is_root && command -v setpriv >/dev/null 2>&1; then
 	# Another user's process: stat and status are world-readable, io is not. The watch
 	# works; what cannot be read is N/A with the reason, never 0.
-	chmod 711 "$SCRATCH"
-	cp "$CPW" "$SCRATCH/cpw" && chmod 755 "$SCRATCH/cpw"
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$SCRATCH/cpw" --json -i 50ms -d 0.5 \
-		--pid "$SLEEPER" >"$SCRATCH/notours.json" 2>"$SCRATCH/err"
+	pub=$(public_copy "$CPW")
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$pub/cperfwatch" --json -i 50ms -d 0.5 \
+		--pid "$SLEEPER" >"$pub/notours.json" 2>"$SCRATCH/err"
 	rc=$?
 	check "attach to another user's process: exit 0 ($rc), nothing on stderr" \
 		sh -c "test $rc = 0 && test ! -s '$SCRATCH/err'"
@@ -99,10 +98,13 @@ p = [p for p in d["processes"] if p["pid"] == int(sys.argv[2])]
 assert p and p[0]["read_bytes"] is None, p
 notes = " ".join(d["notes"])
 assert re.search(r"\bio\b|I/O|IO ", notes, re.I) and re.search(r"permi|another user|not ours|EACCES", notes, re.I), notes
-' "$SCRATCH/notours.json" "$SLEEPER"
+' "$pub/notours.json" "$SLEEPER"
+elif is_root; then
+	missing "attach to another user's process" util-linux
+	missing "its unreadable IO bytes are null with the reason" util-linux
 else
-	skip "attach to another user's process" "needs root and setpriv (util-linux) to run as nobody"
-	skip "its unreadable IO bytes are null with the reason" "needs root and setpriv"
+	skip "attach to another user's process" "needs root to run as nobody"
+	skip "its unreadable IO bytes are null with the reason" "needs root to run as nobody"
 fi
 
 # --- where the report goes ---
@@ -113,12 +115,11 @@ chmod 444 "$SCRATCH/readonly"
 if is_root; then
 	if command -v setpriv >/dev/null 2>&1; then
 		chmod 711 "$SCRATCH"
-		cp "$CPW" "$SCRATCH/cpw" 2>/dev/null; chmod 755 "$SCRATCH/cpw"
-		AS="setpriv --reuid=nobody --regid=nogroup --clear-groups" BIN="$SCRATCH/cpw"
+		AS="setpriv --reuid=nobody --regid=nogroup --clear-groups" BIN="$(public_copy "$CPW")/cperfwatch"
 		bad "-o a read-only file (as nobody)" -o "$SCRATCH/readonly" -- /bin/true
 		AS='' BIN=$CPW
 	else
-		skip "-o a read-only file" "root writes anyway, and setpriv is missing to run as nobody"
+		missing "-o a read-only file (as nobody: root writes anyway)" util-linux
 	fi
 else
 	bad "-o a read-only file" -o "$SCRATCH/readonly" -- touch "$M"

@@ -30,7 +30,7 @@ if [ -x "${GNU_TIME:-}" ]; then
 	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/ours" | head -n "$(wc -l < "$SCRATCH/gnu.labels")" > "$SCRATCH/ours.labels"
 	check "every GNU time -v label, same order" diff -u "$SCRATCH/gnu.labels" "$SCRATCH/ours.labels"
 else
-	skip "every GNU time -v label, same order" "GNU time is not installed"
+	missing "every GNU time -v label, same order" time
 fi
 
 # --- stdio belongs to the command; the report goes to stderr or -o ---
@@ -47,7 +47,7 @@ check "JSON exit code 0" test "$(json_get "$SCRATCH/r.json" 'd["exit"]["code"]')
 if [ -f "$CPW_SRCDIR/doc/cperfwatch.schema.json" ] && [ -f "$CPW_SRCDIR/tests/integration/validate_json.py" ]; then
 	check "JSON matches doc/cperfwatch.schema.json" validate_json "$SCRATCH/r.json"
 else
-	skip "JSON matches doc/cperfwatch.schema.json" "the schema is not there"
+	not_ok "JSON matches doc/cperfwatch.schema.json" "the schema or validate_json.py is not there"
 fi
 "$CPW" --json -o "$SCRATCH/sig.json" -- sh -c 'kill -KILL $$'
 check "JSON of a killed command: signal 9, code null" test "$(json_get "$SCRATCH/sig.json" '(d["exit"]["signal"], d["exit"]["code"])')" = "(9, None)"
@@ -116,13 +116,13 @@ if can_strace; then
 	n=$(grep '^write(2,' "$SCRATCH/writes" 2>/dev/null | grep -vc '^write(2, "==[0-9]*==')
 	check "the text report is one write to standard error (made $n)" test "${n:-0}" = 1
 else
-	skip "the text report is one write to standard error" "strace is not installed or may not trace here"
+	skip_strace "the text report is one write to standard error"
 fi
 
 # The command's groups are removed before the report is written (the kernel's clean-up of
 # them overlaps the report), and the report still comes.
 if ! can_strace; then
-	skip "the command's cgroups are removed before the report" "strace is not installed or may not trace here"
+	skip_strace "the command's cgroups are removed before the report"
 else
 	strace -e trace=rmdir,write -o "$SCRATCH/order" "$CPW" -- true 2>/dev/null
 	rmdirs=$(grep -c '^rmdir(.*cperfwatch-[0-9]*") = 0' "$SCRATCH/order")

@@ -14,8 +14,10 @@ PY=/usr/bin/python3
 N=23
 plan $N
 
-if [ ! -x "$H" ] || [ ! -x "$PY" ]; then
-	skip_all "signals" "robust_helper is not built or $PY is missing"
+[ -x "$PY" ] || missing_all "signals" python3
+if [ ! -x "$H" ]; then
+	while [ "$_tap_n" -lt "$_tap_plan" ]; do not_ok "signals $((_tap_n + 1))" "$H is not built"; done
+	done_testing
 fi
 
 # json_exit FILE: prints "code signal" from a report, or fails when it is not valid JSON.
@@ -76,8 +78,8 @@ if command -v setsid >/dev/null 2>&1; then
 	v=$(json_exit "$SCRATCH/run.INTgroup.json")
 	check "run mode, SIGINT to the process group: cperfwatch survived to report ($v)" test "$v" = "0 None"
 else
-	skip "run mode, SIGINT to the process group" "setsid (util-linux) not found"
-	skip "run mode, SIGINT to the process group: report" "setsid (util-linux) not found"
+	missing "run mode, SIGINT to the process group" util-linux
+	missing "run mode, SIGINT to the process group: report" util-linux
 fi
 
 # --- run mode: a command killed by a signal ---
@@ -134,8 +136,8 @@ if [ -n "$TMUX_BIN" ] && [ -x "$TMUX_BIN" ]; then
 	check "live view, SIGTERM: the terminal is back in its normal mode (echo, icanon)" \
 		sh -c "grep -q ' echo ' '$SCRATCH/stty.txt' && grep -q ' icanon ' '$SCRATCH/stty.txt'"
 else
-	skip "live view, SIGTERM: report" "tmux not found (apt-get install tmux)"
-	skip "live view, SIGTERM: terminal restored" "tmux not found"
+	missing "live view, SIGTERM: report" tmux
+	missing "live view, SIGTERM: terminal restored" tmux
 fi
 kill "$target" 2>/dev/null
 

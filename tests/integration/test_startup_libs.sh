@@ -9,7 +9,7 @@
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 plan 12
 
-command -v readelf >/dev/null 2>&1 || skip_all "library check" "readelf missing (apt-get install binutils)"
+command -v readelf >/dev/null 2>&1 || missing_all "library check" binutils
 readelf -dW "$CPW" >"$SCRATCH/dynamic" 2>&1
 readelf -hW "$CPW" >"$SCRATCH/header" 2>&1
 
@@ -51,7 +51,7 @@ fi
 # locale) and loading it costs ~0.15 ms of start-up; the live view loads the character
 # set for ncurses, and no other category (tui.c). Seen in cperfwatch's mappings while it
 # watches; needs a UTF-8 locale installed as files (C.utf8 on Debian), and tmux.
-TMUX_BIN=${TMUX_BIN:-$(command -v tmux 2>/dev/null)}
+
 if [ -f /usr/lib/locale/C.utf8/LC_CTYPE ] && [ -f /usr/lib/locale/C.utf8/LC_NUMERIC ]; then
 	LC_ALL= LANG=C.UTF-8 "$CPW" --no-cgroup -i 0.1 -o "$SCRATCH/l.txt" -- \
 		sh -c 'sleep 0.3; cat /proc/$PPID/maps' >"$SCRATCH/l.maps" 2>"$SCRATCH/l.err"
@@ -78,7 +78,7 @@ if [ -f /usr/lib/locale/C.utf8/LC_CTYPE ] && [ -f /usr/lib/locale/C.utf8/LC_NUME
 			ok "the live view loads the locale's character set, and nothing else of it"
 		fi
 	else
-		skip "the live view loads the locale's character set" "tmux not installed (apt-get install tmux)"
+		missing "the live view loads the locale's character set" tmux
 	fi
 else
 	skip "a report loads no locale" "no C.utf8 locale files in /usr/lib/locale"
@@ -92,7 +92,7 @@ fi
 n=$(cat "$SCRATCH/maps.count")
 check "libproc2 is mapped once a process has been identified (mappings: ${n:-none})" test "${n:-0}" -ge 1
 # sh and sleep lived through several samples (grep may end before it is identified).
-user=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(sorted(set(str(p.get("user")) for p in d["processes"] if p["command"] in ("sh", "sleep")))))' "$SCRATCH/r.json" 2>>"$SCRATCH/err")
+user=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(sorted(set(str(p.get("user")) for p in d["processes"] if p["command"] in ("sh", "sleep")))))' "$SCRATCH/r.json" 2>>"$SCRATCH/err")
 check "and it named the user of sh and sleep ($user)" test "$user" = "$(id -un)"
 # Only the JSON report shows users: with the text report libproc2 is never opened.
 "$CPW" --no-cgroup -i 0.1 -o "$SCRATCH/r.txt" -- \

@@ -89,8 +89,10 @@ else
 	not_ok "the children did the work, not the parent" "$(cat "$SCRATCH/procs.txt")"
 fi
 
-if ! [ -s "$SCRATCH/time.out" ]; then
-	skip "tree user+sys matches GNU time" "GNU time not found"
+if [ -z "$GNU_TIME" ]; then
+	missing "tree user+sys matches GNU time" time
+elif ! [ -s "$SCRATCH/time.out" ]; then
+	not_ok "tree user+sys matches GNU time" "GNU time wrote nothing: $(tail -n 3 "$SCRATCH/cpw.out")"
 else
 	GT=$(awk '{ printf "%.3f", $1 + $2 }' "$SCRATCH/time.out")
 	echo "# GNU time (around cperfwatch) user+sys=$GT"

@@ -10,7 +10,7 @@
 
 plan 24
 
-TMUX_BIN=${TMUX_BIN:-$(command -v tmux 2>/dev/null)}
+
 SOCK="cpw-test-$$"
 WORKLOADS=""
 cleanup() {
@@ -42,7 +42,7 @@ kill "$SPID" 2>/dev/null
 if [ -z "$TMUX_BIN" ] || ! [ -x "$TMUX_BIN" ]; then
 	i=2
 	while [ $i -lt 24 ]; do
-		skip "live view in tmux" "tmux not installed (apt-get install tmux)"
+		missing "live view in tmux" tmux
 		i=$((i + 1))
 	done
 	done_testing

@@ -4,10 +4,9 @@
 # closed pty stays "readable" and a loop that does not notice spins at full CPU forever.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 plan 2
-TMUX_BIN=${TMUX_BIN:-$(command -v tmux 2>/dev/null)}
 if [ -z "$TMUX_BIN" ] || ! [ -x "$TMUX_BIN" ]; then
-	skip "the view ends when its terminal is gone" "tmux not installed (apt-get install tmux)"
-	skip "it wrote the report it had" "tmux not installed (apt-get install tmux)"
+	missing "the view ends when its terminal is gone" tmux
+	missing "it wrote the report it had" tmux
 	done_testing
 fi
 SOCK="cpw-hangup-$$"

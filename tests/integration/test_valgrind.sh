@@ -6,16 +6,11 @@
 
 N=11
 plan $N
-why=
-if ! command -v valgrind >/dev/null 2>&1; then
-	why="valgrind not found (apt-get install valgrind)"
-elif grep -q -- '--enable-asan' "$CPW_BUILDDIR/config.log" 2>/dev/null ||
+if grep -q -- '--enable-asan' "$CPW_BUILDDIR/config.log" 2>/dev/null ||
 	ldd "$CPW" 2>/dev/null | grep -q libasan; then
-	why="this build uses AddressSanitizer (--enable-asan), which cannot run under valgrind"
+	skip_all "valgrind path" "this build uses AddressSanitizer (--enable-asan), which cannot run under valgrind"
 fi
-if [ -n "$why" ]; then
-	skip_all "valgrind path" "$why"
-fi
+command -v valgrind >/dev/null 2>&1 || missing_all "valgrind path" valgrind
 
 sh "$CPW_SRCDIR/contrib/valgrind.sh" "$CPW" >"$SCRATCH/results" 2>"$SCRATCH/log"
 rc=$?
