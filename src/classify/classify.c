@@ -90,6 +90,15 @@ static double pct(double share)
 	return 100.0 * share;
 }
 
+/* The system share that makes a fault rate page-fault dominated: past 60%, or past 40%
+ * where faults come more often than one per 20 us of CPU (where faults cost more, the
+ * kernel's part of them is charged partly as user time). */
+static double sys_share_needed(const struct ctx *c)
+{
+	return c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_HEAVY) ? cpw_threshold(CPW_T_SYS_SHARE_HEAVY)
+								    : cpw_threshold(CPW_T_SYS_SHARE);
+}
+
 /* Adds one evidence line; lines past CPW_EVIDENCE_MAX are dropped (the first are the
  * deciding ones). */
 __attribute__((format(printf, 6, 7)))
@@ -198,7 +207,7 @@ static void measure_work_kind(struct ctx *c)
 		c->minflt_rate = (double)m->minor_faults / (m->user_s + m->sys_s);
 		c->sys_share = m->sys_s / (m->user_s + m->sys_s);
 		c->mem_by_faults = c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_PER_CPU_S) &&
-			c->sys_share >= cpw_threshold(CPW_T_SYS_SHARE);
+			c->sys_share >= sys_share_needed(c);
 	}
 	c->work_label = c->mem_by_counters || c->mem_by_faults ? CPW_CLASS_MEMORY_BOUND
 							       : CPW_CLASS_CPU_BOUND;
@@ -434,9 +443,11 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 			     SRC_RUSAGE, "%.0f minor page faults per CPU-second (memory-bound at >= %.0f)",
 			     c->minflt_rate, cpw_threshold(CPW_T_MINFLT_PER_CPU_S));
 	if (cpw_known(c->sys_share) && (c->mem_by_faults || !c->counters))
-		add_evidence(v, "sys_share", c->sys_share, cpw_threshold(CPW_T_SYS_SHARE), SRC_RUSAGE,
-			     "system time is %.0f%% of CPU time (page-fault dominated at >= %.0f%%)",
-			     pct(c->sys_share), pct(cpw_threshold(CPW_T_SYS_SHARE)));
+		add_evidence(v, "sys_share", c->sys_share, sys_share_needed(c), SRC_RUSAGE,
+			     "system time is %.0f%% of CPU time (page-fault dominated at >= %.0f%%%s)",
+			     pct(c->sys_share), pct(sys_share_needed(c)),
+			     sys_share_needed(c) < cpw_threshold(CPW_T_SYS_SHARE)
+				     ? " with this many faults" : "");
 }
 
 static void evidence_disk(const struct ctx *c, struct cpw_verdict *v, bool decisive)
@@ -708,7 +719,7 @@ static int runner_up(const struct ctx *c, const enum lane order[LANE_COUNT], int
 			continue;
 		if (win == LANE_MEM && (x == LANE_DISK ||
 					(x == LANE_CPU && cpw_known(c->sys_share) &&
-					 c->sys_share >= cpw_threshold(CPW_T_SYS_SHARE))))
+					 c->sys_share >= sys_share_needed(c))))
 			continue;
 		return x;
 	}

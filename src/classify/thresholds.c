@@ -65,6 +65,15 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 	[CPW_T_SYS_SHARE] = {
 		"sys_share", 0.60, "share",
 		"own calibration: sys >> user; page-fault churn measured 93% system time" },
+	[CPW_T_MINFLT_HEAVY] = {
+		"minflt_heavy_per_cpu_s", 50000, "faults/CPU-s",
+		"own calibration on a second VM: page-fault churn made 80-90k per CPU-second with only "
+		"48-57% system time (slower faults, partly charged as user time); a program starting "
+		"cold makes ~35k" },
+	[CPW_T_SYS_SHARE_HEAVY] = {
+		"sys_share_heavy", 0.40, "share",
+		"own calibration: with a fault every 20 us of CPU or more often, 40% system time is "
+		"the fault path's work (page-fault churn: 48-57% on that VM)" },
 	[CPW_T_DISK_SHARE] = {
 		"disk_share", 0.20, "share",
 		"USE method: disk wait >= 20% of the lifetime (DESIGN.md)" },
