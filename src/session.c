@@ -444,6 +444,12 @@ bool cpw_session_finish(struct cpw_session *s)
 	return cpw_report_check_budgets(r);
 }
 
+void cpw_session_remove_stale_groups(struct cpw_session *s)
+{
+	if (s->priv)
+		cpw_cgroup_remove_stale(s->priv->cgroup);
+}
+
 void cpw_session_close_sources(struct cpw_session *s)
 {
 	struct cpw_session_private *p = s->priv;

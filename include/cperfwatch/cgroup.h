@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "cperfwatch/psi.h"
 
@@ -106,6 +107,15 @@ const char *cpw_cgroup_describe(const struct cpw_cgroup *cg);
 /* Moves leftover processes back to the parent cgroup, removes the directories it created
  * (retrying while the kernel still counts exiting tasks) and frees cg. NULL is allowed. */
 void cpw_cgroup_destroy(struct cpw_cgroup *cg);
+
+/* Removes, beside each group cg made, the empty cperfwatch-PID groups that earlier runs
+ * killed with SIGKILL left behind (their PID gone, never one holding a process). Returns
+ * how many were removed. NULL is allowed. */
+int cpw_cgroup_remove_stale(const struct cpw_cgroup *cg);
+/* Its work in one directory, for tests: removes the empty groups named cperfwatch-PID of
+ * processes that no longer exist, other than self's, made before made_before. Returns how
+ * many or -errno. */
+int cpw_cgroup_remove_stale_in(const char *parent, pid_t self, time_t made_before);
 
 /* The CPU quota (cores) of the cgroup cperfwatch is in: the smallest quota/period walking
  * up the hierarchy (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us). NAN when there is

@@ -63,6 +63,9 @@ int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_
  * forked): before anything reads them. Failures are noted in cg->late_why. */
 void cpw_cg_ensure_made(struct cpw_cgroup *cg);
 
+/* A group of a run that is gone is removed only once it is this old (cgroup_stale.c). */
+#define CPW_CG_STALE_MIN_AGE_S 2
+
 /* Reads the /proc/PID/cgroup file into buf. Returns its length or -errno. */
 long cpw_cg_read_self(const char *proc_cgroup_path, char *buf, size_t size);
 

@@ -158,6 +158,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 		cpw_session_free(&s);
 		return exec_errno == ENOENT ? CPW_EXIT_NOT_FOUND : CPW_EXIT_CANNOT_RUN;
 	}
+	cpw_session_remove_stale_groups(&s); /* while the command runs */
 
 	bool main_done = false;
 	int main_status = 0;

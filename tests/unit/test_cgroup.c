@@ -1,7 +1,8 @@
 /*
  * test_cgroup.c: /proc/PID/cgroup parsing, limit parsing, and the figures and CPU quota read
  * from fixture cgroup trees (a hybrid v1 + unified layout and a pure v2 one). Creating real
- * groups is tests/unit/test_kernel_live.c's job.
+ * groups is tests/unit/test_kernel_live.c's job; removing those of runs that are gone is
+ * tested here on plain directories.
  */
 #include "config.h"
 #include "cperfwatch/cgroup.h"
@@ -13,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HYB FIXTURES "/cgroup-hybrid"
@@ -185,6 +190,79 @@ static void test_cpu_quota(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "unknown"));
 }
 
+/* A PID that no process has: a child's, once it is reaped. */
+static pid_t gone_pid(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	CU_ASSERT_FATAL(pid > 0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+static void make_group(const char *dir, const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	CU_ASSERT_EQUAL(mkdir(path, 0755), 0);
+}
+
+static bool group_exists(const char *dir, const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* Groups left by runs that are gone are removed; nothing else is. Plain directories stand
+ * in for groups: rmdir refuses a non-empty one as cgroupfs refuses one that holds a
+ * process. */
+static void test_remove_stale(void)
+{
+	char dir[] = "/tmp/cpw-stale.XXXXXX", path[512];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	pid_t dead = gone_pid(), dead_busy = gone_pid(), alive = getppid(), self = getpid();
+	char dead_name[64], busy_name[64], alive_name[64], self_name[64], file_name[64];
+	snprintf(dead_name, sizeof dead_name, "cperfwatch-%ld", (long)dead);
+	snprintf(busy_name, sizeof busy_name, "cperfwatch-%ld", (long)dead_busy);
+	snprintf(alive_name, sizeof alive_name, "cperfwatch-%ld", (long)alive);
+	snprintf(self_name, sizeof self_name, "cperfwatch-%ld", (long)self);
+	snprintf(file_name, sizeof file_name, "cperfwatch-%ld", (long)gone_pid());
+	make_group(dir, dead_name);
+	make_group(dir, busy_name);
+	snprintf(path, sizeof path, "%s/%s/cgroup.procs", dir, busy_name);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fclose(f);
+	make_group(dir, alive_name);
+	make_group(dir, self_name);
+	const char *odd[] = { "cperfwatch-", "cperfwatch-0", "cperfwatch-12x", "other-1", "cperfwatch--5" };
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++)
+		make_group(dir, odd[i]);
+	snprintf(path, sizeof path, "%s/%s", dir, file_name);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fclose(f);
+
+	/* Made just now: too young to be taken for a leftover. */
+	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in(dir, self, time(NULL) - 60), 0);
+	CU_ASSERT_TRUE(group_exists(dir, dead_name));
+
+	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in(dir, self, time(NULL) + 60), 1);
+	CU_ASSERT_FALSE(group_exists(dir, dead_name));
+	CU_ASSERT_TRUE(group_exists(dir, busy_name));  /* not empty */
+	CU_ASSERT_TRUE(group_exists(dir, alive_name)); /* its run goes on */
+	CU_ASSERT_TRUE(group_exists(dir, self_name));  /* ours */
+	CU_ASSERT_TRUE(group_exists(dir, file_name));  /* not a directory */
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++)
+		CU_ASSERT_TRUE(group_exists(dir, odd[i]));
+	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in("/nonexistent/cpw", self, time(NULL)), -ENOENT);
+
+	snprintf(path, sizeof path, "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(path), 0);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -198,5 +276,6 @@ int main(void)
 	CU_add_test(s, "a path too long: a reason", test_open_path_too_long);
 	CU_add_test(s, "CPU quota up the hierarchy", test_cpu_quota);
 	CU_add_test(s, "a placement is complete only with every group joined", test_placement_complete);
+	CU_add_test(s, "groups of runs that are gone are removed, no other", test_remove_stale);
 	return cpw_cunit_run_tap();
 }
