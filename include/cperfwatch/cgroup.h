@@ -21,7 +21,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include <time.h>
 
 #include "cperfwatch/psi.h"
 
@@ -113,9 +112,9 @@ void cpw_cgroup_destroy(struct cpw_cgroup *cg);
  * how many were removed. NULL is allowed. */
 int cpw_cgroup_remove_stale(const struct cpw_cgroup *cg);
 /* Its work in one directory, for tests: removes the empty groups named cperfwatch-PID of
- * processes that no longer exist, other than self's, made before made_before. Returns how
- * many or -errno. */
-int cpw_cgroup_remove_stale_in(const char *parent, pid_t self, time_t made_before);
+ * processes that no longer exist, other than self's, made before made_before (seconds since
+ * the epoch). Returns how many or -errno. */
+int cpw_cgroup_remove_stale_in(const char *parent, pid_t self, double made_before);
 
 /* The CPU quota (cores) of the cgroup cperfwatch is in: the smallest quota/period walking
  * up the hierarchy (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us). NAN when there is

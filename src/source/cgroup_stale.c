@@ -44,7 +44,13 @@ static bool pid_gone(pid_t pid)
 	return kill(pid, 0) < 0 && errno == ESRCH;
 }
 
-int cpw_cgroup_remove_stale_in(const char *parent, pid_t self, time_t made_before)
+/* A time of a file, in seconds since the epoch. */
+static double stat_time(const struct timespec *t)
+{
+	return (double)t->tv_sec + t->tv_nsec / 1e9;
+}
+
+int cpw_cgroup_remove_stale_in(const char *parent, pid_t self, double made_before)
 {
 	DIR *dir = opendir(parent);
 	if (!dir)
@@ -61,7 +67,7 @@ int cpw_cgroup_remove_stale_in(const char *parent, pid_t self, time_t made_befor
 		struct stat st;
 		if (cpw_kf_pathf(path, sizeof path, "%s/%s", parent, e->d_name) < 0 ||
 		    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_mtime >= made_before || st.st_ctime >= made_before)
+		    stat_time(&st.st_mtim) >= made_before || stat_time(&st.st_ctim) >= made_before)
 			continue;
 		if (rmdir(path) == 0)
 			removed++;
@@ -75,7 +81,9 @@ int cpw_cgroup_remove_stale(const struct cpw_cgroup *cg)
 	if (!cg)
 		return 0;
 	const struct cpw_cg_dir *dirs[3] = { &cg->v2, &cg->mem1, &cg->cpuacct1 };
-	time_t made_before = time(NULL) - CPW_CG_STALE_MIN_AGE_S;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	double made_before = stat_time(&now) - CPW_CG_STALE_MIN_AGE_S;
 	int removed = 0;
 	for (int i = 0; i < 3; i++) {
 		/* Only where ours is made: that is where our earlier runs made theirs. */

@@ -73,7 +73,7 @@ else
 		"$CPW" -- true 2>/dev/null
 		check "a killed run's group that holds a process stays (the command still runs)" \
 			test "$(groups_of $killed)" = "$(cat "$SCRATCH/killed")"
-		sleep 2.2 # the command ends at 1.2 s; groups younger than 2 s are left alone
+		sleep 2.5 # the command ends at 1.2 s; groups younger than 2 s are left alone
 		"$CPW" -- true 2>/dev/null
 		check "the groups of a killed run are removed by the next run: $(tr '\n' ' ' <"$SCRATCH/killed")" \
 			test -z "$(groups_of $killed)"

@@ -246,10 +246,10 @@ static void test_remove_stale(void)
 	fclose(f);
 
 	/* Made just now: too young to be taken for a leftover. */
-	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in(dir, self, time(NULL) - 60), 0);
+	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in(dir, self, (double)time(NULL) - 60), 0);
 	CU_ASSERT_TRUE(group_exists(dir, dead_name));
 
-	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in(dir, self, time(NULL) + 60), 1);
+	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in(dir, self, (double)time(NULL) + 60), 1);
 	CU_ASSERT_FALSE(group_exists(dir, dead_name));
 	CU_ASSERT_TRUE(group_exists(dir, busy_name));  /* not empty */
 	CU_ASSERT_TRUE(group_exists(dir, alive_name)); /* its run goes on */
@@ -257,7 +257,7 @@ static void test_remove_stale(void)
 	CU_ASSERT_TRUE(group_exists(dir, file_name));  /* not a directory */
 	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++)
 		CU_ASSERT_TRUE(group_exists(dir, odd[i]));
-	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in("/nonexistent/cpw", self, time(NULL)), -ENOENT);
+	CU_ASSERT_EQUAL(cpw_cgroup_remove_stale_in("/nonexistent/cpw", self, (double)time(NULL)), -ENOENT);
 
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
 	CU_ASSERT_EQUAL(system(path), 0);
