@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <perfmon/pfmlib_perf_event.h>
 #include "cperfwatch/counters.h"
 
 #define CPW_PARANOID_UNKNOWN (-100)
@@ -63,8 +64,24 @@ int cpw_perf_read_paranoid(const char *proc_root, int *level);
 int cpw_perf_cpu_pmu(const char *sys_root, bool names_decide);
 
 /* While hide is true, libpfm4's initialisation finds no debugfs and reads no tracepoints
- * (pfm_mounts.c). Returns false where that cannot be done (a shared libpfm4). */
+ * (pfm_mounts.c). Returns false where that cannot be done (fopen not exported to it). */
 bool cpw_pfm_hide_tracepoints(bool hide);
+
+/* The libpfm4 functions used, typed from its own declarations; filled by cpw_pfm_load(). */
+struct cpw_pfm_api {
+	__typeof__(pfm_initialize) *initialize;
+	__typeof__(pfm_terminate) *terminate;
+	__typeof__(pfm_get_os_event_encoding) *get_os_event_encoding;
+	__typeof__(pfm_strerror) *strerror;
+	__typeof__(pfm_get_event_next) *get_event_next;
+	__typeof__(pfm_get_event_info) *get_event_info;
+	__typeof__(pfm_get_event_attr_info) *get_event_attr_info;
+	__typeof__(pfm_get_pmu_info) *get_pmu_info;
+};
+extern struct cpw_pfm_api cpw_pfm;
+/* Opens libpfm4 once for the process's lifetime (pfm_load.c). Returns 0, or -errno with
+ * *why saying why (when why is not NULL). */
+int cpw_pfm_load(const char **why);
 
 /* One reading of a counter opened with TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING. */
 struct cpw_perf_reading {

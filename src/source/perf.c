@@ -118,12 +118,16 @@ static bool pfm_generic_only; /* narrowed to the generic perf PMU */
  * A name not found widens to everything (pfm_widen). */
 static int pfm_init(bool generic_only, bool hide_tracepoints)
 {
+	if (pfm_state == 0 && cpw_pfm_load(NULL) < 0) {
+		pfm_state = -1;
+		return -ENODEV;
+	}
 	if (pfm_state > 0)
-		pfm_terminate();
+		cpw_pfm.terminate();
 	if (generic_only)
 		setenv("LIBPFM_FORCE_PMU", "perf", 0);
 	bool hidden = hide_tracepoints && cpw_pfm_hide_tracepoints(true);
-	int r = pfm_initialize();
+	int r = cpw_pfm.initialize();
 	cpw_pfm_hide_tracepoints(false);
 	if (generic_only)
 		unsetenv("LIBPFM_FORCE_PMU");
@@ -165,7 +169,7 @@ static int encode_once(const char *name, bool count_kernel, struct perf_event_at
 	arg.attr = attr;
 	arg.size = sizeof(arg);
 	int plm = PFM_PLM3 | (count_kernel ? PFM_PLM0 : 0);
-	int r = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	int r = cpw_pfm.get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
 	attr->size = sizeof(*attr);
 	return r;
 }
@@ -262,7 +266,7 @@ static int add_named(struct cpw_counters *c, const char *name, char *err, size_t
 	int r = encode(name, c->count_kernel, &attr);
 	if (r != PFM_SUCCESS) {
 		snprintf(err, errlen, "unknown event '%s' (libpfm4: %s); see --list-events", name,
-			 pfm_strerror(r));
+			 cpw_pfm.strerror(r));
 		return -EINVAL;
 	}
 	struct event *e = add_event(c, name);
@@ -407,6 +411,11 @@ int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *er
 		err[0] = '\0';
 	if (!cpw_counters_may_open(event_list))
 		return new_without_pmu(out, err, errlen);
+	const char *why;
+	if (cpw_pfm_load(&why) < 0) {
+		snprintf(err, errlen, "cannot load libpfm4 (%s): install libpfm4", why);
+		return -ENODEV;
+	}
 	if (pfm_ready() < 0) {
 		snprintf(err, errlen, "libpfm4 failed to initialise");
 		return -ENODEV;
@@ -769,18 +778,18 @@ const char *cpw_counter_status_name(enum cpw_counter_status s)
 static void list_pmu(FILE *out, pfm_pmu_t p, const pfm_pmu_info_t *pinfo)
 {
 	fprintf(out, "%s: %s (%d events)\n", pinfo->name, pinfo->desc ? pinfo->desc : "", pinfo->nevents);
-	for (int idx = pinfo->first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+	for (int idx = pinfo->first_event; idx != -1; idx = cpw_pfm.get_event_next(idx)) {
 		pfm_event_info_t einfo;
 		memset(&einfo, 0, sizeof(einfo));
 		einfo.size = sizeof(einfo);
-		if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS || einfo.pmu != p)
+		if (cpw_pfm.get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS || einfo.pmu != p)
 			continue;
 		fprintf(out, "  %s::%s\n", pinfo->name, einfo.name);
 		for (int a = 0; a < einfo.nattrs; a++) {
 			pfm_event_attr_info_t ainfo;
 			memset(&ainfo, 0, sizeof(ainfo));
 			ainfo.size = sizeof(ainfo);
-			if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) == PFM_SUCCESS &&
+			if (cpw_pfm.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) == PFM_SUCCESS &&
 			    ainfo.type == PFM_ATTR_UMASK)
 				fprintf(out, "  %s::%s:%s\n", pinfo->name, einfo.name, ainfo.name);
 		}
@@ -805,7 +814,7 @@ int cpw_counters_list(FILE *out)
 		pfm_pmu_info_t pinfo;
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+		if (cpw_pfm.get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 			continue;
 		list_pmu(out, p, &pinfo);
 	}
