@@ -1,7 +1,7 @@
 /*
  * test_report.c: the writers on a report built by hand: the GNU time labels in their order,
  * N/A and null for what was not measured, escaping of hostile names, JSON that json-c parses
- * back, OpenMetrics framing, budgets.
+ * back, OpenMetrics framing, budgets. The report is report_fixture.c's.
  */
 #include "config.h"
 
@@ -12,56 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cperfwatch/report.h"
-#include "cperfwatch/tree.h"
+#include "report/report.h"
+#include "model/tree.h"
 #include "cunit_tap.h"
-
-static char arg0[] = "prog", arg1[] = "arg\x1b[31m";
-static char *command[] = { arg0, arg1, NULL };
-
-static void build(struct cpw_report *r, struct cpw_config *cfg)
-{
-	memset(r, 0, sizeof(*r));
-	r->cgroup_mem_peak_kib = NAN;
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->mode = CPW_MODE_RUN;
-	cfg->interval_ms = 100;
-	cfg->command = command;
-	cfg->command_argc = 2;
-	r->cfg = cfg;
-	r->mode = CPW_MODE_RUN;
-	r->pid = 4321;
-	r->exit_known = true;
-	r->exit_code = 3;
-	r->rusage_known = true;
-	r->ru.ru_utime.tv_sec = 1;
-	r->ru.ru_utime.tv_usec = 500000;
-	r->ru.ru_stime.tv_usec = 250000;
-	r->ru.ru_maxrss = 2048;
-	r->ru.ru_minflt = 77;
-	r->page_size = 4096;
-	cpw_metrics_init(&r->metrics);
-	r->metrics.wall_s = 2.0;
-	r->metrics.user_s = 1.5;
-	r->metrics.sys_s = 0.25;
-	r->metrics.samples = 10;
-	r->metrics.thread_samples = 10;
-	r->metrics.st_running = 8;
-	r->metrics.st_sleeping = 2;
-	r->metrics.oncpu_s = 1.5;
-	r->metrics.runq_wait_s = 0.5;
-	r->verdict.cls = CPW_CLASS_CPU_BOUND;
-	r->verdict.confidence = 0.9;
-	r->verdict.secondary = CPW_CLASS_NONE;
-	r->verdict.nevidence = 1;
-	snprintf(r->verdict.evidence[0].metric, 48, "cpu_share");
-	r->verdict.evidence[0].value = 0.875;
-	r->verdict.evidence[0].threshold = 0.8;
-	snprintf(r->verdict.evidence[0].source, 64, "wait4 rusage");
-	snprintf(r->verdict.evidence[0].text, 160, "bad \xff byte");
-	snprintf(r->verdict.advice, sizeof(r->verdict.advice), "think");
-	cpw_report_note(r, "a note %d", 1);
-}
+#include "report_fixture.h"
 
 static char *render(const struct cpw_report *r, int (*writer)(const struct cpw_report *, FILE *))
 {
@@ -91,7 +45,7 @@ static void test_text_time_labels(void)
 	};
 	struct cpw_report r;
 	struct cpw_config cfg;
-	build(&r, &cfg);
+	report_fixture_build(&r, &cfg);
 	char *text = render(&r, cpw_report_write_text);
 	const char *at = text;
 	for (const char **l = labels; *l; l++) {
@@ -113,7 +67,7 @@ static void test_json_round_trip(void)
 {
 	struct cpw_report r;
 	struct cpw_config cfg;
-	build(&r, &cfg);
+	report_fixture_build(&r, &cfg);
 	char *text = render(&r, cpw_report_write_json);
 	json_object *root = json_tokener_parse(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
@@ -150,13 +104,10 @@ static void test_json_processes_streamed(void)
 {
 	struct cpw_report r;
 	struct cpw_config cfg;
-	build(&r, &cfg);
-	struct cpw_tree *tree = cpw_tree_new("/nonexistent", false);
+	report_fixture_build(&r, &cfg);
+	struct cpw_tree *tree = report_fixture_tree();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
 	r.tree = tree;
-	cpw_tree_record_exit(tree, 100, 1, "first", 0.5, 0.25, 10, 1, 2048, 0.1);
-	cpw_tree_record_exit(tree, 101, 100, "a \"q\"\nname", 0, 0, 1, 0, 512, 0.2);
-	cpw_tree_record_exit(tree, 102, 100, "@cperfwatch-processes@", 0, 0, 1, 0, 512, 0.3);
 	char *text = render(&r, cpw_report_write_json);
 	json_object *root = json_tokener_parse(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
@@ -190,7 +141,7 @@ static void test_json_processes_streamed(void)
 	cpw_tree_free(tree);
 
 	/* No tree: an empty array, as json-c prints one. */
-	build(&r, &cfg);
+	report_fixture_build(&r, &cfg);
 	text = render(&r, cpw_report_write_json);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"processes\": [\n  ],\n"));
 	CU_ASSERT_PTR_NULL(strstr(text, "@cperfwatch-processes@"));
@@ -202,18 +153,18 @@ static void test_long_note(void)
 {
 	struct cpw_report r;
 	struct cpw_config cfg;
-	build(&r, &cfg);
+	report_fixture_build(&r, &cfg);
 	char path[700];
 	memset(path, 'd', sizeof path - 1);
 	path[sizeof path - 1] = '\0';
-	int first = r.nnotes; /* after build()'s own */
+	int first = r.nnotes; /* after the fixture's own */
 	cpw_report_note(&r, "cannot create %s: Permission denied", path);
 	cpw_report_note(&r, "short %d", 7);
 	CU_ASSERT_EQUAL(strlen(r.notes[first]), CPW_NOTE_LEN - 1);
 	CU_ASSERT_STRING_EQUAL(r.notes[first] + CPW_NOTE_LEN - 4, "...");
 	CU_ASSERT_STRING_EQUAL(r.notes[first + 1], "short 7");
 	/* A reason after a deep cgroup path (the v2 session scope of a desktop) fits whole. */
-	build(&r, &cfg);
+	report_fixture_build(&r, &cfg);
 	first = r.nnotes;
 	cpw_report_note(&r, "not run in a cgroup of its own (cannot create %s: Permission denied (not "
 			"root, and the cgroup is not delegated to us)): memory and pressure figures "
@@ -227,7 +178,7 @@ static void test_openmetrics(void)
 {
 	struct cpw_report r;
 	struct cpw_config cfg;
-	build(&r, &cfg);
+	report_fixture_build(&r, &cfg);
 	char *text = render(&r, cpw_report_write_openmetrics);
 	size_t len = strlen(text);
 	CU_ASSERT_TRUE(len > 6 && strcmp(text + len - 6, "# EOF\n") == 0);
@@ -241,7 +192,7 @@ static void test_budgets(void)
 {
 	struct cpw_report r;
 	struct cpw_config cfg;
-	build(&r, &cfg);
+	report_fixture_build(&r, &cfg);
 	cfg.max_wall_s = 1.0;
 	cfg.max_cpu_s = 5.0;
 	r.metrics.max_rss_kib = 4096;
@@ -277,7 +228,7 @@ static void test_write_failure(void)
 {
 	struct cpw_report r;
 	struct cpw_config cfg;
-	build(&r, &cfg);
+	report_fixture_build(&r, &cfg);
 	cfg.format = CPW_FORMAT_JSON;
 	FILE *full = fopen("/dev/full", "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(full);

@@ -1,0 +1,22 @@
+/*
+ * report_fixture.h: one fixed report, filled by hand, shared by the tests of the writers
+ * (test_report spot-checks it, test_golden compares its whole rendering with
+ * tests/expected/). Nothing in it depends on the machine, the clock or the test's pid.
+ */
+#ifndef CPW_REPORT_FIXTURE_H
+#define CPW_REPORT_FIXTURE_H
+
+#include "report/report.h"
+#include "model/tree.h"
+
+/* Fills r and cfg (r->cfg = cfg): run mode of `prog arg<ESC>[31m`, pid 4321, exit status 3,
+ * its rusage and metrics, a cpu-bound verdict with one evidence of invalid UTF-8, and the
+ * note "a note 1". r->tree is NULL. */
+void report_fixture_build(struct cpw_report *r, struct cpw_config *cfg);
+
+/* A tree of three exited processes (read from no /proc), for r->tree: pids 100, 101, 102
+ * named "first", "a \"q\"\nname" (a quote and a newline) and "@cperfwatch-processes@" (the
+ * JSON writer's own placeholder). NULL when out of memory. Free it with cpw_tree_free(). */
+struct cpw_tree *report_fixture_tree(void);
+
+#endif
