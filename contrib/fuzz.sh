@@ -69,7 +69,7 @@ fi
 # The parsers only need _GNU_SOURCE from config.h: a minimal one keeps this script
 # independent of any configured build.
 printf '#define _GNU_SOURCE 1\n#define PACKAGE_VERSION "fuzz"\n' >"$build_dir/config.h"
-PARSERS="src/source/proc_parse.c src/report/escape.c src/source/psi.c src/source/vmstat.c
+PARSERS="src/source/proc_parse.c src/util/escape.c src/source/psi.c src/source/vmstat.c
 	src/source/taskstats_parse.c src/source/cgroup_path.c src/source/cgroup_read.c
 	src/source/cgroup.c src/source/kfile.c"
 CFLAGS_FUZZ="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
@@ -85,7 +85,7 @@ run_target() {
 	mkdir -p "$work" "$crashes"
 	rm -f "$crashes"/*
 	# shellcheck disable=SC2086 # word splitting of the flag list is meant
-	if ! (cd "$SRCDIR" && "$CLANG" $CFLAGS_FUZZ -I"$build_dir" -Iinclude -Itests/fuzz \
+	if ! (cd "$SRCDIR" && "$CLANG" $CFLAGS_FUZZ -I"$build_dir" -Isrc -Itests/fuzz \
 		-o "$exe" "tests/fuzz/fuzz_$t.c" "$build_dir/parsers.a" -lm) >"$log" 2>&1; then
 		echo "FAIL $t: does not build: $(grep -m1 error "$log")" >"$build_dir/$t.result"
 		return
@@ -133,7 +133,7 @@ for s in $PARSERS; do
 	o="$build_dir/$(basename "$s" .c).o"
 	objs="$objs $o"
 	# shellcheck disable=SC2086
-	(cd "$SRCDIR" && "$CLANG" $CFLAGS_FUZZ -fsanitize=fuzzer-no-link -I"$build_dir" -Iinclude \
+	(cd "$SRCDIR" && "$CLANG" $CFLAGS_FUZZ -fsanitize=fuzzer-no-link -I"$build_dir" -Isrc \
 		-Isrc/source -c -o "$o" "$s") >"$o.log" 2>&1 &
 done
 wait

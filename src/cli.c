@@ -5,7 +5,7 @@
  * anything is started.
  */
 #include "config.h"
-#include "cperfwatch/cli.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cperfwatch/verdict.h"
-#include "cperfwatch/round.h"
+#include "classify/verdict.h"
+#include "util/round.h"
 
 void cpw_config_defaults(struct cpw_config *cfg)
 {

@@ -11,43 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cperfwatch/cli.h"
-#include "cperfwatch/counters.h"
-#include "cperfwatch/exitcodes.h"
-#include "cperfwatch/modes.h"
-#include "cperfwatch/report.h"
-
-/* Writes the report to an unbuffered stream (standard error) in one go: one write instead
- * of one per printf, ~0.4 ms less on a terminal or a pipe. */
-static int write_unbuffered(const struct cpw_report *r, FILE *out)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	if (!mem)
-		return cpw_report_write(r, out);
-	int rc = cpw_report_write(r, mem);
-	if (fclose(mem) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && len && fwrite(text, 1, len, out) != len)
-		rc = -errno;
-	free(text);
-	return rc;
-}
-
-int cpw_emit_report(const struct cpw_config *cfg, const struct cpw_report *r, FILE *out)
-{
-	int rc = out == stderr ? write_unbuffered(r, out) : cpw_report_write(r, out);
-	if (out != stdout && out != stderr && fclose(out) != 0 && rc == 0)
-		rc = -errno;
-	if (rc != 0) {
-		fprintf(stderr, "cperfwatch: cannot write the report to %s: %s\n",
-			cfg->output_path ? cfg->output_path : (out == stdout ? "standard output" : "standard error"),
-			strerror(-rc));
-		return -1;
-	}
-	return 0;
-}
+#include "cli.h"
+#include "source/perf.h"
+#include "exitcodes.h"
+#include "modes/attach.h"
+#include "modes/run.h"
+#include "report/report.h"
 
 /* Opens /dev/null on any of fds 0-2 that is closed, so that no descriptor cperfwatch opens
  * (a netlink socket, a /proc file) becomes standard output or error by accident. Returns a

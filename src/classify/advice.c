@@ -3,12 +3,12 @@
  * details taken from the metrics (idle cores, oversubscription, the memory limit). Pure:
  * formats into the verdict, no I/O, no allocation.
  */
-#include "advice.h"
+#include "classify/advice.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cperfwatch/thresholds.h"
+#include "classify/thresholds.h"
 
 /* Full advice, when the class is the verdict. Each well under the 511 characters. */
 static const char *const advice_full[CPW_CLASS_COUNT] = {

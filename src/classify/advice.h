@@ -5,7 +5,8 @@
 #ifndef CPW_CLASSIFY_ADVICE_H
 #define CPW_CLASSIFY_ADVICE_H
 
-#include "cperfwatch/verdict.h"
+#include "classify/verdict.h"
+#include "model/metrics.h"
 
 /* The short, generic advice for one class ("" for CPW_CLASS_NONE or an invalid value). */
 const char *cpw_advice_for(enum cpw_class cls);

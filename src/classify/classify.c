@@ -12,14 +12,14 @@
  * its threshold and dominates the runner-up names the verdict; thrashing wins at a lower
  * share because its stalls make everything else slow; two close lanes make it mixed.
  */
-#include "cperfwatch/verdict.h"
+#include "classify/classify.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "advice.h"
-#include "cperfwatch/thresholds.h"
+#include "classify/advice.h"
+#include "classify/thresholds.h"
 
 #define PAGE_KIB 4.0
 
@@ -817,34 +817,4 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 		add_evidence(v, "hw_counters", NAN, NAN, SRC_PERF,
 			     "memory stalls are not observable here (no hardware counters)");
 	cpw_advice_fill(m, v);
-}
-
-static const char *const class_names[CPW_CLASS_COUNT] = {
-	[CPW_CLASS_CPU_BOUND] = "cpu-bound",
-	[CPW_CLASS_MEMORY_BOUND] = "memory-bound",
-	[CPW_CLASS_IO_BOUND] = "io-bound",
-	[CPW_CLASS_THRASHING] = "thrashing",
-	[CPW_CLASS_WAITING] = "waiting",
-	[CPW_CLASS_CPU_STARVED] = "cpu-starved",
-	[CPW_CLASS_MIXED] = "mixed",
-	[CPW_CLASS_UNKNOWN] = "unknown",
-};
-
-const char *cpw_class_name(enum cpw_class cls)
-{
-	if (cls == CPW_CLASS_NONE)
-		return "none";
-	if (cls < 0 || cls >= CPW_CLASS_COUNT)
-		return "invalid";
-	return class_names[cls];
-}
-
-int cpw_class_from_name(const char *name)
-{
-	if (name == NULL)
-		return -1;
-	for (int i = 0; i < CPW_CLASS_COUNT; i++)
-		if (strcmp(class_names[i], name) == 0)
-			return i;
-	return -1;
 }

@@ -6,7 +6,7 @@
  * spent on a CPU, in the run queue, in disk wait, in memory stalls or blocked in D),
  * so that idle helper threads (thread pools, BLAS threads) do not dilute it.
  */
-#include "cperfwatch/thresholds.h"
+#include "classify/thresholds.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -76,10 +76,10 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"the fault path's work (page-fault churn: 48-57% on that VM)" },
 	[CPW_T_DISK_SHARE] = {
 		"disk_share", 0.20, "share",
-		"USE method: disk wait >= 20% of the lifetime (DESIGN.md)" },
+		"USE method: disk wait >= 20% of the lifetime (doc/classification.md, 3)" },
 	[CPW_T_DISK_VS_CPU] = {
 		"disk_vs_cpu", 0.50, "ratio",
-		"DESIGN.md: disk wait larger than half the CPU time, so a compiler with some reads "
+		"design rule: disk wait larger than half the CPU time, so a compiler with some reads "
 		"stays CPU-bound" },
 	[CPW_T_IO_MIN_BYTES] = {
 		"io_min_bytes", 65536, "bytes",
@@ -112,7 +112,7 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"more means pages were dropped and read again" },
 	[CPW_T_WAIT_SHARE] = {
 		"wait_share", 0.50, "share",
-		"DESIGN.md: most of the lifetime asleep (S) or blocked on something that is not disk" },
+		"design rule: most of the lifetime asleep (S) or blocked on something that is not disk" },
 	[CPW_T_PSI_SHARE] = {
 		"psi_share", 0.10, "share",
 		"PSI practice: pressure 'some' >= 10% of the run corroborates a verdict (not needed)" },

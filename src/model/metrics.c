@@ -1,8 +1,9 @@
 /*
- * metrics.c: the classifier's input from the model (metrics.h, collect.h).
+ * metrics.c: the classifier's input from the model (model/metrics.h).
  */
 #include "config.h"
-#include "cperfwatch/collect.h"
+#include "model/metrics.h"
+#include "model/tree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -83,4 +84,36 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 		m->write_bytes = write;
 	}
 	m->top_process_cpu_share = cpu_total > 0 ? top_cpu / cpu_total : NAN;
+}
+
+void cpw_metrics_from_counters(struct cpw_metrics *m, const struct cpw_counter_figures *f)
+{
+	m->cycles = f->cycles;
+	m->instructions = f->instructions;
+	m->cache_references = f->cache_references;
+	m->cache_misses = f->cache_misses;
+	m->llc_load_misses = f->llc_load_misses;
+	m->branch_misses = f->branch_misses;
+	m->stalled_cycles_backend = f->stalled_cycles_backend;
+	m->topdown_memory_bound = f->topdown_memory_bound;
+	m->hw_counters_available = !isnan(m->cycles) && !isnan(m->instructions);
+}
+
+void cpw_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s)
+{
+	double n = (double)m->thread_samples;
+	if (m->thread_samples == 0) {
+		s->running = s->runnable = s->disk_wait = s->d_other = s->sleeping = s->other = NAN;
+		return;
+	}
+	double r = (double)m->st_running / n;
+	double split = 1; /* all of R is running unless schedstat says otherwise */
+	if (cpw_known(m->oncpu_s) && cpw_known(m->runq_wait_s) && m->oncpu_s + m->runq_wait_s > 0)
+		split = m->oncpu_s / (m->oncpu_s + m->runq_wait_s);
+	s->running = r * split;
+	s->runnable = r * (1 - split);
+	s->disk_wait = (double)m->st_disk_wait / n;
+	s->d_other = (double)m->st_d_other / n;
+	s->sleeping = (double)m->st_sleeping / n;
+	s->other = (double)m->st_other / n;
 }

@@ -9,7 +9,7 @@
  * banked in its process, and a process that disappears keeps its last figures.
  */
 #include "config.h"
-#include "cperfwatch/tree.h"
+#include "model/tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cperfwatch/proc_parse.h"
-#include "cperfwatch/procps.h"
+#include "source/proc_parse.h"
+#include "source/procps.h"
 
 struct cpw_thread_slot {
 	pid_t tid;

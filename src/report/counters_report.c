@@ -8,9 +8,9 @@
  * <not counted> and the reason. Multiplexed events end with their running fraction.
  */
 #include "config.h"
-#include "cperfwatch/counters_report.h"
-#include "cperfwatch/perf_internal.h"
-#include "cperfwatch/round.h"
+#include "report/counters_report.h"
+#include "source/perf_private.h"
+#include "util/round.h"
 
 #include <errno.h>
 #include <math.h>

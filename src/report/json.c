@@ -4,14 +4,14 @@
  * "notes"; never 0.
  */
 #include "config.h"
-#include "cperfwatch/report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <string.h>
 
-#include "cperfwatch/counters_report.h"
+#include "report/counters_report.h"
 
 static json_object *jnum(double v)
 {

@@ -5,7 +5,7 @@
  * counters. A value that could not be measured is left out, never written as 0.
  */
 #include "config.h"
-#include "cperfwatch/report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <libgen.h>

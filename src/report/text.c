@@ -5,13 +5,13 @@
  * pressure, counters, the verdict with its evidence, and notes.
  */
 #include "config.h"
-#include "cperfwatch/report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include "cperfwatch/counters_report.h"
+#include "report/counters_report.h"
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 

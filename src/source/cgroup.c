@@ -5,9 +5,9 @@
  * Where the hierarchies are is cgroup_path.c's job; the figures are cgroup_read.c's.
  */
 #include "config.h"
-#include "cperfwatch/cgroup.h"
-#include "cgroup_int.h"
-#include "kfile.h"
+#include "source/cgroup.h"
+#include "source/cgroup_private.h"
+#include "source/kfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,9 +7,9 @@
  * cpuacct -> cpu,cpuacct), or at <root>/<controller-list>.
  */
 #include "config.h"
-#include "cperfwatch/cgroup.h"
-#include "cgroup_int.h"
-#include "kfile.h"
+#include "source/cgroup.h"
+#include "source/cgroup_private.h"
+#include "source/kfile.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,9 +10,9 @@
  * ("quota period" or "max period").
  */
 #include "config.h"
-#include "cperfwatch/cgroup.h"
-#include "cgroup_int.h"
-#include "kfile.h"
+#include "source/cgroup.h"
+#include "source/cgroup_private.h"
+#include "source/kfile.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,9 +9,9 @@
  * PID namespace (whose PID we cannot see) has just made and not yet moved its command into.
  */
 #include "config.h"
-#include "cperfwatch/cgroup.h"
-#include "cgroup_int.h"
-#include "kfile.h"
+#include "source/cgroup.h"
+#include "source/cgroup_private.h"
+#include "source/kfile.h"
 
 #include <dirent.h>
 #include <errno.h>

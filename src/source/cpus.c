@@ -5,8 +5,8 @@
  * more CPUs than CPU_SETSIZE (1024).
  */
 #include "config.h"
-#include "cperfwatch/cpus.h"
-#include "cperfwatch/cgroup.h"
+#include "source/cpus.h"
+#include "source/cgroup.h"
 
 #include <errno.h>
 #include <math.h>

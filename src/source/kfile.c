@@ -4,7 +4,7 @@
  * The kernel-interface sources use these so that each of them only knows its own format.
  */
 #include "config.h"
-#include "kfile.h"
+#include "source/kfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

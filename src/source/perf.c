@@ -12,8 +12,8 @@
  * never reported as a number.
  */
 #include "config.h"
-#include "cperfwatch/counters.h"
-#include "cperfwatch/perf_internal.h"
+#include "source/perf.h"
+#include "source/perf_private.h"
 
 #include <errno.h>
 #include <math.h>
@@ -710,40 +710,39 @@ static bool has_number(const struct cpw_counter_value *v)
 	return v->status == CPW_COUNTER_COUNTED || v->status == CPW_COUNTER_MULTIPLEXED;
 }
 
+/* The first number counted for each role, NAN for a role nothing counted. */
+static void values_by_role(const struct cpw_counters *c, double by_role[CPW_ROLE_COUNT])
+{
+	for (size_t r = 0; r < CPW_ROLE_COUNT; r++)
+		by_role[r] = NAN;
+	for (size_t i = 0; c && i < c->nev; i++) {
+		const struct event *e = &c->ev[i];
+		if (e->role != CPW_ROLE_NONE && has_number(&e->v) && isnan(by_role[e->role]))
+			by_role[e->role] = e->v.value;
+	}
+}
+
 void cpw_counters_derive(const struct cpw_counters *c, struct cpw_counters_derived *d)
 {
 	double by_role[CPW_ROLE_COUNT];
-	for (size_t r = 0; r < CPW_ROLE_COUNT; r++)
-		by_role[r] = NAN;
-	for (size_t i = 0; c && i < c->nev; i++) {
-		const struct event *e = &c->ev[i];
-		if (e->role != CPW_ROLE_NONE && has_number(&e->v) && isnan(by_role[e->role]))
-			by_role[e->role] = e->v.value;
-	}
+	values_by_role(c, by_role);
 	cpw_perf_derive(by_role, d);
 }
 
-void cpw_counters_fill_metrics(const struct cpw_counters *c, struct cpw_metrics *m)
+void cpw_counters_figures(const struct cpw_counters *c, struct cpw_counter_figures *f)
 {
 	double by_role[CPW_ROLE_COUNT];
-	for (size_t r = 0; r < CPW_ROLE_COUNT; r++)
-		by_role[r] = NAN;
-	for (size_t i = 0; c && i < c->nev; i++) {
-		const struct event *e = &c->ev[i];
-		if (e->role != CPW_ROLE_NONE && has_number(&e->v) && isnan(by_role[e->role]))
-			by_role[e->role] = e->v.value;
-	}
-	m->cycles = by_role[CPW_ROLE_CYCLES];
-	m->instructions = by_role[CPW_ROLE_INSTRUCTIONS];
-	m->cache_references = by_role[CPW_ROLE_CACHE_REFERENCES];
-	m->cache_misses = by_role[CPW_ROLE_CACHE_MISSES];
-	m->llc_load_misses = by_role[CPW_ROLE_LLC_LOAD_MISSES];
-	m->branch_misses = by_role[CPW_ROLE_BRANCH_MISSES];
-	m->stalled_cycles_backend = by_role[CPW_ROLE_STALLED_BACKEND];
+	values_by_role(c, by_role);
+	f->cycles = by_role[CPW_ROLE_CYCLES];
+	f->instructions = by_role[CPW_ROLE_INSTRUCTIONS];
+	f->cache_references = by_role[CPW_ROLE_CACHE_REFERENCES];
+	f->cache_misses = by_role[CPW_ROLE_CACHE_MISSES];
+	f->llc_load_misses = by_role[CPW_ROLE_LLC_LOAD_MISSES];
+	f->branch_misses = by_role[CPW_ROLE_BRANCH_MISSES];
+	f->stalled_cycles_backend = by_role[CPW_ROLE_STALLED_BACKEND];
 	struct cpw_counters_derived d;
 	cpw_perf_derive(by_role, &d);
-	m->topdown_memory_bound = d.topdown_memory_bound;
-	m->hw_counters_available = !isnan(m->cycles) && !isnan(m->instructions);
+	f->topdown_memory_bound = d.topdown_memory_bound;
 }
 
 void cpw_counters_free(struct cpw_counters *c)

@@ -6,8 +6,8 @@
  * Kept apart from perf.c so unit tests check every branch without a kernel or a PMU.
  */
 #include "config.h"
-#include "cperfwatch/perf_internal.h"
-#include "kfile.h"
+#include "source/perf_private.h"
+#include "source/kfile.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,8 +9,8 @@
  * session sets up the rest, so start-up does not wait for it either.
  */
 #include "config.h"
-#include "cperfwatch/counters.h"
-#include "cperfwatch/perf_internal.h"
+#include "source/perf.h"
+#include "source/perf_private.h"
 
 #include <errno.h>
 #include <fcntl.h>

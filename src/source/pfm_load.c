@@ -9,7 +9,7 @@
  * lists) never pays for it, and a run that does pays ~1 ms beside perf's own set-up.
  */
 #include "config.h"
-#include "cperfwatch/perf_internal.h"
+#include "source/perf_private.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
  * does not export it (the unit tests) libpfm4 finds the C library's and reads them.
  */
 #include "config.h"
-#include "cperfwatch/perf_internal.h"
+#include "source/perf_private.h"
 
 #include <dlfcn.h>
 #include <errno.h>

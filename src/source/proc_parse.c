@@ -3,7 +3,7 @@
  * task/TID/children lists (see proc_parse.h). No I/O but cpw_read_file().
  */
 #include "config.h"
-#include "cperfwatch/proc_parse.h"
+#include "source/proc_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>

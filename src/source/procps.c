@@ -7,7 +7,7 @@
  * pays before the command can start.
  */
 #include "config.h"
-#include "cperfwatch/procps.h"
+#include "source/procps.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -7,8 +7,8 @@
  * total is cumulative stall time in microseconds.
  */
 #include "config.h"
-#include "cperfwatch/psi.h"
-#include "kfile.h"
+#include "source/psi.h"
+#include "source/kfile.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * for exit records. Parsing the replies is taskstats_parse.c's job.
  */
 #include "config.h"
-#include "cperfwatch/taskstats.h"
-#include "kfile.h"
+#include "source/taskstats.h"
+#include "source/kfile.h"
 
 #include <errno.h>
 #include <linux/genetlink.h>

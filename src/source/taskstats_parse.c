@@ -6,7 +6,7 @@
  * TYPE_TGID. Pure and bounds-checked everywhere: it is a fuzz target.
  */
 #include "config.h"
-#include "cperfwatch/taskstats.h"
+#include "source/taskstats.h"
 
 #include <errno.h>
 #include <linux/genetlink.h>

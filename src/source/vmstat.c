@@ -5,8 +5,8 @@
  * counter. Both are accepted.
  */
 #include "config.h"
-#include "cperfwatch/vmstat.h"
-#include "kfile.h"
+#include "source/vmstat.h"
+#include "source/kfile.h"
 
 #include <errno.h>
 #include <stdio.h>

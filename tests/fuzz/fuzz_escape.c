@@ -9,7 +9,7 @@
 #include "config.h"
 #include "fuzz.h"
 
-#include "cperfwatch/report.h"
+#include "util/escape.h"
 
 /* The length an escaped form must have when nothing was cut: each byte kept or 4 bytes. */
 static int plausible_full(const char *src, const char *dst)

@@ -32,9 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cperfwatch/metrics.h"
-#include "cperfwatch/thresholds.h"
-#include "cperfwatch/verdict.h"
+#include "model/metrics.h"
+#include "classify/thresholds.h"
+#include "classify/classify.h"
 #include "cunit_tap.h"
 
 #ifndef CPW_METRICS_FIXTURES
@@ -483,7 +483,7 @@ static void test_fixture_coverage(void)
 		if (!seen[c])
 			FAILF("no fixture expects %s", cpw_class_name((enum cpw_class)c));
 
-	snprintf(path, sizeof path, "%s/../../../src/classify/classify.am", fixture_dir());
+	snprintf(path, sizeof path, "%s/../../../tests/unit/unit.am", fixture_dir());
 	fp = fopen(path, "r");
 	if (fp == NULL) {
 		FAILF("cannot open %s: %s", path, strerror(errno));
@@ -512,7 +512,7 @@ static void test_fixture_coverage(void)
 			for (int j = 0; j < nlisted && !found; j++)
 				found = strcmp(listed[j], fixture_names[i]) == 0;
 			if (!found)
-				FAILF("%s is not in EXTRA_DIST (src/classify/classify.am)", fixture_names[i]);
+				FAILF("%s is not in EXTRA_DIST (tests/unit/unit.am)", fixture_names[i]);
 		}
 		for (int j = 0; j < nlisted; j++) {
 			bool found = false;

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cperfwatch/cli.h"
-#include "cperfwatch/verdict.h"
-#include "cperfwatch/round.h"
+#include "cli.h"
+#include "classify/verdict.h"
+#include "util/round.h"
 #include "cunit_tap.h"
 
 static char errbuf[1024];

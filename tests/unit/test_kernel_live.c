@@ -7,9 +7,9 @@
  * saying why, where there is no root or no writable cgroupfs.
  */
 #include "config.h"
-#include "cperfwatch/cgroup.h"
-#include "cperfwatch/launch.h"
-#include "cperfwatch/taskstats.h"
+#include "source/cgroup.h"
+#include "modes/launch.h"
+#include "source/taskstats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +73,7 @@ static pid_t gated_child(int gate[2], size_t mib)
 			       -1, 0);
 		if (p != MAP_FAILED)
 			memset(p, 1, mib << 20);
+		raise(SIGSTOP); /* says it has touched its memory: its parent waits for the stop */
 		pause();
 		_exit(0);
 	}
@@ -126,13 +127,16 @@ static void test_cgroup_lifecycle(void)
 	pid_t child = gated_child(gate, 64);
 	ok(cpw_cgroup_add_pid(cg, child, why, sizeof why) == 0, "child %ld moved in at the gate",
 	   (long)child);
-	/* A first reading opens the files that the second one re-reads (heldfile.h). */
+	/* A first reading opens the files that the second one re-reads (source/kfile.h). */
 	struct cpw_cgroup_stats s0;
 	cpw_cgroup_read(cg, &s0);
 	if (write(gate[1], "x", 1) != 1)
 		perror("write");
 	close(gate[1]);
-	sleep_ms(300); /* let it touch its 64 MiB */
+	/* Until it has touched its 64 MiB and stopped: where page faults are slow that takes
+	 * longer than any fixed sleep would safely allow. */
+	int wst;
+	waitpid(child, &wst, WUNTRACED);
 
 	pid_t pids[16];
 	int n = cpw_cgroup_pids(cg, pids, 16);

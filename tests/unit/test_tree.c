@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cperfwatch/collect.h"
-#include "cperfwatch/procps.h"
-#include "cperfwatch/tree.h"
+#include "model/metrics.h"
+#include "source/procps.h"
+#include "model/tree.h"
 #include "cunit_tap.h"
 
 static char root[512];

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cperfwatch/config.h"
-#include "cperfwatch/tui.h"
+#include "options.h"
+#include "view/tui.h"
 #include "cunit_tap.h"
 
 /* A tree:   1 (init-like root, 0% cpu)

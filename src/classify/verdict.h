@@ -1,0 +1,49 @@
+/*
+ * verdict.h: the classifier's answer: the fixed vocabulary of classes and their names
+ * (verdict.c), the evidence, findings and advice. Filled by cpw_classify() (classify.h);
+ * read by every report writer and the live view.
+ */
+#ifndef CPW_CLASSIFY_VERDICT_H
+#define CPW_CLASSIFY_VERDICT_H
+
+/* The fixed vocabulary of verdict.class (doc/cperfwatch.schema.json). Keep the order:
+ * budgets use bits. */
+enum cpw_class {
+	CPW_CLASS_CPU_BOUND,
+	CPW_CLASS_MEMORY_BOUND,
+	CPW_CLASS_IO_BOUND,
+	CPW_CLASS_THRASHING,
+	CPW_CLASS_WAITING,
+	CPW_CLASS_CPU_STARVED,
+	CPW_CLASS_MIXED,
+	CPW_CLASS_UNKNOWN,
+	CPW_CLASS_COUNT,
+	CPW_CLASS_NONE = -1 /* no secondary */
+};
+
+#define CPW_EVIDENCE_MAX 8
+#define CPW_FINDINGS_MAX 4
+
+struct cpw_evidence {
+	char metric[48];    /* e.g. "cpu_share" */
+	double value;       /* NAN where the rule could not be evaluated */
+	double threshold;   /* NAN for purely informative lines */
+	char source[64];    /* the kernel interface, e.g. "wait4 rusage", "/proc/PID/task/TID/schedstat" */
+	char text[160];     /* one human line, e.g. "user+sys is 98% of wall x usable cores (>= 85%)" */
+};
+
+struct cpw_verdict {
+	enum cpw_class cls;
+	double confidence;        /* 0..1 */
+	enum cpw_class secondary; /* CPW_CLASS_NONE when there is none */
+	struct cpw_evidence evidence[CPW_EVIDENCE_MAX];
+	int nevidence;
+	char findings[CPW_FINDINGS_MAX][160]; /* parallelism and similar: "uses 1.0 of 4 usable cores" */
+	int nfindings;
+	char advice[512];
+};
+
+const char *cpw_class_name(enum cpw_class cls);      /* "cpu-bound", ... */
+int cpw_class_from_name(const char *name);           /* enum value, or -1 */
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * metrics.h: the figures of one watched run, the input of the classifier.
+ *
+ * A plain struct with no pointers into the model, so a classifier test can build one from a
+ * fixture. A double that could not be measured is NAN (test with cpw_known()); the reason
+ * goes into the report's notes, never a 0. Counts that are always measurable are integers.
+ */
+#ifndef CPERFWATCH_METRICS_H
+#define CPERFWATCH_METRICS_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source/perf.h"
+
+static inline bool cpw_known(double value) { return !isnan(value); }
+
+struct cpw_metrics {
+	/* Time: wait4 rusage in run mode, deltas of /proc figures in attach mode. */
+	double wall_s;
+	double user_s;
+	double sys_s;
+
+	/* Parallelism. */
+	double cores_usable;     /* affinity ∩ cgroup CPU quota */
+	double cores_used;       /* (user + sys) / wall */
+	unsigned nprocs;         /* processes seen in the tree, short-lived ones included */
+	double top_process_cpu_share; /* largest single process's share of tree CPU, 0..1; NAN */
+	int top_process_pid;
+	char top_process_comm[32];
+
+	/* Sampled thread states: thread-samples in each state, over all samples. */
+	uint64_t samples;        /* sampling ticks taken */
+	uint64_t thread_samples; /* sum over ticks of threads seen */
+	uint64_t st_running;     /* R */
+	uint64_t st_disk_wait;   /* D with a storage wait channel (or unknown channel) */
+	uint64_t st_d_other;     /* D on something that is not storage (locks, NFS, ...) */
+	uint64_t st_sleeping;    /* S, I */
+	uint64_t st_other;       /* T, t, Z, X ... */
+	double avg_runnable_threads; /* mean R threads of the tree per sample */
+
+	/* Scheduler: /proc/PID/task/TID/schedstat sums over every thread seen (seconds). */
+	double oncpu_s;
+	double runq_wait_s;
+
+	/* Delay accounting (taskstats or stat field 42); NAN where it is off. */
+	bool delayacct_on;
+	double blkio_delay_s;
+	double swapin_delay_s;
+	double thrashing_delay_s;
+	double reclaim_delay_s;
+
+	/* Memory. */
+	uint64_t major_faults;
+	uint64_t minor_faults;
+	double max_rss_kib;       /* the largest single process (what time reports) */
+	double tree_peak_rss_kib; /* sum of the tree's RSS at one moment, highest seen */
+	double refaults;          /* workingset refaults over the run (cgroup or system); NAN */
+	bool refaults_from_cgroup;
+	double memory_limit_kib;  /* the cgroup's memory limit where there is one; NAN */
+
+	/* IO: storage bytes from /proc/PID/io (NAN when unreadable). */
+	double read_bytes;
+	double write_bytes;
+	uint64_t fs_inputs;  /* rusage ru_inblock (512-byte blocks) */
+	uint64_t fs_outputs; /* rusage ru_oublock */
+
+	/* Context switches (rusage in run mode, /proc status sums in attach). */
+	uint64_t vol_ctxsw;
+	uint64_t invol_ctxsw;
+
+	/* Pressure stall information: deltas of total= over the run, in seconds; NAN where
+	 * /proc/pressure is absent. System-wide unless psi_from_cgroup. */
+	double psi_cpu_some_s;
+	double psi_io_some_s;
+	double psi_io_full_s;
+	double psi_mem_some_s;
+	double psi_mem_full_s;
+	bool psi_from_cgroup;
+
+	/* Hardware counters (NAN where not counted). */
+	double cycles;
+	double instructions;
+	double cache_references;
+	double cache_misses;
+	double llc_load_misses;
+	double branch_misses;
+	double stalled_cycles_backend;
+	double topdown_memory_bound; /* share 0..1 of slots, where the PMU exposes top-down */
+	bool hw_counters_available;
+};
+
+/* Fills every double with NAN and every count with 0. */
+void cpw_metrics_init(struct cpw_metrics *m);
+
+struct cpw_tree;
+/* The model's part of the metrics: tree totals and per-process figures (metrics.c). */
+void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t);
+/* The counters' part: the figures the classifier reads, and whether cycles and
+ * instructions were both counted. */
+void cpw_metrics_from_counters(struct cpw_metrics *m, const struct cpw_counter_figures *f);
+
+/* The share of thread samples in each state, 0..1 (NAN without samples). R samples are
+ * split into running and runnable by schedstat's on-CPU against run-queue time. */
+struct cpw_thread_shares {
+	double running, runnable, disk_wait, d_other, sleeping, other;
+};
+void cpw_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s);
+
+#endif

@@ -1,0 +1,12 @@
+/*
+ * attach.h: attach mode: watches a running tree (live view on a terminal) and writes the report (attach.c). Returns the process exit status.
+ */
+#ifndef CPW_MODES_ATTACH_H
+#define CPW_MODES_ATTACH_H
+
+#include <stdio.h>
+#include "options.h"
+
+int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out);
+
+#endif

@@ -1,0 +1,12 @@
+/*
+ * run.h: run mode: runs COMMAND, waits for it and its tree, and writes the report (run.c). Returns the process exit status.
+ */
+#ifndef CPW_MODES_RUN_H
+#define CPW_MODES_RUN_H
+
+#include <stdio.h>
+#include "options.h"
+
+int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out);
+
+#endif

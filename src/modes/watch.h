@@ -1,0 +1,39 @@
+/*
+ * watch.h: the live view in the modes' sampling loops (watch.c), the one place where run
+ * mode and attach mode open it, hand it the session's snapshot after each sample, wait
+ * for keys, and give the terminal back.
+ */
+#ifndef CPW_MODES_WATCH_H
+#define CPW_MODES_WATCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "session/session.h"
+#include "view/tui.h"
+
+struct cpw_watch_view {
+	struct cpw_tui *ui;   /* NULL while no view is shown */
+	bool wanted;          /* to be opened after the next sample */
+	bool shared_terminal; /* run mode: the command may write over it */
+};
+
+/* Whether a view is wanted (cpw_tui_wanted()); none is open yet. */
+void cpw_watch_view_init(struct cpw_watch_view *w, const struct cpw_config *cfg, bool shared_terminal);
+
+enum cpw_watch_step {
+	CPW_WATCH_NO_VIEW, /* no view is shown: the caller sleeps the interval itself */
+	CPW_WATCH_NEXT,    /* the view waited for the next sample (or a signal) */
+	CPW_WATCH_QUIT,    /* the user quit the view: it is closed */
+};
+
+/* After a sample: opens the view the first time (titled "pid N (comm)" after target, with
+ * one line on standard error where the terminal cannot show it), hands it the session's
+ * snapshot, and waits one interval for keys. */
+enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_session *s, pid_t target);
+
+/* The watch is over: shows notice until q or a signal (where a view is open and notice is
+ * not NULL), then closes the view, noting in the report an interval changed in it. */
+void cpw_watch_view_end(struct cpw_watch_view *w, struct cpw_session *s, const char *notice);
+
+#endif

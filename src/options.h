@@ -1,0 +1,49 @@
+/*
+ * options.h: everything the command line decides, in one struct.
+ *
+ * cli.c fills it; every other module reads it and none writes it.
+ */
+#ifndef CPERFWATCH_CONFIG_H
+#define CPERFWATCH_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum cpw_mode { CPW_MODE_RUN, CPW_MODE_ATTACH, CPW_MODE_LIST_EVENTS };
+
+enum cpw_format { CPW_FORMAT_TEXT, CPW_FORMAT_JSON, CPW_FORMAT_OPENMETRICS };
+
+/* Default and smallest sampling intervals. The floor is the kernel's accounting
+ * resolution: utime/stime in /proc move in clock ticks (USER_HZ = 100, so 10 ms). */
+#define CPW_INTERVAL_DEFAULT_MS 100u
+#define CPW_INTERVAL_MIN_MS 10u
+#define CPW_INTERVAL_MAX_MS 3600000u
+
+struct cpw_config {
+	enum cpw_mode mode;
+	char **command;          /* run mode: argv of COMMAND, NULL-terminated */
+	int command_argc;
+	pid_t pid;               /* attach mode: the root of the watched tree */
+	unsigned interval_ms;    /* sampling interval */
+	double duration_s;       /* attach mode: stop after this long; 0 = until the target ends */
+	enum cpw_format format;
+	const char *output_path; /* -o FILE, or NULL for the mode's default stream */
+	bool wait_all;           /* run mode: wait for every descendant, orphans included */
+	bool tui;                /* live view (attach mode on a terminal by default) */
+	bool tui_forced;         /* --tui given explicitly */
+	bool no_tui;             /* --no-tui given */
+	bool no_cgroup;          /* do not launch COMMAND in a cgroup of its own */
+	const char *events;      /* -e LIST, or NULL for the default set */
+	const char *proc_root;   /* where /proc is; tests point this at fixtures */
+
+	/* CI budgets: 0 means no limit. */
+	double max_wall_s;
+	double max_cpu_s;
+	uint64_t max_rss_kib;
+	unsigned fail_on_mask;   /* bit (1u << enum cpw_class) per class named by --fail-on */
+};
+
+void cpw_config_defaults(struct cpw_config *cfg);
+
+#endif

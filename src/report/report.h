@@ -1,0 +1,83 @@
+/*
+ * report.h: everything a report writer needs, gathered by the session (session.c).
+ *
+ * Writers (report/text.c, json.c, openmetrics.c) and the live view (view/tui.c) read this and nothing else: none of
+ * them opens /proc.
+ */
+#ifndef CPERFWATCH_REPORT_H
+#define CPERFWATCH_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include "options.h"
+#include "source/perf.h"
+#include "model/metrics.h"
+#include "model/tree.h"
+#include "util/escape.h"
+#include "classify/verdict.h"
+
+#define CPW_NOTES_MAX 24
+#define CPW_NOTE_LEN 512 /* room for a deep cgroup path and its reason */
+#define CPW_BUDGETS_MAX 8
+
+struct cpw_budget_result {
+	char name[16];     /* "max-wall", "max-cpu", "max-rss", "fail-on" */
+	char limit[48];    /* as given: "2s", "512M", "cpu-bound,io-bound" */
+	char value[48];    /* measured, same unit */
+	bool broken;
+};
+
+struct cpw_report {
+	const struct cpw_config *cfg;
+	enum cpw_mode mode;
+	pid_t pid;                  /* run mode: the child; attach mode: the target */
+	bool exit_known;
+	int exit_code;              /* run mode: the command's exit status (0..255) */
+	int exit_signal;            /* the signal that ended it, 0 if none */
+	bool rusage_known;          /* run mode: ru holds wait4's rusage of the tree */
+	struct rusage ru;
+	long page_size;
+	unsigned descendants_running; /* still alive when the report was made */
+	double cgroup_mem_peak_kib;  /* the command's cgroup, page cache included; NAN */
+	struct cpw_metrics metrics;
+	struct cpw_verdict verdict;
+	const struct cpw_tree *tree;
+	const struct cpw_counters *counters; /* NULL where counting was not set up */
+	char notes[CPW_NOTES_MAX][CPW_NOTE_LEN];
+	int nnotes;
+	struct cpw_budget_result budgets[CPW_BUDGETS_MAX];
+	int nbudgets;
+};
+
+/* Appends a note (printf format); silently drops beyond CPW_NOTES_MAX. A note longer than
+ * CPW_NOTE_LEN is cut and ends in "...", so that the cut shows. */
+void cpw_report_note(struct cpw_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Writers: return 0, or -errno when writing failed (the caller reports it). */
+int cpw_report_write_text(const struct cpw_report *r, FILE *out);
+int cpw_report_write_json(const struct cpw_report *r, FILE *out);
+/* Tests: false makes the JSON writer build the processes array inside the document, as it
+ * does for a json-c that lays the placeholder out unexpectedly; true (the default) streams
+ * it. Both must give the same document. */
+void cpw_report_json_stream_processes(bool stream);
+int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out);
+
+/* Opens where the report goes: -o FILE (created new or truncated, with the user's umask,
+ * never through a symlink), else stderr (run mode) or stdout (attach mode). NULL with
+ * errno set on failure. */
+FILE *cpw_report_open(const struct cpw_config *cfg);
+
+/* Evaluates the configured budgets into r->budgets; true when any was broken (budgets.c). */
+bool cpw_report_check_budgets(struct cpw_report *r);
+
+/* Writes the report in the configured format. Returns 0 or -errno. */
+int cpw_report_write(const struct cpw_report *r, FILE *out);
+
+/* Writes the report to out (closing it unless it is standard output or error) and says in
+ * one line on standard error where it could not be written. Returns 0 or -1 (emit.c). */
+int cpw_report_emit(const struct cpw_config *cfg, const struct cpw_report *r, FILE *out);
+
+#endif

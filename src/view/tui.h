@@ -1,0 +1,164 @@
+/*
+ * tui.h: the live view of the watched tree (view/tui*.c).
+ *
+ * It draws from a snapshot that the session hands it after each sample (the tree, the
+ * verdict so far, usable cores, pressure over the last interval) and reads nothing from
+ * the kernel. The loop that samples and hands snapshots over is the modes' (watch.c).
+ *
+ * Two layers. The pure helpers (tui_table.c, tui_spark.c, tui_format.c) turn the model into
+ * rows, columns, sparklines and short figures; they draw nothing and are unit-tested. The
+ * view (tui.c) owns the terminal through ncurses: it reads keys with poll() on the
+ * terminal between samples, draws only after a sample or a key, and always gives the
+ * terminal back (quit, signal, exit, fatal signal) before the report is written.
+ */
+#ifndef CPERFWATCH_TUI_H
+#define CPERFWATCH_TUI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "classify/verdict.h"
+#include "model/tree.h"
+#include "options.h"
+
+/* What the view draws, filled by the session (cpw_session_snapshot()). */
+struct cpw_view_snapshot {
+	const struct cpw_tree *tree;  /* the model: processes, totals, history */
+	struct cpw_verdict verdict;   /* the verdict so far */
+	double elapsed_s;             /* since the watch began */
+	double cores_usable;          /* affinity and cgroup quota; NAN where unknown */
+	bool psi_available;           /* system pressure can be read here */
+	bool psi_ok;                  /* and was, over the last interval: */
+	double psi_cpu, psi_io, psi_mem; /* % of it that some task stalled */
+};
+
+/* ---- The table (tui_table.c) ---- */
+
+/* Columns in display order. COMMAND is always last and takes the width that is left. */
+enum cpw_tui_col {
+	CPW_TUI_COL_PID,
+	CPW_TUI_COL_STATE,
+	CPW_TUI_COL_CPU,
+	CPW_TUI_COL_RSS,
+	CPW_TUI_COL_MAJFLT,
+	CPW_TUI_COL_MINFLT,
+	CPW_TUI_COL_READ,
+	CPW_TUI_COL_WRITE,
+	CPW_TUI_COL_CTXSW,
+	CPW_TUI_COL_THREADS,
+	CPW_TUI_COL_COMMAND,
+	CPW_TUI_NCOLS
+};
+
+#define CPW_TUI_LINGER_S 3.0  /* how long an exited process stays visible (dimmed) */
+#define CPW_TUI_COLLAPSED_MAX 64
+
+/* One line of the table. Figures are copied, so a paused view keeps them. */
+struct cpw_tui_row {
+	size_t proc;        /* index in the tree (cpw_tree_proc), stable across samples */
+	pid_t pid;
+	char state;
+	int depth;          /* tree mode: indentation level; 0 in flat mode */
+	bool has_children;  /* visible descendants exist */
+	bool collapsed;     /* its subtree is hidden and summed into this row */
+	bool exited;
+	bool last_sibling;  /* tree mode: draws the branch as a corner */
+	unsigned nsummed;   /* processes in the figures (1 unless collapsed) */
+	double cpu_pct, rss_kib, majflt_rate, minflt_rate, read_rate, write_rate, ctxsw_rate;
+	int threads;
+};
+
+struct cpw_tui_opts {
+	bool tree;                 /* tree (indented by parent) or flat */
+	enum cpw_tui_col sort;     /* numeric columns sort high first, PID/STATE/COMMAND low first */
+	const pid_t *collapsed;    /* pids whose subtree is collapsed */
+	size_t ncollapsed;
+	double now_s;              /* seconds since the watch began, for the linger of exits */
+	double linger_s;           /* exited processes stay this long (CPW_TUI_LINGER_S) */
+};
+
+/* Rows and the scratch space to build them; reused between refreshes (grows only). */
+struct cpw_tui_table {
+	struct cpw_tui_row *rows;
+	size_t nrows;
+	size_t alloc;
+	void *scratch;             /* private to tui_table.c */
+	size_t scratch_alloc;
+};
+
+/* Builds the rows from procs[0..n) (pointers in the tree's order; index i is row.proc).
+ * Collapsed rows hold the sums of their visible subtree in every column; a process whose
+ * parent is not shown is a root. Returns 0 or -ENOMEM. */
+int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *procs, size_t n,
+			const struct cpw_tui_opts *o);
+void cpw_tui_table_free(struct cpw_tui_table *tb);
+/* The row of pid, or -1. */
+long cpw_tui_table_find(const struct cpw_tui_table *tb, pid_t pid);
+
+const char *cpw_tui_col_title(enum cpw_tui_col c);
+int cpw_tui_col_width(enum cpw_tui_col c); /* COMMAND: its minimum */
+/* Which columns fit in width: visible[c] set for each shown column, most useful first
+ * (PID, CPU%, RSS, COMMAND, then STATE, IO, faults...). Returns the width left for COMMAND
+ * (at least its minimum when width allows; PID and COMMAND always stay). */
+int cpw_tui_layout(int width, bool visible[CPW_TUI_NCOLS]);
+
+/* ---- Sparklines (tui_spark.c) ---- */
+
+/* Renders the last `width` points of series (a history ring, see cpw_history_at) as a
+ * sparkline into out: UTF-8 block characters when utf8, else ASCII " _.-=+*#". Scaled to
+ * max (<= 0: the highest point shown). Missing points (fewer than width) are blanks on the
+ * left, NAN points are blanks. Returns the number of cells written. */
+int cpw_tui_sparkline(const struct cpw_history *h, const double *series, int width, double max,
+		      bool utf8, char *out, size_t outlen);
+
+/* ---- Formatting (tui_format.c): every result fits in 6 cells ---- */
+
+void cpw_tui_fmt_kib(double kib, char *buf, size_t len);        /* "512K" "12.3M" "1.2G"; N/A */
+void cpw_tui_fmt_bytes_rate(double bps, char *buf, size_t len); /* "0" "512" "1.2K" "34M"; N/A */
+void cpw_tui_fmt_count_rate(double per_s, char *buf, size_t len); /* "0" "12" "1.2k" "34k" */
+void cpw_tui_fmt_pct(double pct, char *buf, size_t len);        /* "12.3" "1234"; N/A */
+void cpw_tui_fmt_elapsed(double s, char *buf, size_t len);      /* "12.3s" "4m05s" "2h03m" */
+/* The next refresh interval up (dir > 0) or down, on a 1-2-5 ladder within
+ * [CPW_INTERVAL_MIN_MS, CPW_TUI_INTERVAL_MAX_MS]. */
+#define CPW_TUI_INTERVAL_MAX_MS 10000u
+unsigned cpw_tui_interval_step(unsigned ms, int dir);
+/* Copies src (already escaped: printable or valid UTF-8) into dst, cut to at most width
+ * terminal cells, never inside a character; characters the locale cannot show become '?'.
+ * Returns the cells used. */
+int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen);
+
+/* ---- The view (tui.c) ---- */
+
+struct cpw_tui;
+
+enum cpw_tui_event {
+	CPW_TUI_TICK,   /* the interval passed (or a signal came): take the next sample */
+	CPW_TUI_QUIT,   /* the user quit */
+};
+
+/* Whether the view should be shown: --tui, or attach mode by default when stdout is a
+ * terminal; never with --no-tui or without a terminal to draw on. */
+bool cpw_tui_wanted(const struct cpw_config *cfg);
+
+/* Takes over the terminal (stdout, or stderr / /dev/tty where stdout is not one; keys from
+ * stdin or /dev/tty). target names what is watched ("pid 123 (make)"). Returns NULL with
+ * err set when there is no usable terminal. Installs an atexit handler and fatal-signal
+ * handlers that restore the terminal. */
+/* shared_terminal: run mode, where the command may write over the view. */
+struct cpw_tui *cpw_tui_open(const struct cpw_config *cfg, const char *target, bool shared_terminal,
+			     char *err, size_t errlen);
+/* Takes in the latest snapshot and redraws (unless paused). */
+void cpw_tui_update(struct cpw_tui *ui, const struct cpw_view_snapshot *snap);
+/* Handles keys until the next sample is due (one interval after the last update), a
+ * signal arrives, or the user quits. */
+enum cpw_tui_event cpw_tui_wait(struct cpw_tui *ui);
+/* The refresh interval the user chose (starts at cfg->interval_ms). */
+unsigned cpw_tui_interval_ms(const struct cpw_tui *ui);
+/* The target is gone: shows notice, keeps the final figures and handles keys until q or
+ * a signal (cpw_signal_received). */
+void cpw_tui_hold(struct cpw_tui *ui, const char *notice);
+/* Restores the terminal and frees the view. NULL is fine. */
+void cpw_tui_close(struct cpw_tui *ui);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * tui_format.c: short figures for the live view (tui.h): sizes, rates, percentages and
+ * durations in at most 6 cells, the refresh-interval ladder, and cutting an escaped string
+ * to a number of terminal cells.
+ *
+ * Pure: no terminal, no allocation, so the table can be drawn every refresh cheaply.
+ */
+#include "config.h"
+#include "view/tui.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "options.h"
+
+/* value in base units, scaled by 1024 (sizes) or 1000 (counts) with one decimal below 10. */
+static void fmt_scaled(double v, double step, const char *units, char *buf, size_t len)
+{
+	size_t u = 0;
+	size_t nunits = strlen(units);
+
+	if (!isfinite(v) || v < 0) {
+		snprintf(buf, len, "N/A");
+		return;
+	}
+	/* 9999 fits in 6 cells with its unit, but 99999 would not: scale past 999.5. */
+	while (v >= 999.5 && u + 1 < nunits) {
+		v /= step;
+		u++;
+	}
+	char unit = units[u];
+	if (unit == ' ')
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 9.95)
+		snprintf(buf, len, "%.1f%c", v, unit);
+	else
+		snprintf(buf, len, "%.0f%c", v, unit);
+}
+
+void cpw_tui_fmt_kib(double kib, char *buf, size_t len)
+{
+	if (kib == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	fmt_scaled(kib, 1024, "KMGTP", buf, len);
+}
+
+void cpw_tui_fmt_bytes_rate(double bps, char *buf, size_t len)
+{
+	if (isfinite(bps) && bps >= 0 && bps < 0.5) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	fmt_scaled(bps, 1024, " KMGTP", buf, len);
+}
+
+void cpw_tui_fmt_count_rate(double per_s, char *buf, size_t len)
+{
+	if (isfinite(per_s) && per_s >= 0 && per_s < 0.5) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	fmt_scaled(per_s, 1000, " kMGT", buf, len);
+}
+
+void cpw_tui_fmt_pct(double pct, char *buf, size_t len)
+{
+	if (!isfinite(pct) || pct < 0)
+		snprintf(buf, len, "N/A");
+	else if (pct < 999.95)
+		snprintf(buf, len, "%.1f", pct);
+	else if (pct < 999999.5)
+		snprintf(buf, len, "%.0f", pct);
+	else
+		snprintf(buf, len, "999999");
+}
+
+void cpw_tui_fmt_elapsed(double s, char *buf, size_t len)
+{
+	if (!isfinite(s) || s < 0)
+		s = 0;
+	if (s < 60) {
+		snprintf(buf, len, "%.1fs", s);
+		return;
+	}
+	unsigned long t = (unsigned long)s;
+	if (t < 3600)
+		snprintf(buf, len, "%lum%02lus", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%luh%02lum", t / 3600, (t / 60) % 60);
+}
+
+unsigned cpw_tui_interval_step(unsigned ms, int dir)
+{
+	static const unsigned ladder[] = { 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000 };
+	const size_t n = sizeof(ladder) / sizeof(ladder[0]);
+
+	if (dir > 0) {
+		for (size_t i = 0; i < n; i++)
+			if (ladder[i] > ms && ladder[i] <= CPW_TUI_INTERVAL_MAX_MS)
+				return ladder[i];
+		return ms > CPW_TUI_INTERVAL_MAX_MS ? ms : CPW_TUI_INTERVAL_MAX_MS;
+	}
+	for (size_t i = n; i-- > 0;)
+		if (ladder[i] < ms && ladder[i] >= CPW_INTERVAL_MIN_MS)
+			return ladder[i];
+	return CPW_INTERVAL_MIN_MS;
+}
+
+int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen)
+{
+	mbstate_t st;
+	size_t out = 0;
+	int cells = 0;
+
+	memset(&st, 0, sizeof(st));
+	if (dstlen == 0)
+		return 0;
+	while (*src && cells < width) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, src, strlen(src), &st);
+		int w;
+		const char *piece = src;
+		size_t plen = n;
+
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			/* The locale cannot decode it (a C locale meets UTF-8): one '?' per byte. */
+			memset(&st, 0, sizeof(st));
+			piece = "?";
+			plen = 1;
+			n = 1;
+			w = 1;
+		} else {
+			w = wcwidth(wc);
+			if (w < 0) {
+				piece = "?";
+				plen = 1;
+				w = 1;
+			}
+		}
+		if (cells + w > width || out + plen >= dstlen)
+			break;
+		memcpy(dst + out, piece, plen);
+		out += plen;
+		cells += w;
+		src += n;
+	}
+	dst[out] = '\0';
+	return cells;
+}
