@@ -90,13 +90,12 @@ static double pct(double share)
 	return 100.0 * share;
 }
 
-/* The system share that makes a fault rate page-fault dominated: past 60%, or past 40%
- * where faults come more often than one per 20 us of CPU (where faults cost more, the
- * kernel's part of them is charged partly as user time). */
+/* The system share that makes a fault rate page-fault dominated: 60%, or none where
+ * faults come more often than one per 20 us of CPU: where a fault's trap is slow (a VM)
+ * it is charged as user time, and the system share says little. */
 static double sys_share_needed(const struct ctx *c)
 {
-	return c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_HEAVY) ? cpw_threshold(CPW_T_SYS_SHARE_HEAVY)
-								    : cpw_threshold(CPW_T_SYS_SHARE);
+	return c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_HEAVY) ? 0 : cpw_threshold(CPW_T_SYS_SHARE);
 }
 
 /* Adds one evidence line; lines past CPW_EVIDENCE_MAX are dropped (the first are the
@@ -438,16 +437,18 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 				     c->mpki, cpw_threshold(CPW_T_LLC_MPKI), cpw_threshold(CPW_T_IPC_MAX));
 	}
 	/* Without counters the fault figures are why it is (or is not) memory-bound: show them. */
+	bool heavy = cpw_known(c->minflt_rate) && c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_HEAVY);
 	if (cpw_known(c->minflt_rate) && (c->mem_by_faults || !c->counters))
-		add_evidence(v, "minflt_per_cpu_s", c->minflt_rate, cpw_threshold(CPW_T_MINFLT_PER_CPU_S),
-			     SRC_RUSAGE, "%.0f minor page faults per CPU-second (memory-bound at >= %.0f)",
-			     c->minflt_rate, cpw_threshold(CPW_T_MINFLT_PER_CPU_S));
+		add_evidence(v, "minflt_per_cpu_s", c->minflt_rate,
+			     cpw_threshold(heavy ? CPW_T_MINFLT_HEAVY : CPW_T_MINFLT_PER_CPU_S), SRC_RUSAGE,
+			     "%.0f minor page faults per CPU-second (memory-bound at >= %.0f, or >= %.0f with "
+			     "mostly system time)", c->minflt_rate, cpw_threshold(CPW_T_MINFLT_HEAVY),
+			     cpw_threshold(CPW_T_MINFLT_PER_CPU_S));
 	if (cpw_known(c->sys_share) && (c->mem_by_faults || !c->counters))
-		add_evidence(v, "sys_share", c->sys_share, sys_share_needed(c), SRC_RUSAGE,
+		add_evidence(v, "sys_share", c->sys_share, cpw_threshold(CPW_T_SYS_SHARE), SRC_RUSAGE,
 			     "system time is %.0f%% of CPU time (page-fault dominated at >= %.0f%%%s)",
-			     pct(c->sys_share), pct(sys_share_needed(c)),
-			     sys_share_needed(c) < cpw_threshold(CPW_T_SYS_SHARE)
-				     ? " with this many faults" : "");
+			     pct(c->sys_share), pct(cpw_threshold(CPW_T_SYS_SHARE)),
+			     heavy ? "; not needed at this fault rate" : "");
 }
 
 static void evidence_disk(const struct ctx *c, struct cpw_verdict *v, bool decisive)

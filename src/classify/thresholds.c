@@ -67,13 +67,9 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"own calibration: sys >> user; page-fault churn measured 93% system time" },
 	[CPW_T_MINFLT_HEAVY] = {
 		"minflt_heavy_per_cpu_s", 50000, "faults/CPU-s",
-		"own calibration on a second VM: page-fault churn made 80-90k per CPU-second with only "
-		"48-57% system time (slower faults, partly charged as user time); a program starting "
-		"cold makes ~35k" },
-	[CPW_T_SYS_SHARE_HEAVY] = {
-		"sys_share_heavy", 0.40, "share",
-		"own calibration: with a fault every 20 us of CPU or more often, 40% system time is "
-		"the fault path's work (page-fault churn: 48-57% on that VM)" },
+		"own calibration on a second VM, where a fault's trap costs ~20 us and is charged as "
+		"user time: page-fault churn made 65-90k per CPU-second with 39-57% system time; "
+		"allocating 1.5 GB in Python ~60k; a program starting cold ~35k, a build ~19k" },
 	[CPW_T_DISK_SHARE] = {
 		"disk_share", 0.20, "share",
 		"USE method: disk wait >= 20% of the lifetime (doc/classification.md, 3)" },

@@ -30,7 +30,6 @@ enum cpw_threshold_id {
 	CPW_T_MINFLT_PER_CPU_S,
 	CPW_T_SYS_SHARE,
 	CPW_T_MINFLT_HEAVY,
-	CPW_T_SYS_SHARE_HEAVY,
 	/* Storage. */
 	CPW_T_DISK_SHARE,
 	CPW_T_DISK_VS_CPU,
