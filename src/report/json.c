@@ -17,9 +17,8 @@ static json_object *jnum(double v)
 {
 	if (!cpw_known(v) || !isfinite(v))
 		return NULL; /* json-c writes NULL as null */
-	/* Rounded to what the measurement carries, so documents stay readable. */
 	char text[64];
-	snprintf(text, sizeof(text), "%.9g", v);
+	cpw_report_number(v, text, sizeof(text));
 	return json_object_new_double_s(v, text);
 }
 

@@ -49,16 +49,20 @@ static void gauge(struct om *om, const char *name, const char *unit, const char 
 {
 	if (!cpw_known(v))
 		return;
+	char text[64];
 	family(om, name, "gauge", unit, help);
-	fprintf(om->out, "%s{%s} %.9g\n", name, om->labels, v);
+	cpw_report_number(v, text, sizeof(text));
+	fprintf(om->out, "%s{%s} %s\n", name, om->labels, text);
 }
 
 static void counter(struct om *om, const char *name, const char *unit, const char *help, double v)
 {
 	if (!cpw_known(v))
 		return;
+	char text[64];
 	family(om, name, "counter", unit, help);
-	fprintf(om->out, "%s_total{%s} %.9g\n", name, om->labels, v);
+	cpw_report_number(v, text, sizeof(text));
+	fprintf(om->out, "%s_total{%s} %s\n", name, om->labels, text);
 }
 
 int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out)

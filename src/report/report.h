@@ -65,6 +65,11 @@ int cpw_report_write_json(const struct cpw_report *r, FILE *out);
 void cpw_report_json_stream_processes(bool stream);
 int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out);
 
+/* A measured figure as text for the JSON and OpenMetrics writers: every digit of a whole
+ * number (a byte count past 1e9 must not lose its last digits), 9 significant digits of
+ * anything else (what the measurement carries, without binary noise). */
+void cpw_report_number(double v, char *buf, size_t len);
+
 /* Opens where the report goes: -o FILE (created new or truncated, with the user's umask,
  * never through a symlink), else stderr (run mode) or stdout (attach mode). NULL with
  * errno set on failure. */

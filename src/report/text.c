@@ -137,8 +137,17 @@ static void write_tree_section(const struct cpw_report *r, FILE *out)
 		fprintf(out, "%.2f", m->cores_used);
 	else
 		fputs("N/A", out);
-	if (cpw_known(m->cores_usable))
-		fprintf(out, " of %.2g usable\n", m->cores_usable);
+	if (cpw_known(m->cores_usable)) {
+		/* 2, 1.5 or 2.75 cores (a quota), 128 on a big host: never 1.3e+02. */
+		char cores[32];
+		snprintf(cores, sizeof(cores), "%.2f", m->cores_usable);
+		char *end = cores + strlen(cores);
+		while (end[-1] == '0')
+			*--end = '\0';
+		if (end[-1] == '.')
+			end[-1] = '\0';
+		fprintf(out, " of %s usable\n", cores);
+	}
 	else
 		fputs(" of N/A usable\n", out);
 

@@ -27,6 +27,40 @@ static char *render(const struct cpw_report *r, int (*writer)(const struct cpw_r
 	return buf;
 }
 
+/* Whole numbers keep every digit (a byte count past 1e9); others 9 significant digits. */
+static void test_numbers(void)
+{
+	char buf[64];
+	cpw_report_number(5368709121.0, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "5368709121");
+	cpw_report_number(2.0, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "2");
+	cpw_report_number(0.1234567891234, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "0.123456789");
+	cpw_report_number(1e300, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1e+300");
+
+	/* Through the writers: JSON and OpenMetrics, and the text's usable cores. */
+	struct cpw_report r;
+	struct cpw_config cfg;
+	report_fixture_build(&r, &cfg);
+	r.metrics.read_bytes = 5368709121.0;
+	r.metrics.cores_usable = 128;
+	char *text = render(&r, cpw_report_write_json);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "5368709121"));
+	free(text);
+	text = render(&r, cpw_report_write_openmetrics);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "} 5368709121\n"));
+	free(text);
+	text = render(&r, cpw_report_write_text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "of 128 usable"));
+	free(text);
+	r.metrics.cores_usable = 2.75;
+	text = render(&r, cpw_report_write_text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "of 2.75 usable"));
+	free(text);
+}
+
 static void test_text_time_labels(void)
 {
 	static const char *labels[] = {
@@ -248,5 +282,6 @@ int main(void)
 	CU_add_test(s, "a long note is cut visibly", test_long_note);
 	CU_add_test(s, "escaping for terminals and JSON", test_escape);
 	CU_add_test(s, "a failed write is reported", test_write_failure);
+	CU_add_test(s, "numbers: every digit of whole ones, usable cores as written", test_numbers);
 	return cpw_cunit_run_tap();
 }
