@@ -102,8 +102,9 @@ check)
 		# compete with each other for the two cores.
 		make -C "$variant" check >&2 || true
 		[ -f "$variant/test-suite.log" ] && logs="$logs $variant/test-suite.log"
+		# The diagnostics around a failure (a verdict test prints its figures before it).
 		for f in $(find "$variant/tests" -name '*.log' 2>/dev/null); do
-			grep -q '^not ok' "$f" && { say "failures in $f:"; grep -A5 '^not ok' "$f" | sed 's/^/    /' >&2; }
+			grep -q '^not ok' "$f" && { say "failures in $f:"; grep -B6 -A10 '^not ok' "$f" | sed 's/^/    /' >&2; }
 		done
 	done
 	summary=$(awk -v extra="$broken" '
