@@ -35,7 +35,7 @@ export BENCH_SUMMARY BENCH_BIN
 echo "cperfwatch overhead benchmarks (${mode:-default} run), $(date -u '+%Y-%m-%d %H:%M UTC')"
 machine
 start=$(date +%s)
-for b in startup runmode sampling scaling memory; do
+for b in startup runmode sampling threads scaling memory; do
 	sh "$dir/$b.sh" "$BUILD" ${mode:+"$mode"} || echo "($b.sh failed: exit $?)"
 done
 [ $profile = yes ] && sh "$dir/profile.sh" "$BUILD" ${mode:+"$mode"}

@@ -24,11 +24,16 @@
 #include "source/proc_parse.h"
 #include "source/procps.h"
 
+/* A thread that did not run since the last sample has its stat read one sample in this
+ * many (read_threads()). */
+#define STATE_REFRESH 8
+
 struct cpw_thread_slot {
 	pid_t tid;
 	unsigned generation;
 	int schedstat_fd, stat_fd, status_fd; /* kept open; -1 when not */
 	uint64_t last_slices, last_oncpu_ns;   /* to tell whether it ran since the last sample */
+	char state;                            /* at its last stat read; 0 before the first */
 	uint64_t oncpu_ns, runq_ns, vol, invol; /* counted part (minus baseline) */
 	uint64_t base_oncpu_ns, base_runq_ns, base_vol, base_invol;
 	pid_t *kids;                           /* its children at the last read */
@@ -258,11 +263,19 @@ static void close_slot(struct cpw_tree *t, struct cpw_thread_slot *s)
 	s->nkids = s->kids_alloc = 0;
 }
 
-static struct cpw_thread_slot *thread_slot(struct cpw_proc *p, pid_t tid)
+/* The slot of thread tid, made when it has none. *hint is where the caller looks first and
+ * is left just past the slot found: a sample lists a process's threads in the order of the
+ * last one, which is the slots' order, so a pool of thousands of threads costs one compare
+ * each instead of a search each (which made every sample quadratic in the threads). */
+static struct cpw_thread_slot *thread_slot(struct cpw_proc *p, pid_t tid, size_t *hint)
 {
+	if (*hint < p->nthreads_used && p->threads[*hint].tid == tid)
+		return &p->threads[(*hint)++];
 	for (size_t i = 0; i < p->nthreads_used; i++)
-		if (p->threads[i].tid == tid)
+		if (p->threads[i].tid == tid) {
+			*hint = i + 1;
 			return &p->threads[i];
+		}
 	if (p->nthreads_used == p->nthreads_alloc) {
 		size_t n = p->nthreads_alloc ? p->nthreads_alloc * 2 : 2;
 		struct cpw_thread_slot *s = realloc(p->threads, n * sizeof(*s));
@@ -271,6 +284,7 @@ static struct cpw_thread_slot *thread_slot(struct cpw_proc *p, pid_t tid)
 		p->threads = s;
 		p->nthreads_alloc = n;
 	}
+	*hint = p->nthreads_used + 1;
 	struct cpw_thread_slot *s = &p->threads[p->nthreads_used++];
 	memset(s, 0, sizeof(*s));
 	s->tid = tid;
@@ -361,7 +375,7 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 	char buf[4096];
 	bool any_ran = false;
 
-	size_t ntids = list_tids(t, p, st->num_threads);
+	size_t ntids = list_tids(t, p, st->num_threads), hint = 0;
 	for (size_t i = 0; i < ntids; i++) {
 		pid_t tid = t->tids[i];
 		int plen = snprintf(path, sizeof(path), "%s/%d/task/%d/", t->proc_root, (int)p->pid,
@@ -369,31 +383,38 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 		char *leaf = path + plen;
 		size_t leaf_room = sizeof(path) - (size_t)plen;
 
-		struct cpw_thread_slot *slot = thread_slot(p, tid);
+		struct cpw_thread_slot *slot = thread_slot(p, tid, &hint);
 		if (!slot)
 			continue;
 		bool new_slot = slot->generation == 0;
 
-		/* State: the process's stat is its main thread's. */
-		char state = st->state;
-		if (tid != p->pid) {
-			struct cpw_stat_fields ts;
-			snprintf(leaf, leaf_room, "stat");
-			long len = read_kept(t, &slot->stat_fd, path, buf, sizeof(buf));
-			if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &ts) < 0)
-				continue; /* the thread ended between listing and reading */
-			state = ts.state;
-		}
-		slot->generation = t->generation;
-
 		struct cpw_schedstat ss = { 0, 0, 0 };
 		snprintf(leaf, leaf_room, "schedstat");
 		long len = read_kept(t, &slot->schedstat_fd, path, buf, sizeof(buf));
-		if (len > 0)
-			cpw_parse_schedstat(buf, (size_t)len, &ss);
+		bool have_ss = len > 0 && cpw_parse_schedstat(buf, (size_t)len, &ss) == 0;
 		/* A thread that was not scheduled since the last sample cannot have changed its
-		 * context switches, memory high-water mark or children. */
-		bool ran = new_slot || ss.slices != slot->last_slices || ss.oncpu_ns != slot->last_oncpu_ns;
+		 * context switches, memory high-water mark or children. Without schedstat (a
+		 * kernel without it, or the thread just ended) that cannot be told. */
+		bool ran = new_slot || !have_ss || ss.slices != slot->last_slices ||
+			   ss.oncpu_ns != slot->last_oncpu_ns;
+
+		/* State: the process's stat is its main thread's. A thread that did not run since
+		 * the last sample is asleep as it was (S or D), unless it was woken and has waited
+		 * for a CPU ever since: its stat is read again one sample in STATE_REFRESH, so an
+		 * idle thread of a large pool costs one read (its schedstat) most samples. */
+		char state = st->state;
+		if (tid != p->pid) {
+			if (ran || (t->generation + (unsigned)tid) % STATE_REFRESH == 0 || !slot->state) {
+				struct cpw_stat_fields ts;
+				snprintf(leaf, leaf_room, "stat");
+				len = read_kept(t, &slot->stat_fd, path, buf, sizeof(buf));
+				if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &ts) < 0)
+					continue; /* the thread ended between listing and reading */
+				slot->state = ts.state;
+			}
+			state = slot->state;
+		}
+		slot->generation = t->generation;
 		slot->last_slices = ss.slices;
 		slot->last_oncpu_ns = ss.oncpu_ns;
 		any_ran |= ran;

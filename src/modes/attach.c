@@ -78,6 +78,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
 	pid_t root = cfg->pid;
 	bool ended = false, quit = false;
 	struct cpw_watch_view view;
+	struct cpw_pacer pacer = { { 0, 0 } };
 	cpw_watch_view_init(&view, cfg, false);
 	for (;;) {
 		int alive = cpw_session_sample(&s, &root, 1);
@@ -98,7 +99,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
 			break;
 		}
 		if (step == CPW_WATCH_NO_VIEW)
-			cpw_sleep_interruptible(cfg->interval_ms);
+			cpw_pacer_wait(&pacer, cfg->interval_ms);
 		if (cpw_signal_received)
 			break;
 	}

@@ -178,6 +178,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	int main_status = 0;
 	double main_end_s = 0;
 	struct cpw_watch_view view; /* the live view (--tui), driven by this loop */
+	struct cpw_pacer pacer = { { 0, 0 } };
 	cpw_watch_view_init(&view, cfg, true);
 	for (;;) {
 		int status;
@@ -207,7 +208,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 			cpw_session_sample(&s, roots, n);
 		/* q in the view closes it; the command keeps running and its report still comes. */
 		if (cpw_watch_view_step(&view, &s, launch.pid) == CPW_WATCH_NO_VIEW)
-			cpw_sleep_interruptible(cfg->interval_ms);
+			cpw_pacer_wait(&pacer, cfg->interval_ms);
 	}
 
 	s.report.metrics.wall_s = cfg->wait_all ? cpw_session_elapsed(&s) : main_end_s;

@@ -1,17 +1,20 @@
 /*
  * watch.c: the live view in the modes' sampling loops (watch.h).
  *
- * The view is opened after a sample, so that its title can name the target's command,
- * and is closed before anything is printed; an interval the user changed in it goes into
- * the report's notes, so the report says at which pace it was sampled.
+ * The view is opened after a sample, so that its title can name the target's command, and
+ * is closed before anything is printed; an interval the user changed in it goes into the
+ * report's notes, so the report says at which pace it was sampled. Without a view the
+ * loop keeps its pace with cpw_pacer_wait().
  */
 #include "config.h"
 #include "modes/watch.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #include "report/report.h"
 #include "util/escape.h"
+#include "util/signals.h"
 
 void cpw_watch_view_init(struct cpw_watch_view *w, const struct cpw_config *cfg, bool shared_terminal)
 {
@@ -59,6 +62,39 @@ enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_ses
 		return CPW_WATCH_QUIT;
 	}
 	return CPW_WATCH_NEXT;
+}
+
+static void add_ms(struct timespec *t, unsigned ms)
+{
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	t->tv_sec += ms / 1000 + t->tv_nsec / 1000000000L;
+	t->tv_nsec %= 1000000000L;
+}
+
+static long long ms_between(const struct timespec *from, const struct timespec *to)
+{
+	return ((long long)to->tv_sec - from->tv_sec) * 1000 + (to->tv_nsec - from->tv_nsec) / 1000000;
+}
+
+void cpw_pacer_wait(struct cpw_pacer *p, unsigned interval_ms)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (p->next.tv_sec == 0 && p->next.tv_nsec == 0) {
+		p->next = now;
+		add_ms(&p->next, interval_ms);
+	} else if (ms_between(&p->next, &now) >= 0) {
+		/* The sample due at next was just taken (a signal may have woken the loop
+		 * earlier for one more: that one leaves the schedule alone). */
+		add_ms(&p->next, interval_ms);
+		if (ms_between(&now, &p->next) <= 0) {
+			p->next = now; /* behind: the next one at once, no burst to catch up */
+			return;
+		}
+	}
+	long long left_ms = ms_between(&now, &p->next);
+	if (left_ms > 0)
+		cpw_sleep_interruptible((unsigned)left_ms);
 }
 
 void cpw_watch_view_end(struct cpw_watch_view *w, struct cpw_session *s, const char *notice)

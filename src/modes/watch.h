@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "session/session.h"
 #include "view/tui.h"
@@ -31,6 +32,16 @@ enum cpw_watch_step {
  * one line on standard error where the terminal cannot show it), hands it the session's
  * snapshot, and waits one interval for keys. */
 enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_session *s, pid_t target);
+
+/* Sleeps until the next sample is due: one interval after the last one was due, so that
+ * the time a sample takes does not stretch the interval (sampling 4,000 threads took 40
+ * ms of every 100: 36 samples in 5 s instead of 50). Where a sample took longer than the
+ * interval the next one is taken at once and the schedule starts again from now. A
+ * signal ends the sleep early. */
+struct cpw_pacer {
+	struct timespec next; /* when the next sample is due; zero: not started */
+};
+void cpw_pacer_wait(struct cpw_pacer *p, unsigned interval_ms);
 
 /* The watch is over: shows notice until q or a signal (where a view is open and notice is
  * not NULL), then closes the view, noting in the report an interval changed in it. */

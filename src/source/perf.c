@@ -50,6 +50,7 @@ struct cpw_counters {
 	size_t nev;
 	struct target *t;
 	size_t nt, capt;
+	size_t find_hint; /* where find_target looks first (see there) */
 	struct cpw_perf_env env;
 	bool count_kernel;
 	double attach_epoch_ticks; /* attach mode: when the first thread was armed; NAN before */
@@ -463,11 +464,18 @@ int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *er
 
 /* ---- opening ---- */
 
+/* The target of tid, or NULL. Attach mode asks for every thread of the tree on every
+ * sample, in the order they were added: looking first just past the last one found makes
+ * that one compare per thread instead of a search (quadratic with thousands of threads). */
 static struct target *find_target(struct cpw_counters *c, pid_t tid)
 {
+	if (c->find_hint < c->nt && c->t[c->find_hint].tid == tid)
+		return &c->t[c->find_hint++];
 	for (size_t i = 0; i < c->nt; i++)
-		if (c->t[i].tid == tid)
+		if (c->t[i].tid == tid) {
+			c->find_hint = i + 1;
 			return &c->t[i];
+		}
 	return NULL;
 }
 
@@ -586,11 +594,13 @@ static double boot_ticks_now(void)
 	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9) * (double)sysconf(_SC_CLK_TCK);
 }
 
-/* starttime (field 22) of a thread, in ticks since boot; NAN when unreadable. */
+/* starttime (field 22) of a thread, in ticks since boot; NAN when unreadable. Read from
+ * the thread's own task/TID/stat: /proc/TID/stat is the whole process's, and the kernel
+ * sums every thread of it for each read (4,000 threads armed made that 4,000 squared). */
 static double thread_start_ticks(pid_t tid)
 {
 	char path[512], buf[1024];
-	snprintf(path, sizeof(path), "%s/%d/stat", hooks.proc_root, (int)tid);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", hooks.proc_root, (int)tid, (int)tid);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return NAN;

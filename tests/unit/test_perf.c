@@ -726,7 +726,7 @@ static void test_attach_refused_event_once(void)
 
 static void test_attach_skips_inherited_threads(void)
 {
-	/* proc-paranoid2/20/stat: a thread born long after the attach (starttime far in the
+	/* proc-paranoid2/20/task/20/stat: a thread born long after the attach (starttime far in the
 	 * future, comm "we) ird (name"); 21/stat: one born at boot. */
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	struct cpw_counters *c;
