@@ -25,15 +25,6 @@ void cpw_report_note(struct cpw_report *r, const char *fmt, ...)
 		memcpy(note + CPW_NOTE_LEN - 4, "...", 4);
 }
 
-void cpw_report_number(double v, char *buf, size_t len)
-{
-	/* Below 2^53 a double holds every whole number exactly. */
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.9g", v);
-}
-
 FILE *cpw_report_open(const struct cpw_config *cfg)
 {
 	if (!cfg->output_path)
