@@ -44,22 +44,21 @@ install_missing() {
 PLAIN_OPTS="--enable-werror"
 ASAN_OPTS="--enable-werror --enable-asan"
 
-# The options as config.status --config prints them: each one quoted.
-quoted() { for o in "$@"; do printf "'%s' " "$o"; done; }
-
 configure_in() { # DIR [configure options]
 	dir=$1; shift
 	if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
 		autoreconf -fi >&2 || return 1
 	fi
 	mkdir -p "$dir"
-	want=$(quoted -q "$@")
-	have=$( [ -x "$dir/config.status" ] && "$dir/config.status" --config 2>/dev/null)
+	# The options it was configured with, as config.status --config prints them (quoted
+	# only where needed, as ours never are; -q is not recorded).
+	want="$*"
+	have=$( [ -x "$dir/config.status" ] && "$dir/config.status" --config 2>/dev/null | tr -d "'")
 	# Configure again when the build was configured with other options (by hand, or by an
 	# older bootstrap), or when configure changed.
-	if [ ! -f "$dir/Makefile" ] || [ configure -nt "$dir/config.status" ] || [ "$have " != "$want" ]; then
+	if [ ! -f "$dir/Makefile" ] || [ configure -nt "$dir/config.status" ] || [ "$have" != "$want" ]; then
 		again=no
-		[ -f "$dir/Makefile" ] && [ "$have " != "$want" ] && again=yes
+		[ -f "$dir/Makefile" ] && [ "$have" != "$want" ] && again=yes
 		[ $again = yes ] && say "$dir: configuring again (was: ${have:-nothing}; now: $want)"
 		(cd "$dir" && "$top/configure" -q "$@") >&2 || return 1
 		# Other flags: make would keep the objects built with the old ones.

@@ -10,17 +10,19 @@
 #   missing "label" "package"   # a tool the tests use is not installed: a skip, but a
 #                               # failure where CI=true (contrib/bootstrap.sh installs it)
 #   missing_all "label" "pkg"   # the same for every test the plan has left, then exit
-#   dir=$(public_copy FILE...)  # copies for another user to run, in a fresh 755 directory
+#   dir=$(public_copy FILE...)  # copies for another user to run, in a 755 directory
 #   done_testing                # exits 1 if anything failed
 #
-# Each test runs in a private scratch directory ($SCRATCH) removed on exit.
+# Each test runs in a private scratch directory ($SCRATCH) removed on exit (remove_scratch,
+# which a test's own EXIT trap must call).
 
 : "${CPW:?run through make check (CPW is unset)}"
 _tap_n=0
 _tap_failed=0
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cpw-test.XXXXXX")
-_tap_public=
-trap 'rm -rf "$SCRATCH" $_tap_public' EXIT
+# Removes the scratch directories; a test that sets its own EXIT trap calls it there.
+remove_scratch() { rm -rf "$SCRATCH" "$SCRATCH-public"; }
+trap remove_scratch EXIT
 
 plan() { _tap_plan=$1; echo "1..$1"; }
 ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
@@ -73,13 +75,19 @@ skip_strace() { # label
 		missing "$1" strace
 	fi
 }
-# Copies FILE... into a fresh directory that every user may read and enter (mode 755) and
-# prints its path: a program run as another user (nobody) must not be run from the checkout
-# or the build tree, which may sit under a 0700 home such as /root.
+# Copies FILE... into a directory that every user may read and enter (mode 755) and prints
+# its path: a program run as another user (nobody) must not be run from the checkout or the
+# build tree, which may sit under a 0700 home such as /root. The directory is named after
+# $SCRATCH, so the exit trap removes it: callers run this in $(...), a subshell, where no
+# variable it set would survive. It is made new (mkdir fails on one already there) and
+# must be ours.
 public_copy() {
-	_pub=$(mktemp -d "${TMPDIR:-/tmp}/cpw-public.XXXXXX") || return 1
-	_tap_public="$_tap_public $_pub"
-	chmod 755 "$_pub" && cp "$@" "$_pub/" && chmod -R a+rX "$_pub" && echo "$_pub"
+	_pub=$SCRATCH-public
+	if [ ! -d "$_pub" ]; then
+		mkdir -m 755 "$_pub" || return 1
+	fi
+	[ -O "$_pub" ] || return 1
+	cp "$@" "$_pub/" && chmod -R a+rX "$_pub" && echo "$_pub"
 }
 done_testing() { exit "$_tap_failed"; }
 # Validates a cperfwatch JSON document against doc/cperfwatch.schema.json (python3-jsonschema).

@@ -32,7 +32,7 @@ $(head -n 5 "$SCRATCH/err")"
 
 sleep 30 &
 SLEEPER=$!
-trap 'kill $SLEEPER 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+trap 'kill $SLEEPER 2>/dev/null; remove_scratch' EXIT
 
 plan 92
 

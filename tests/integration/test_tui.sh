@@ -18,7 +18,7 @@ cleanup() {
 	for p in $WORKLOADS; do
 		kill "$p" 2>/dev/null
 	done
-	rm -rf "$SCRATCH"
+	remove_scratch
 }
 trap cleanup EXIT
 

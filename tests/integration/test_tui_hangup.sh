@@ -11,7 +11,7 @@ if [ -z "$TMUX_BIN" ] || ! [ -x "$TMUX_BIN" ]; then
 fi
 SOCK="cpw-hangup-$$"
 T() { "$TMUX_BIN" -L "$SOCK" -f /dev/null "$@"; }
-trap 'T kill-server >/dev/null 2>&1; rm -rf "$SCRATCH"' EXIT
+trap 'T kill-server >/dev/null 2>&1; remove_scratch' EXIT
 
 sleep 0.4 &
 target=$!

@@ -35,7 +35,7 @@ cleanup() {
 		rmdir "$CG" 2>/dev/null
 	fi
 	[ -n "$IO_DIR" ] && rm -rf "$IO_DIR"
-	rm -rf "$SCRATCH"
+	remove_scratch
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
