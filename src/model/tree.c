@@ -141,7 +141,7 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->pid = pid;
 	p->first_seen_s = now_s;
 	p->last_seen_s = now_s;
-	p->exited_s = NAN;
+	p->exited_s = p->missed_s = NAN;
 	p->read_bytes = p->write_bytes = NAN;
 	p->read_rate = p->write_rate = NAN;
 	p->last_read = p->last_write = NAN;
@@ -559,6 +559,19 @@ static void mark_exited(struct cpw_tree *t, struct cpw_proc *p, double now_s)
 	close_kept(t, &p->io_fd);
 }
 
+/* Whether p, not reached by this sample, still runs: its stat reads, with the same start
+ * time, and it is not a zombie. Through the path, not a kept descriptor: that is what
+ * tells an ended process (its /proc directory is gone once it is reaped). */
+static bool still_there(const struct cpw_tree *t, const struct cpw_proc *p)
+{
+	char path[320], buf[2048];
+	struct cpw_stat_fields st;
+	snprintf(path, sizeof(path), "%s/%d/stat", t->proc_root, (int)p->pid);
+	long len = cpw_read_file(path, buf, sizeof(buf));
+	return len > 0 && cpw_parse_stat(buf, (size_t)len, &st) == 0 &&
+	       st.starttime_ticks == p->starttime_ticks && st.state != 'Z' && st.state != 'X';
+}
+
 static double rate(double now_val, double last_val, double dt)
 {
 	if (isnan(now_val) || isnan(last_val) || dt <= 0)
@@ -636,6 +649,7 @@ static void visit(struct cpw_tree *t, pid_t pid, pid_t parent, double now_s)
 			t->new_pids[t->nnew++] = pid;
 	}
 	p->generation = t->generation;
+	p->missed_s = NAN;
 	p->last_seen_s = now_s;
 	p->ppid = st.ppid;
 	p->state = st.state;
@@ -742,10 +756,19 @@ int cpw_tree_sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, doubl
 		visit(t, t->front[i].pid, t->front[i].parent, now_s);
 	identify_new(t);
 
-	/* What was alive and was not found has exited. */
-	for (size_t i = 0; i < t->nprocs; i++)
-		if (t->procs[i].alive && t->procs[i].generation != t->generation)
-			mark_exited(t, &t->procs[i], now_s);
+	/* What was alive and was not found has exited, unless it is still there: an orphan
+	 * between its dead parent and its new one is under neither for a moment. It gets one
+	 * sample's grace; marked exited, it would be listed twice once found again. */
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct cpw_proc *p = &t->procs[i];
+		if (!p->alive || p->generation == t->generation)
+			continue;
+		if (isnan(p->missed_s) && still_there(t, p)) {
+			p->missed_s = now_s;
+			continue;
+		}
+		mark_exited(t, p, isnan(p->missed_s) ? now_s : p->missed_s);
+	}
 
 	tt->samples++;
 	tt->runnable_sum += tt->st_running - running_before;

@@ -35,6 +35,7 @@ struct cpw_proc {
 	double first_seen_s;  /* seconds since the watch began */
 	double last_seen_s;
 	double exited_s;      /* when it was found gone; NAN while alive */
+	double missed_s;      /* alive but not reached by the last sample; NAN otherwise */
 
 	/* Cumulative over the watch (attach mode: minus the values at first sight). */
 	double user_s;

@@ -208,6 +208,40 @@ static void test_identity_through_libproc2(void)
 	cpw_tree_free(t);
 }
 
+/* An orphan between its parent and its new one (cperfwatch, a subreaper) is under neither
+ * for a sample: it is kept alive for that sample, and found again it is the same entry.
+ * Marked exited at once, it was listed twice (test_races saw it). */
+static void test_orphan_between_parents(void)
+{
+	struct cpw_tree *t = cpw_tree_new(root, false);
+	pid_t top = 100;
+	pid_t both[2] = { 100, 101 };
+	CU_ASSERT_EQUAL_FATAL(cpw_tree_sample(t, &top, 1, 0.1), 2);
+
+	/* 101 leaves 100 but still runs (100 ran, so its children are read again). */
+	write_file("100/task/100/children", "");
+	write_file("100/task/100/schedstat", "1600000000 20000000 31\n");
+	cpw_tree_sample(t, &top, 1, 0.2);
+	const struct cpw_proc *p = cpw_tree_find(t, 101);
+	CU_ASSERT_TRUE(p->alive);
+	CU_ASSERT_DOUBLE_EQUAL(p->missed_s, 0.2, 1e-9);
+
+	cpw_tree_sample(t, both, 2, 0.3); /* found again, as a root of ours */
+	CU_ASSERT_EQUAL(cpw_tree_size(t), 2);
+	p = cpw_tree_find(t, 101);
+	CU_ASSERT_TRUE(p->alive);
+	CU_ASSERT_TRUE(isnan(p->missed_s));
+
+	/* Not found twice running: it ended when it was first missed. */
+	cpw_tree_sample(t, &top, 1, 0.4);
+	cpw_tree_sample(t, &top, 1, 0.5);
+	p = cpw_tree_find(t, 101);
+	CU_ASSERT_FALSE(p->alive);
+	CU_ASSERT_DOUBLE_EQUAL(p->exited_s, 0.4, 1e-9);
+	CU_ASSERT_EQUAL(cpw_tree_size(t), 2);
+	cpw_tree_free(t);
+}
+
 static int setup(void) { return copy_fixture(); }
 static int teardown(void) { return remove_fixture(); }
 
@@ -218,6 +252,8 @@ int main(void)
 	CU_add_test(s1, "discovery and figures from a fake proc root", test_discovery_and_figures);
 	CU_pSuite s2 = CU_add_suite("tree over time", setup, teardown);
 	CU_add_test(s2, "threads end, process exits, figures never go back", test_threads_end_and_process_exits);
+	CU_pSuite s2b = CU_add_suite("tree orphans", setup, teardown);
+	CU_add_test(s2b, "an orphan between parents is kept, and listed once", test_orphan_between_parents);
 	CU_pSuite s3 = CU_add_suite("tree attach", setup, teardown);
 	CU_add_test(s3, "attach mode counts from the first sample", test_attach_baseline);
 	CU_add_test(s3, "a root that does not exist", test_missing_root);
