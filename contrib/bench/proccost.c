@@ -105,7 +105,7 @@ static void op_libproc2(void)
 }
 #endif
 
-/* The reads src/model/tree.c does today for one single-threaded process, minus
+/* The reads tree.c did (before they moved to source/proc_reader.c) for one single-threaded process, minus
  * libproc2 (measured on its own): the task directory listed twice (discovery, threads),
  * task/T/{children,stat,schedstat,status} and /proc/P/io. */
 static void op_current(void)

@@ -1,11 +1,9 @@
 /*
  * tree.h: the watched process tree over time (model/tree.c).
  *
- * Each sample discovers the tree from its roots through /proc/PID/task/TID/children (only
- * the tree is read, never all of /proc), identifies each new process once through libproc2,
- * reads the changing figures directly through descriptors kept open, and keeps
- * per-process cumulative figures, rates
- * over the last interval, tree totals and a bounded history for the live view.
+ * Built from what the /proc reader (source/proc_reader.h) hands it, one sample at a time,
+ * and from exit records: per-process cumulative figures, rates over the last interval,
+ * tree totals and a bounded history for the live view. It reads nothing itself.
  * Processes that exit stay in the table (alive = false) so totals never lose them.
  */
 #ifndef CPERFWATCH_TREE_H
@@ -16,6 +14,8 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+
+#include "source/proc_reader.h"
 
 #define CPW_COMM_MAX 64
 #define CPW_CMDLINE_MAX 256
@@ -73,7 +73,6 @@ struct cpw_proc {
 	double last_read, last_write, last_sample_s;
 	struct cpw_thread_slot *threads;
 	size_t nthreads_used, nthreads_alloc;
-	int stat_fd, io_fd;       /* kept open between samples; -1 when not */
 	uint64_t banked_oncpu_ns, banked_runq_ns, banked_vol, banked_invol; /* exited threads */
 	unsigned generation;      /* last sample that saw it */
 };
@@ -105,14 +104,14 @@ struct cpw_history {
 struct cpw_tree;
 
 /* baseline_existing: attach mode, where figures of processes alive at the first sample
- * count from that sample on. proc_root is normally "/proc". */
-struct cpw_tree *cpw_tree_new(const char *proc_root, bool baseline_existing);
+ * count from that sample on. */
+struct cpw_tree *cpw_tree_new(bool baseline_existing);
 void cpw_tree_free(struct cpw_tree *t);
 
-/* Takes one sample at now_s (seconds since the watch began) of every process reachable from
- * roots through the children files. Processes not found are marked exited. Returns the
- * number of live processes, or -errno. */
-int cpw_tree_sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, double now_s);
+/* Folds one sample the reader took at now_s (seconds since the watch began) into the
+ * model. Processes it did not reach are marked exited (one sample's grace for those the
+ * reader found still there). Returns the number of live processes. */
+int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, double now_s);
 
 /* Records exact figures for a process that was reaped (wait4 rusage of that one process,
  * taskstats exit record...). Adds the process if it was never sampled (short-lived). */
@@ -128,12 +127,6 @@ const struct cpw_proc *cpw_tree_proc(const struct cpw_tree *t, size_t i); /* ord
 const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid);
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t);
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t);
-/* Users are named (through libproc2, opened at the first new process) only for a report
- * that shows them; this turns that off before the first sample. */
-void cpw_tree_skip_users(struct cpw_tree *t);
-/* Why processes could not be identified through libproc2 (their user is then unknown);
- * NULL when nothing failed. */
-const char *cpw_tree_identity_error(const struct cpw_tree *t);
 /* Point i (0 = oldest) of one history series. */
 double cpw_history_at(const struct cpw_history *h, const double *series, size_t i);
 

@@ -17,6 +17,7 @@
 #include "source/perf.h"
 #include "source/cpus.h"
 #include "source/proc_parse.h"
+#include "source/proc_reader.h"
 #include "source/psi.h"
 #include "source/taskstats.h"
 #include "source/vmstat.h"
@@ -49,6 +50,7 @@ struct cpw_session_private {
 	struct cpw_psi_files view_psi_files;
 	struct cpw_psi view_psi_prev;
 	double view_psi_prev_s;
+	struct cpw_proc_reader *reader;    /* reads the tree from /proc for the model */
 };
 
 int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
@@ -83,10 +85,12 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 	cpw_metrics_init(&s->report.metrics);
 	s->report.cgroup_mem_peak_kib = NAN;
 	s->priv = calloc(1, sizeof(*s->priv));
-	if (s->priv)
+	if (s->priv) {
 		s->priv->cores_usable = NAN;
-	s->tree = cpw_tree_new(cfg->proc_root, cfg->mode == CPW_MODE_ATTACH);
-	if (!s->priv || !s->tree) {
+		s->priv->reader = cpw_proc_reader_new(cfg->proc_root);
+	}
+	s->tree = cpw_tree_new(cfg->mode == CPW_MODE_ATTACH);
+	if (!s->priv || !s->priv->reader || !s->tree) {
 		snprintf(err, errlen, "out of memory");
 		cpw_session_free(s);
 		return -ENOMEM;
@@ -95,7 +99,7 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 	/* Only the JSON report names each process's user: the text and OpenMetrics reports
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
-		cpw_tree_skip_users(s->tree);
+		cpw_proc_reader_skip_users(s->priv->reader);
 	if (cfg->mode == CPW_MODE_RUN && !cfg->no_cgroup) {
 		char why[320] = "";
 		struct cpw_session_private *p = s->priv;
@@ -292,7 +296,10 @@ double cpw_session_elapsed(const struct cpw_session *s)
 
 int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 {
-	int rc = cpw_tree_sample(s->tree, roots, nroots, cpw_session_elapsed(s));
+	struct cpw_proc_sample sample;
+	int rc = cpw_proc_reader_sample(s->priv->reader, roots, nroots, &sample);
+	if (rc == 0)
+		rc = cpw_tree_apply(s->tree, &sample, cpw_session_elapsed(s));
 	drain_exits(s);
 	return rc;
 }
@@ -441,8 +448,9 @@ bool cpw_session_finish(struct cpw_session *s)
 	if (io_unreadable)
 		cpw_report_note(r, "storage IO of %u process(es) is unavailable (%s): it counts as N/A, not 0",
 				io_unreadable, io_reason);
-	if (cpw_tree_identity_error(s->tree))
-		cpw_report_note(r, "process users are unknown: %s", cpw_tree_identity_error(s->tree));
+	const char *identity_error = cpw_proc_reader_identity_error(s->priv->reader);
+	if (identity_error)
+		cpw_report_note(r, "process users are unknown: %s", identity_error);
 	if (m->samples == 0)
 		cpw_report_note(r, "no sample of the tree was taken (it ran shorter than the %u ms "
 				   "interval): thread states and per-process figures are unavailable",
@@ -505,6 +513,8 @@ void cpw_session_free(struct cpw_session *s)
 	cpw_session_close_sources(s);
 	cpw_tree_free(s->tree);
 	s->tree = NULL;
+	if (s->priv)
+		cpw_proc_reader_free(s->priv->reader);
 	cpw_counters_free(s->counters);
 	s->counters = NULL;
 	if (s->priv)

@@ -3,7 +3,7 @@
  *
  * When a process first appears in the tree, libproc2 tells its parent, start time, command
  * name and the user it runs as (libproc2 keeps the uid-to-name cache). The figures that
- * change are then read on every sample directly, through descriptors kept open (tree.c):
+ * change are then read on every sample directly, through descriptors kept open (proc_reader.c):
  * a select through libproc2 re-opens and re-parses several files per process, which would
  * cost more than top itself on large trees.
  */

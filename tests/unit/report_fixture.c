@@ -59,7 +59,7 @@ void report_fixture_build(struct cpw_report *r, struct cpw_config *cfg)
 
 struct cpw_tree *report_fixture_tree(void)
 {
-	struct cpw_tree *tree = cpw_tree_new("/nonexistent", false);
+	struct cpw_tree *tree = cpw_tree_new(false);
 	if (!tree)
 		return NULL;
 	cpw_tree_record_exit(tree, 100, 1, "first", 0.5, 0.25, 10, 1, 2048, 0.1);

@@ -1,7 +1,8 @@
 /*
- * test_tree.c: the model over a fake proc root (tests/fixtures/procroot-basic): discovery
- * through children files, per-process and per-thread figures, thread states, banking of
- * threads that end, processes that exit, and the attach-mode baseline.
+ * test_tree.c: the model over a fake proc root (tests/fixtures/procroot-basic), read by
+ * the /proc reader and folded by the model as a session does: discovery through children
+ * files, per-process and per-thread figures, thread states, banking of threads that end,
+ * processes that exit, and the attach-mode baseline.
  */
 #include "config.h"
 
@@ -14,45 +15,48 @@
 
 #include "model/metrics.h"
 #include "source/procps.h"
+#include "source/proc_reader.h"
 #include "model/tree.h"
 #include "cunit_tap.h"
+#include "fixture_root.h"
 
 static char root[512];
 
-static int copy_fixture(void)
+/* The reader of the tree in use (one at a time), as the session pairs them. */
+static struct cpw_proc_reader *reader;
+
+static struct cpw_tree *watch_new(const char *proc_root, bool baseline_existing)
 {
-	char cmd[1200];
-	const char *fixtures = getenv("CPW_FIXTURES");
-	snprintf(root, sizeof(root), "%s/cpw-tree-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!fixtures || !mkdtemp(root))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "cp -R '%s/procroot-basic/.' '%s/'", fixtures, root);
-	return system(cmd) == 0 ? 0 : -1;
+	reader = cpw_proc_reader_new(proc_root);
+	return reader ? cpw_tree_new(baseline_existing) : NULL;
 }
 
-static int remove_fixture(void)
+static void watch_free(struct cpw_tree *t)
 {
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) == 0 ? 0 : -1;
+	cpw_tree_free(t);
+	cpw_proc_reader_free(reader);
+	reader = NULL;
+}
+
+/* One sample, read then folded. */
+static int sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, double now_s)
+{
+	struct cpw_proc_sample s;
+	int rc = cpw_proc_reader_sample(reader, roots, nroots, &s);
+	return rc < 0 ? rc : cpw_tree_apply(t, &s, now_s);
 }
 
 static void write_file(const char *rel, const char *text)
 {
-	char path[700];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	FILE *f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, rel, text), 0);
 }
 
 static void test_discovery_and_figures(void)
 {
-	struct cpw_tree *t = cpw_tree_new(root, false);
+	struct cpw_tree *t = watch_new(root, false);
 	pid_t top = 100;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.1), 2);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.1), 2);
 	CU_ASSERT_EQUAL(cpw_tree_size(t), 2);
 
 	const struct cpw_proc *make = cpw_tree_find(t, 100), *cc1 = cpw_tree_find(t, 101);
@@ -96,28 +100,28 @@ static void test_discovery_and_figures(void)
 	CU_ASSERT_DOUBLE_EQUAL(m.read_bytes, 4096, 1e-9); /* the readable part */
 	CU_ASSERT_EQUAL(m.top_process_pid, 101);
 	CU_ASSERT_DOUBLE_EQUAL(m.top_process_cpu_share, 400.0 / 600.0, 1e-9);
-	cpw_tree_free(t);
+	watch_free(t);
 }
 
 static void test_threads_end_and_process_exits(void)
 {
-	struct cpw_tree *t = cpw_tree_new(root, false);
+	struct cpw_tree *t = watch_new(root, false);
 	pid_t top = 100;
-	CU_ASSERT_EQUAL_FATAL(cpw_tree_sample(t, &top, 1, 0.1), 2);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.1), 2);
 
 	/* Thread 102 ends: its schedstat stays counted (banked). Thread 101 runs on. */
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/101/task/102'", root);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 	write_file("101/task/101/schedstat", "3500000000 500000000 120\n");
-	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.2), 2);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.2), 2);
 	const struct cpw_proc *cc1 = cpw_tree_find(t, 101);
 	CU_ASSERT_DOUBLE_EQUAL(cc1->oncpu_s, 4.5, 1e-9);
 	CU_ASSERT_EQUAL(cc1->vol_ctxsw, 6);
 
 	/* A racing read that goes backwards does not lower a figure. */
 	write_file("101/task/101/schedstat", "100 0 1\n");
-	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.3), 2);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
 	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->oncpu_s, 4.5, 1e-9);
 
 	/* 101 exits: its parent runs to reap it, so it leaves the children list and /proc. */
@@ -125,7 +129,7 @@ static void test_threads_end_and_process_exits(void)
 	write_file("100/task/100/schedstat", "1600000000 20000000 31\n");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/101'", root);
 	CU_ASSERT_EQUAL(system(cmd), 0);
-	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 0.4), 1);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.4), 1);
 	cc1 = cpw_tree_find(t, 101);
 	CU_ASSERT_FALSE(cc1->alive);
 	CU_ASSERT_DOUBLE_EQUAL(cc1->exited_s, 0.4, 1e-9);
@@ -147,14 +151,14 @@ static void test_threads_end_and_process_exits(void)
 	const struct cpw_history *h = cpw_tree_history(t);
 	CU_ASSERT_EQUAL(h->count, 4);
 	CU_ASSERT_TRUE(isnan(cpw_history_at(h, h->cpu_pct, 4)));
-	cpw_tree_free(t);
+	watch_free(t);
 }
 
 static void test_attach_baseline(void)
 {
-	struct cpw_tree *t = cpw_tree_new(root, true);
+	struct cpw_tree *t = watch_new(root, true);
 	pid_t top = 100;
-	CU_ASSERT_EQUAL_FATAL(cpw_tree_sample(t, &top, 1, 0.0), 2);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.0), 2);
 	const struct cpw_proc *cc1 = cpw_tree_find(t, 101);
 	/* What existed before the watch counts from zero at the first sample. */
 	CU_ASSERT_TRUE(cc1->preexisting);
@@ -165,23 +169,23 @@ static void test_attach_baseline(void)
 	write_file("101/stat", "101 (cc1) R 100 100 100 0 -1 4194304 1100 0 5 0 400 100 0 0 20 0 2 0 1010 "
 			       "10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	write_file("101/task/101/schedstat", "3800000000 500000000 100\n");
-	CU_ASSERT_EQUAL(cpw_tree_sample(t, &top, 1, 1.0), 2);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 1.0), 2);
 	cc1 = cpw_tree_find(t, 101);
 	long hz = sysconf(_SC_CLK_TCK);
 	CU_ASSERT_DOUBLE_EQUAL(cc1->user_s, 100.0 / (double)hz, 1e-9);
 	CU_ASSERT_EQUAL(cc1->minflt, 100);
 	CU_ASSERT_DOUBLE_EQUAL(cc1->oncpu_s, 0.8, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(cc1->cpu_pct, 100.0 * 100.0 / (double)hz, 1e-6); /* over 1 s */
-	cpw_tree_free(t);
+	watch_free(t);
 }
 
 static void test_missing_root(void)
 {
-	struct cpw_tree *t = cpw_tree_new(root, false);
+	struct cpw_tree *t = watch_new(root, false);
 	pid_t gone = 4242;
-	CU_ASSERT_EQUAL(cpw_tree_sample(t, &gone, 1, 0.1), 0);
+	CU_ASSERT_EQUAL(sample(t, &gone, 1, 0.1), 0);
 	CU_ASSERT_EQUAL(cpw_tree_size(t), 0);
-	cpw_tree_free(t);
+	watch_free(t);
 }
 
 /* The real /proc: libproc2 is opened at the first new process and names its user; when it
@@ -191,21 +195,21 @@ static void test_identity_through_libproc2(void)
 	pid_t self = getpid();
 
 	cpw_procps_use_library("libcpw-no-such-library.so.0");
-	struct cpw_tree *t = cpw_tree_new("/proc", true);
-	CU_ASSERT_PTR_NULL(cpw_tree_identity_error(t)); /* nothing tried before a sample */
-	CU_ASSERT_EQUAL(cpw_tree_sample(t, &self, 1, 0.1), 1);
-	const char *why = cpw_tree_identity_error(t);
+	struct cpw_tree *t = watch_new("/proc", true);
+	CU_ASSERT_PTR_NULL(cpw_proc_reader_identity_error(reader)); /* nothing tried before a sample */
+	CU_ASSERT_EQUAL(sample(t, &self, 1, 0.1), 1);
+	const char *why = cpw_proc_reader_identity_error(reader);
 	CU_ASSERT_PTR_NOT_NULL(why);
 	CU_ASSERT_PTR_NOT_NULL(why ? strstr(why, "libcpw-no-such-library.so.0") : NULL);
 	CU_ASSERT_STRING_EQUAL(cpw_tree_find(t, self)->user, "");
-	cpw_tree_free(t);
+	watch_free(t);
 
 	cpw_procps_use_library(NULL);
-	t = cpw_tree_new("/proc", true);
-	CU_ASSERT_EQUAL(cpw_tree_sample(t, &self, 1, 0.1), 1);
-	CU_ASSERT_PTR_NULL(cpw_tree_identity_error(t));
+	t = watch_new("/proc", true);
+	CU_ASSERT_EQUAL(sample(t, &self, 1, 0.1), 1);
+	CU_ASSERT_PTR_NULL(cpw_proc_reader_identity_error(reader));
 	CU_ASSERT_NOT_EQUAL(cpw_tree_find(t, self)->user[0], '\0');
-	cpw_tree_free(t);
+	watch_free(t);
 }
 
 /* An orphan between its parent and its new one (cperfwatch, a subreaper) is under neither
@@ -213,37 +217,37 @@ static void test_identity_through_libproc2(void)
  * Marked exited at once, it was listed twice (test_races saw it). */
 static void test_orphan_between_parents(void)
 {
-	struct cpw_tree *t = cpw_tree_new(root, false);
+	struct cpw_tree *t = watch_new(root, false);
 	pid_t top = 100;
 	pid_t both[2] = { 100, 101 };
-	CU_ASSERT_EQUAL_FATAL(cpw_tree_sample(t, &top, 1, 0.1), 2);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.1), 2);
 
 	/* 101 leaves 100 but still runs (100 ran, so its children are read again). */
 	write_file("100/task/100/children", "");
 	write_file("100/task/100/schedstat", "1600000000 20000000 31\n");
-	cpw_tree_sample(t, &top, 1, 0.2);
+	sample(t, &top, 1, 0.2);
 	const struct cpw_proc *p = cpw_tree_find(t, 101);
 	CU_ASSERT_TRUE(p->alive);
 	CU_ASSERT_DOUBLE_EQUAL(p->missed_s, 0.2, 1e-9);
 
-	cpw_tree_sample(t, both, 2, 0.3); /* found again, as a root of ours */
+	sample(t, both, 2, 0.3); /* found again, as a root of ours */
 	CU_ASSERT_EQUAL(cpw_tree_size(t), 2);
 	p = cpw_tree_find(t, 101);
 	CU_ASSERT_TRUE(p->alive);
 	CU_ASSERT_TRUE(isnan(p->missed_s));
 
 	/* Not found twice running: it ended when it was first missed. */
-	cpw_tree_sample(t, &top, 1, 0.4);
-	cpw_tree_sample(t, &top, 1, 0.5);
+	sample(t, &top, 1, 0.4);
+	sample(t, &top, 1, 0.5);
 	p = cpw_tree_find(t, 101);
 	CU_ASSERT_FALSE(p->alive);
 	CU_ASSERT_DOUBLE_EQUAL(p->exited_s, 0.4, 1e-9);
 	CU_ASSERT_EQUAL(cpw_tree_size(t), 2);
-	cpw_tree_free(t);
+	watch_free(t);
 }
 
-static int setup(void) { return copy_fixture(); }
-static int teardown(void) { return remove_fixture(); }
+static int setup(void) { return cpw_fixture_copy("procroot-basic", root, sizeof(root)); }
+static int teardown(void) { return cpw_fixture_remove(root); }
 
 int main(void)
 {

@@ -1,0 +1,79 @@
+/*
+ * proc_reader.h: one sample of the watched tree read from /proc (source/proc_reader.c).
+ *
+ * The reader finds the tree from its roots through /proc/PID/task/TID/children (only the
+ * tree is read, never all of /proc), reads each process and thread through descriptors
+ * it keeps open, and skips what cannot have changed: a thread not scheduled since the last
+ * sample (its schedstat says so) keeps its last state, context switches and children, so
+ * an idle thread costs one small read. New processes are identified once (cmdline, and
+ * the user through libproc2). It hands the model (model/tree.c) what it read; it keeps no
+ * figure of the model's.
+ */
+#ifndef CPERFWATCH_PROC_READER_H
+#define CPERFWATCH_PROC_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "source/proc_parse.h"
+
+#define CPW_READING_CMDLINE_MAX 256
+#define CPW_READING_WCHAN_MAX 64
+
+/* One thread as read in this sample. */
+struct cpw_thread_reading {
+	pid_t tid;
+	char state;            /* stat's letter; the last one read for a thread that did not run */
+	bool ran;              /* scheduled since the last sample (also: new, or unknown) */
+	bool has_schedstat;
+	struct cpw_schedstat sched; /* zeros without schedstat */
+	bool has_status;       /* status was read now (only when it ran) */
+	struct cpw_status_fields status; /* vol/invol: the last read when it did not run */
+	char wchan[CPW_READING_WCHAN_MAX]; /* read for threads in D only; "" otherwise */
+};
+
+/* One process as read in this sample. */
+struct cpw_proc_reading {
+	pid_t pid;
+	bool first;            /* the reader's first reading of this process (or of a reused pid) */
+	struct cpw_stat_fields stat;
+	bool io_read;          /* /proc/PID/io read now: only when a thread ran, or first */
+	struct cpw_io_fields io;
+	int io_errno;          /* why io could not be read (0: read, or not tried) */
+	char cmdline[CPW_READING_CMDLINE_MAX]; /* first reading only: argv joined, raw */
+	char user[32];         /* first reading only, where libproc2 named it; "" otherwise */
+	size_t first_thread, nthreads; /* its threads in cpw_proc_sample.threads */
+};
+
+struct cpw_proc_sample {
+	const struct cpw_proc_reading *procs; /* breadth first from the roots */
+	size_t nprocs;
+	const struct cpw_thread_reading *threads;
+	size_t nthreads;
+	/* Processes read by an earlier sample, not reached by this one, yet still running (the
+	 * same start time, not a zombie): an orphan between its dead parent and its new one is
+	 * under neither for a moment. Sorted. A process missed twice is dropped. */
+	const pid_t *still_there;
+	size_t nstill_there;
+};
+
+struct cpw_proc_reader;
+
+/* proc_root is normally "/proc"; NULL means that. Raises the descriptor limit to keep
+ * files open between samples. */
+struct cpw_proc_reader *cpw_proc_reader_new(const char *proc_root);
+void cpw_proc_reader_free(struct cpw_proc_reader *r);
+/* Users are named through libproc2 (opened at the first new process) only for a report
+ * that shows them; this turns that off. A fixture root never uses libproc2. */
+void cpw_proc_reader_skip_users(struct cpw_proc_reader *r);
+/* Why processes could not be identified through libproc2; NULL when nothing failed. */
+const char *cpw_proc_reader_identity_error(const struct cpw_proc_reader *r);
+
+/* Reads every process reachable from roots. The sample stays valid until the next call.
+ * Returns 0, or -ENOMEM. */
+int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t nroots,
+			   struct cpw_proc_sample *out);
+
+#endif

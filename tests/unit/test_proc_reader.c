@@ -1,0 +1,282 @@
+/*
+ * test_proc_reader.c: the /proc reader over fake proc roots: what one sample hands the
+ * model, what it skips for a thread that did not run, reused pids, stale cached children,
+ * processes missed between two parents, and many processes coming and going (the handle
+ * map's removals).
+ */
+#include "config.h"
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "source/proc_reader.h"
+#include "cunit_tap.h"
+#include "fixture_root.h"
+
+static char root[512];
+
+static void write_file(const char *rel, const char *text)
+{
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, rel, text), 0);
+}
+
+static void remove_path(const char *rel)
+{
+	char cmd[800];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s'", root, rel);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+static const struct cpw_proc_reading *find_reading(const struct cpw_proc_sample *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+static const struct cpw_thread_reading *find_thread(const struct cpw_proc_sample *s, pid_t pid, pid_t tid)
+{
+	const struct cpw_proc_reading *pr = find_reading(s, pid);
+	for (size_t i = 0; pr && i < pr->nthreads; i++)
+		if (s->threads[pr->first_thread + i].tid == tid)
+			return &s->threads[pr->first_thread + i];
+	return NULL;
+}
+
+static void test_first_sample(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(s.nprocs, 2);
+	CU_ASSERT_EQUAL(s.procs[0].pid, 100); /* breadth first from the root */
+	CU_ASSERT_EQUAL(s.procs[1].pid, 101);
+	CU_ASSERT_TRUE(s.procs[0].first);
+	CU_ASSERT_STRING_EQUAL(s.procs[0].cmdline, "make -j2 all");
+	CU_ASSERT_STRING_EQUAL(s.procs[0].user, ""); /* no libproc2 on a fixture root */
+	CU_ASSERT_TRUE(s.procs[0].io_read);
+	CU_ASSERT_EQUAL(s.procs[0].io.read_bytes, 4096);
+	CU_ASSERT_FALSE(s.procs[1].io_read); /* cc1 has no io file */
+	CU_ASSERT_NOT_EQUAL(s.procs[1].io_errno, 0);
+	CU_ASSERT_EQUAL(s.procs[1].nthreads, 2);
+	CU_ASSERT_EQUAL(s.nthreads, 3);
+	const struct cpw_thread_reading *t102 = find_thread(&s, 101, 102);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t102);
+	CU_ASSERT_EQUAL(t102->state, 'D');
+	CU_ASSERT_STRING_EQUAL(t102->wchan, "io_schedule");
+	CU_ASSERT_TRUE(t102->ran); /* new */
+	CU_ASSERT_EQUAL(t102->sched.oncpu_ns, 1000000000ULL);
+	CU_ASSERT_EQUAL(s.nstill_there, 0);
+	CU_ASSERT_PTR_NULL(cpw_proc_reader_identity_error(r));
+
+	/* The second sample is not a first reading, and the cmdline is not read again. */
+	CU_ASSERT_EQUAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_FALSE(find_reading(&s, 100)->first);
+	CU_ASSERT_STRING_EQUAL(find_reading(&s, 100)->cmdline, "");
+	cpw_proc_reader_free(r);
+}
+
+/* A thread that was not scheduled since the last sample costs its schedstat alone: its
+ * state, context switches and children are the last ones read. (Fixture files are
+ * rewritten in place: a kept descriptor reads the new text, as on /proc.) */
+static void test_idle_thread_costs_one_read(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	/* Samples 1 and 2 (2 refreshes thread 102's state: (2 + 102) % 8 == 0). */
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	const struct cpw_thread_reading *t102 = find_thread(&s, 101, 102);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t102);
+	CU_ASSERT_FALSE(t102->ran);
+
+	/* Its stat, status and children change behind its back (as they cannot without a
+	 * run): the reading is the last one, so they were not read. */
+	write_file("101/task/102/stat", "102 (cc1) S 100 100 100 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 2 0 1010 "
+					"10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("101/task/102/status", "Name:\tcc1\nPid:\t102\nvoluntary_ctxt_switches:\t50\n"
+					  "nonvoluntary_ctxt_switches:\t60\n");
+	write_file("101/task/102/children", "4242");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	t102 = find_thread(&s, 101, 102);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t102);
+	CU_ASSERT_FALSE(t102->ran);
+	CU_ASSERT_EQUAL(t102->state, 'D');
+	CU_ASSERT_FALSE(t102->has_status);
+	CU_ASSERT_EQUAL(t102->status.vol_ctxsw, 1);
+	CU_ASSERT_EQUAL(s.nprocs, 2); /* 4242 not looked for */
+
+	/* It runs (its schedstat moved): all of it is read again. */
+	write_file("101/task/102/schedstat", "2000000000 0 11\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	t102 = find_thread(&s, 101, 102);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t102);
+	CU_ASSERT_TRUE(t102->ran);
+	CU_ASSERT_EQUAL(t102->state, 'S');
+	CU_ASSERT_STRING_EQUAL(t102->wchan, "");
+	CU_ASSERT_EQUAL(t102->status.vol_ctxsw, 50);
+	CU_ASSERT_EQUAL(s.nprocs, 2); /* 4242 looked for, and not there */
+	cpw_proc_reader_free(r);
+}
+
+/* The context switches of a thread that ran are read again; of one that did not, the last
+ * ones read are handed on. */
+static void test_status_follows_runs(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(find_thread(&s, 101, 101)->status.vol_ctxsw, 5);
+	write_file("101/task/101/status", "Name:\tcc1\nPid:\t101\nvoluntary_ctxt_switches:\t9\nnonvoluntary_ctxt_switches:\t7\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(find_thread(&s, 101, 101)->status.vol_ctxsw, 5); /* did not run */
+	write_file("101/task/101/schedstat", "3500000000 500000000 120\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_TRUE(find_thread(&s, 101, 101)->ran);
+	CU_ASSERT_EQUAL(find_thread(&s, 101, 101)->status.vol_ctxsw, 9);
+	cpw_proc_reader_free(r);
+}
+
+/* A pid reused by another process (another start time) is read as a new process; a cached
+ * child whose pid now belongs to someone else's process is not read at all. */
+static void test_reused_pid_and_stale_child(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+
+	write_file("101/stat", "101 (other) S 100 100 100 0 -1 4194304 0 0 0 0 1 1 0 0 20 0 1 0 5555 "
+			       "10000000 10 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	const struct cpw_proc_reading *pr = find_reading(&s, 101);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
+	CU_ASSERT_TRUE(pr->first);
+	CU_ASSERT_EQUAL(pr->stat.starttime_ticks, 5555);
+	CU_ASSERT_STRING_EQUAL(pr->cmdline, "cc1 -O2 x.c");
+
+	/* 100's children list still names 101 (100 did not run), but 101 is someone else's. */
+	write_file("101/stat", "101 (other) S 999 999 999 0 -1 4194304 0 0 0 0 1 1 0 0 20 0 1 0 7777 "
+			       "10000000 10 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_PTR_NULL(find_reading(&s, 101));
+	CU_ASSERT_EQUAL(s.nprocs, 1);
+	cpw_proc_reader_free(r);
+}
+
+/* A process not reached but still running is listed once as still there, then dropped. */
+static void test_still_there_once(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	write_file("100/task/100/children", "");
+	write_file("100/task/100/schedstat", "1600000000 20000000 31\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(s.nprocs, 1);
+	CU_ASSERT_EQUAL_FATAL(s.nstill_there, 1);
+	CU_ASSERT_EQUAL(s.still_there[0], 101);
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(s.nstill_there, 0);
+	/* Found again later: a new reading, its cmdline read again. */
+	pid_t both[2] = { 100, 101 };
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, both, 2, &s), 0);
+	CU_ASSERT_TRUE(find_reading(&s, 101)->first);
+	cpw_proc_reader_free(r);
+}
+
+/* Writes a single-threaded process pid under parent into the fake root. */
+static void make_proc(pid_t pid, pid_t parent, const char *kids)
+{
+	char rel[128], text[512];
+	snprintf(rel, sizeof(rel), "%s/%d", root, (int)pid);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/%d/task", root, (int)pid);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/%d/task/%d", root, (int)pid, (int)pid);
+	mkdir(rel, 0755);
+	snprintf(text, sizeof(text), "%d (w) S %d 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 %d 1000 10 "
+		 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 (int)pid, (int)parent, 100 + (int)pid);
+	snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
+	write_file(rel, text);
+	snprintf(rel, sizeof(rel), "%d/task/%d/schedstat", (int)pid, (int)pid);
+	write_file(rel, "1000 0 1\n");
+	snprintf(rel, sizeof(rel), "%d/task/%d/children", (int)pid, (int)pid);
+	write_file(rel, kids);
+}
+
+/* Many processes come and go: every live one is read once, gone ones are dropped, and the
+ * handles of those that stay are still found (removals from the pid map keep it whole). */
+static void test_many_come_and_go(void)
+{
+	enum { N = 700 };
+	char kids[N * 8] = "";
+	size_t len = 0;
+	for (int i = 0; i < N; i++) {
+		make_proc(1000 + i * 3, 900, "");
+		len += (size_t)snprintf(kids + len, sizeof(kids) - len, "%d ", 1000 + i * 3);
+	}
+	make_proc(900, 1, kids);
+
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 900;
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(s.nprocs, N + 1);
+
+	/* Two in three end: gone from /proc and from the children list. */
+	len = 0;
+	kids[0] = '\0';
+	for (int i = 0; i < N; i++) {
+		char rel[32];
+		if (i % 3 != 0) {
+			snprintf(rel, sizeof(rel), "%d", 1000 + i * 3);
+			remove_path(rel);
+		} else {
+			len += (size_t)snprintf(kids + len, sizeof(kids) - len, "%d ", 1000 + i * 3);
+		}
+	}
+	write_file("900/task/900/children", kids);
+	write_file("900/task/900/schedstat", "2000 0 2\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(s.nprocs, 1 + (N + 2) / 3);
+	CU_ASSERT_EQUAL(s.nstill_there, 0);
+	/* The survivors are known processes, not first readings. */
+	size_t firsts = 0;
+	for (size_t i = 0; i < s.nprocs; i++)
+		firsts += s.procs[i].first;
+	CU_ASSERT_EQUAL(firsts, 0);
+	cpw_proc_reader_free(r);
+}
+
+static int setup(void) { return cpw_fixture_copy("procroot-basic", root, sizeof(root)); }
+static int teardown(void) { return cpw_fixture_remove(root); }
+
+int main(void)
+{
+	CU_initialize_registry();
+	CU_pSuite s1 = CU_add_suite("reader", setup, teardown);
+	CU_add_test(s1, "the first sample hands over every process and thread", test_first_sample);
+	CU_pSuite s2 = CU_add_suite("reader idle", setup, teardown);
+	CU_add_test(s2, "a thread that did not run costs its schedstat alone", test_idle_thread_costs_one_read);
+	CU_pSuite s3 = CU_add_suite("reader status", setup, teardown);
+	CU_add_test(s3, "context switches are read again only after a run", test_status_follows_runs);
+	CU_pSuite s4 = CU_add_suite("reader pids", setup, teardown);
+	CU_add_test(s4, "a reused pid is new; a stale cached child is not read", test_reused_pid_and_stale_child);
+	CU_pSuite s5 = CU_add_suite("reader missed", setup, teardown);
+	CU_add_test(s5, "a process missed is still there once, then dropped", test_still_there_once);
+	CU_pSuite s6 = CU_add_suite("reader many", setup, teardown);
+	CU_add_test(s6, "700 processes, two in three end", test_many_come_and_go);
+	return cpw_cunit_run_tap();
+}
