@@ -23,6 +23,7 @@
 
 #include "source/proc_parse.h"
 #include "source/procps.h"
+#include "source/interp.h"
 
 /* A thread that did not run since the last sample has its stat read one sample in this
  * many (read_threads()). */
@@ -147,6 +148,7 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->last_read = p->last_write = NAN;
 	p->last_sample_s = NAN;
 	p->stat_fd = p->io_fd = -1;
+	p->is_python = -1;
 	t->map[map_slot(t, pid)] = (int)t->nprocs;
 	t->nprocs++;
 	t->totals.seen++;
@@ -426,6 +428,8 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 				wchan = buf;
 		}
 		count_state(t, state, wchan);
+		if (state == 'R')
+			p->r_samples++;
 
 		struct cpw_status_fields sf;
 		memset(&sf, 0, sizeof(sf));
@@ -470,7 +474,11 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 			push_front(t, slot->kids[k], p->pid);
 	}
 
-	/* Bank threads that ended, and sum every thread. */
+	/* Bank threads that ended, and sum every thread. A thread counts among the CPU
+	 * threads when it did a tenth of the process's on-CPU time (the previous total, for
+	 * one that ended). */
+	uint64_t prev_oncpu_ns = (uint64_t)(p->oncpu_s * 1e9);
+	p->samples_in++;
 	uint64_t oncpu = p->banked_oncpu_ns, runq = p->banked_runq_ns;
 	uint64_t vol = p->banked_vol, invol = p->banked_invol;
 	for (size_t i = 0; i < p->nthreads_used;) {
@@ -484,6 +492,8 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 			p->banked_runq_ns += s->runq_ns;
 			p->banked_vol += s->vol;
 			p->banked_invol += s->invol;
+			if (s->oncpu_ns > 0 && s->oncpu_ns * 10 >= prev_oncpu_ns)
+				p->banked_cpu_threads++;
 			close_slot(t, s);
 			p->threads[i] = p->threads[--p->nthreads_used];
 			continue;
@@ -492,6 +502,10 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 	}
 	p->oncpu_s = (double)oncpu / 1e9;
 	p->runq_wait_s = (double)runq / 1e9;
+	p->cpu_threads = p->banked_cpu_threads;
+	for (size_t i = 0; i < p->nthreads_used; i++)
+		if (p->threads[i].oncpu_ns > 0 && p->threads[i].oncpu_ns * 10 >= oncpu)
+			p->cpu_threads++;
 	p->vol_ctxsw = vol;
 	p->invol_ctxsw = invol;
 	return any_ran;
@@ -654,9 +668,19 @@ static void visit(struct cpw_tree *t, pid_t pid, pid_t parent, double now_s)
 	p->ppid = st.ppid;
 	p->state = st.state;
 	/* prctl(PR_SET_NAME) and exec change the name: follow it. */
-	if (strcmp(p->comm, st.comm) != 0)
+	if (strcmp(p->comm, st.comm) != 0) {
 		snprintf(p->comm, sizeof(p->comm), "%s", st.comm);
+		p->python_asked = false; /* an exec: ask again */
+	}
 	p->nthreads = (int)st.num_threads;
+	if (p->nthreads > p->max_threads)
+		p->max_threads = p->nthreads;
+	/* Threads that may take turns on the GIL: asked once, when a second thread appears. */
+	if (!p->python_asked && p->nthreads >= 2) {
+		int py = cpw_process_is_python(t->proc_root, pid);
+		p->is_python = py < 0 ? -1 : py;
+		p->python_asked = true;
+	}
 	p->rss_kib = (uint64_t)(st.rss_pages > 0 ? st.rss_pages : 0) * (uint64_t)t->page_kib;
 
 	uint64_t ut = st.utime_ticks > p->base_utime ? st.utime_ticks - p->base_utime : 0;

@@ -16,6 +16,7 @@
  *     expect.no_evidence = disk_share
  *     expect.evidence_source = cpu_share: wait4 rusage
  *     expect.advice = parallelise
+ *     expect.no_advice = threads,      (substring the advice must not hold; repeatable)
  *
  * Fields a fixture does not name are unknown (NAN) or zero, as cpw_metrics_init() leaves
  * them. Also here: invariants every verdict must keep (checked on every fixture and on a
@@ -76,6 +77,10 @@ static const struct field fields[] = {
 	FLD(cache_misses, F_DBL), FLD(llc_load_misses, F_DBL), FLD(branch_misses, F_DBL),
 	FLD(stalled_cycles_backend, F_DBL), FLD(topdown_memory_bound, F_DBL),
 	FLD(hw_counters_available, F_BOOL),
+	FLD(top_process_threads, F_DBL), FLD(top_process_cpu_threads, F_DBL),
+	FLD(top_process_runnable, F_DBL), FLD(top_process_futex_share, F_DBL),
+	FLD(top_process_is_python, F_INT), FLD(cores_usable_sampled, F_DBL),
+	FLD(cpus_allowed_sampled, F_STR),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -87,6 +92,7 @@ static void metrics_unknown(struct cpw_metrics *m)
 	for (size_t i = 0; i < NFIELDS; i++)
 		if (fields[i].type == F_DBL)
 			*(double *)(void *)((char *)m + fields[i].off) = NAN;
+	m->top_process_is_python = -1;
 }
 
 /* ---- failures with a message (CUnit copies the text) ---- */
@@ -124,6 +130,8 @@ struct expect {
 	int nev_source;
 	char advice[MAX_EXPECT][128];
 	int nadvice;
+	char no_advice[MAX_EXPECT][128];
+	int nno_advice;
 };
 
 static char *trim(char *s)
@@ -237,6 +245,8 @@ static bool set_expect(struct expect *e, const char *key, const char *val)
 		return add_text(e->ev_source, &e->nev_source, val);
 	if (strcmp(key, "advice") == 0)
 		return add_text(e->advice, &e->nadvice, val);
+	if (strcmp(key, "no_advice") == 0)
+		return add_text(e->no_advice, &e->nno_advice, val);
 	return false;
 }
 
@@ -426,6 +436,9 @@ static void test_fixture(void)
 	for (int i = 0; i < e.nadvice; i++)
 		if (strstr(v.advice, e.advice[i]) == NULL)
 			FAILF("%s: advice lacks '%s'", name, e.advice[i]);
+	for (int i = 0; i < e.nno_advice; i++)
+		if (strstr(v.advice, e.no_advice[i]) != NULL)
+			FAILF("%s: advice holds '%s'", name, e.no_advice[i]);
 
 	/* Pure: the same input gives the same bytes. */
 	cpw_classify(&m, &again);
