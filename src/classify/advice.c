@@ -9,7 +9,7 @@
 #include <string.h>
 
 
-/* Full advice, when the class is the verdict. Each well under the 511 characters. */
+/* Full advice, when the class is the verdict. Each well under half the 767 characters. */
 static const char *const advice_full[CPW_CLASS_COUNT] = {
 	[CPW_CLASS_CPU_BOUND] =
 		"CPU-bound: the time goes to computing. Profile it (perf record -g) and look for a "
@@ -85,17 +85,15 @@ static void cpu_detail(const struct cpw_advice_facts *f, struct cpw_verdict *v)
 
 	if (f->serialised && f->python) {
 		snprintf(extra, sizeof extra,
-			 " Its %d threads take turns on Python's global interpreter lock (GIL): more "
-			 "threads will not help. Use processes (multiprocessing, "
-			 "concurrent.futures.ProcessPoolExecutor) or code that releases the GIL "
-			 "(numpy, C extensions).", f->threads);
+			 " Its %d threads take turns on Python's GIL: more threads will not help; use "
+			 "processes (multiprocessing, concurrent.futures.ProcessPoolExecutor) or code "
+			 "that releases the GIL (numpy, C extensions).", f->threads);
 		append(v, extra);
 	} else if (f->serialised) {
 		snprintf(extra, sizeof extra,
 			 " Its %d threads take turns on a lock: more threads will not help. Shorten "
-			 "the critical sections, share fewer locks (per-thread data merged at the "
-			 "end, finer-grained locks), or find the lock with perf lock or "
-			 "mutrace.", f->threads);
+			 "the critical sections or share fewer locks (perf lock finds them).",
+			 f->threads);
 		append(v, extra);
 	} else if (f->oversub && cpw_known(f->cores)) {
 		snprintf(extra, sizeof extra,
