@@ -14,6 +14,7 @@
  */
 #include "classify/classify.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,7 +77,8 @@ struct ctx {
 	bool mem_by_counters;
 	bool mem_by_faults;
 	double ipc, mpki, minflt_rate, sys_share;
-	double samples_quality;    /* 0.6 .. 1 */
+	double samples_quality;    /* 0.6 .. 1, for a share counted from sampled states */
+	double exact_quality;      /* 0.75 .. 1, for an exact clock: only the thread count is sampled */
 };
 
 static double clamp01(double x)
@@ -623,7 +625,9 @@ static double lane_quality(const struct ctx *c, enum lane lane, enum cpw_class c
 		if (cls == CPW_CLASS_CPU_STARVED && c->runq_sampled)
 			q *= 0.8;
 		if (cls == CPW_CLASS_CPU_BOUND && !c->counters)
-			q *= 0.9; /* it might be memory-bound: nothing here can tell */
+			q *= 0.95; /* it might be memory-bound: nothing here can tell */
+		if (cls != CPW_CLASS_CPU_STARVED && (!cpw_known(c->runq_ratio) || c->runq_sampled))
+			q *= 0.85; /* run-queue wait unknown or sampled: it might be starved */
 		break;
 	case LANE_DISK:
 		if (c->disk_sampled)
@@ -644,6 +648,34 @@ static double lane_quality(const struct ctx *c, enum lane lane, enum cpw_class c
 		break;
 	}
 	return q;
+}
+
+/* Whether the winning lane's time comes from sampled states rather than an exact clock. */
+static bool lane_sampled(const struct ctx *c, enum lane lane, enum cpw_class cls)
+{
+	switch (lane) {
+	case LANE_CPU:
+		return c->cpu_sampled || (cls == CPW_CLASS_CPU_STARVED && c->runq_sampled);
+	case LANE_DISK:
+		return c->disk_sampled;
+	case LANE_MEM:
+		return c->mem_from_dstates;
+	case LANE_WAIT:
+	case LANE_COUNT:
+		break;
+	}
+	return true; /* the wait lane is what the sampled states leave */
+}
+
+/* A share counted from n sampled states is uncertain by its binomial standard error
+ * sqrt(p (1 - p) / n): a pure sleep is sure after a few samples, a 60% share is not. Never
+ * below the quality of the sample count itself. */
+static double sampled_quality(const struct ctx *c, double share)
+{
+	double p = clamp01(share), n = (double)c->m->thread_samples;
+	double q = n > 0 ? 1.0 - 2.0 * sqrt(p * (1.0 - p) / n) : 0;
+
+	return q > c->samples_quality ? q : c->samples_quality;
 }
 
 static double corroboration(const struct ctx *c, enum cpw_class cls)
@@ -674,7 +706,11 @@ static double confidence(const struct ctx *c, enum lane win, enum cpw_class cls,
 	dominance = runner_up > 0 ? clamp01((c->share[win] / runner_up - cpw_threshold(CPW_T_DOMINANCE)) /
 					    cpw_threshold(CPW_T_DOMINANCE))
 				  : 1.0;
-	conf = (0.55 + 0.25 * margin + 0.2 * dominance) * c->samples_quality * lane_quality(c, win, cls);
+	/* Few samples only weaken a share that was sampled: rusage, schedstat and delay
+	 * accounting are exact however short the run. */
+	conf = (0.6 + 0.25 * margin + 0.15 * dominance) *
+		(lane_sampled(c, win, cls) ? sampled_quality(c, c->share[win]) : c->exact_quality) *
+		lane_quality(c, win, cls);
 	conf += corroboration(c, cls);
 	return conf < 0.05 ? 0.05 : conf > 0.99 ? 0.99 : conf;
 }
@@ -844,6 +880,10 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 	c.lifetime = (double)m->thread_samples / (double)m->samples * c.wall;
 	c.samples_quality = 0.6 + 0.4 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
 						 (cpw_threshold(CPW_T_FULL_SAMPLES) - cpw_threshold(CPW_T_MIN_SAMPLES)));
+	/* An exact clock's share is only as uncertain as the sampled thread count in its
+	 * denominator: settled at three times the minimum samples. */
+	c.exact_quality = 0.75 + 0.25 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
+						 (2 * cpw_threshold(CPW_T_MIN_SAMPLES)));
 	measure_cpu(&c);
 	measure_io(&c);
 	measure_memory(&c);

@@ -490,6 +490,11 @@ static void test_fixture(void)
 		if (strstr(v.advice, e.no_advice[i]) != NULL)
 			FAILF("%s: advice holds '%s'", name, e.no_advice[i]);
 
+	/* For contrib/bench/calibration.py: every fixture's expected and given class. */
+	if (getenv("CPW_CALIBRATION") != NULL)
+		printf("# calibration %s expected=%s got=%s confidence=%.4f\n", name,
+		       cpw_class_name((enum cpw_class)e.cls), cpw_class_name(v.cls), v.confidence);
+
 	/* Pure: the same input gives the same bytes. */
 	cpw_classify(&m, &again);
 	if (memcmp(&v, &again, sizeof v) != 0)
