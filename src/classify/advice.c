@@ -8,9 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "classify/thresholds.h"
 
-/* Full advice, when the class is the verdict. Each well under the 511 characters. */
+/* Full advice, when the class is the verdict. Each well under half the 767 characters. */
 static const char *const advice_full[CPW_CLASS_COUNT] = {
 	[CPW_CLASS_CPU_BOUND] =
 		"CPU-bound: the time goes to computing. Profile it (perf record -g) and look for a "
@@ -77,14 +76,47 @@ static void append(struct cpw_verdict *v, const char *text)
 		snprintf(v->advice + used, sizeof(v->advice) - used, "%s", text);
 }
 
-void cpw_advice_fill(const struct cpw_metrics *m, struct cpw_verdict *v)
+/* What to do when the CPU lane is the verdict and the tree has more CPUs than it uses,
+ * or uses them all, or its threads take turns. */
+static void cpu_detail(const struct cpw_advice_facts *f, struct cpw_verdict *v)
 {
-	char extra[200];
-	double usable = cpw_known(m->cores_usable) ? m->cores_usable : NAN;
-	double used = cpw_known(m->cores_used) ? m->cores_used
-		: (cpw_known(m->wall_s) && m->wall_s > 0 && cpw_known(m->user_s) && cpw_known(m->sys_s))
-			? (m->user_s + m->sys_s) / m->wall_s : NAN;
+	char extra[320];
+	bool several = cpw_known(f->cores) && f->cores > 1;
 
+	if (f->serialised && f->python) {
+		snprintf(extra, sizeof extra,
+			 " Its %d threads take turns on Python's GIL: more threads will not help; use "
+			 "processes (multiprocessing, concurrent.futures.ProcessPoolExecutor) or code "
+			 "that releases the GIL (numpy, C extensions).", f->threads);
+		append(v, extra);
+	} else if (f->serialised) {
+		snprintf(extra, sizeof extra,
+			 " Its %d threads take turns on a lock: more threads will not help. Shorten "
+			 "the critical sections or share fewer locks (perf lock finds them).",
+			 f->threads);
+		append(v, extra);
+	} else if (f->oversub && cpw_known(f->cores)) {
+		snprintf(extra, sizeof extra,
+			 " It runs %.1f threads on %g usable CPU%s: more threads will not help.",
+			 f->runnable, f->cores, f->cores > 1 ? "s" : "");
+		append(v, extra);
+	} else if (several && !f->saturated && cpw_known(f->cores_used) && v->cls == CPW_CLASS_CPU_BOUND) {
+		if (f->python)
+			snprintf(extra, sizeof extra,
+				 " It uses %.1f of %g usable cores: parallelise with processes "
+				 "(multiprocessing, concurrent.futures.ProcessPoolExecutor) to use the "
+				 "rest; Python threads take turns on the GIL.", f->cores_used, f->cores);
+		else
+			snprintf(extra, sizeof extra,
+				 " It uses %.1f of %g usable cores: parallelise (threads, processes, "
+				 "make -j) to use the rest.", f->cores_used, f->cores);
+		append(v, extra);
+	}
+}
+
+void cpw_advice_fill(const struct cpw_metrics *m, const struct cpw_advice_facts *f,
+		     struct cpw_verdict *v)
+{
 	v->advice[0] = '\0';
 	if (v->cls == CPW_CLASS_MIXED) {
 		append(v, advice_full[CPW_CLASS_MIXED]);
@@ -99,24 +131,11 @@ void cpw_advice_fill(const struct cpw_metrics *m, struct cpw_verdict *v)
 	}
 	append(v, cpw_advice_for(v->cls));
 
-	if (v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND) {
-		double runnable = m->avg_runnable_threads;
-
-		if (cpw_known(usable) && cpw_known(runnable) &&
-		    runnable >= usable * cpw_threshold(CPW_T_OVERSUB_RATIO)) {
-			snprintf(extra, sizeof extra,
-				 " It runs %.1f threads on %g usable CPU%s: more threads will not help.",
-				 runnable, usable, usable > 1 ? "s" : "");
-			append(v, extra);
-		} else if (v->cls == CPW_CLASS_CPU_BOUND && cpw_known(usable) && usable > 1 &&
-			   cpw_known(used) && used <= usable * cpw_threshold(CPW_T_CORES_IDLE_RATIO)) {
-			snprintf(extra, sizeof extra,
-				 " It uses %.1f of %g usable cores: parallelise (threads, processes, "
-				 "make -j) to use the rest.", used, usable);
-			append(v, extra);
-		}
-	}
+	if (f != NULL && (v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND))
+		cpu_detail(f, v);
 	if (v->cls == CPW_CLASS_THRASHING && cpw_known(m->memory_limit_kib) && m->memory_limit_kib > 0) {
+		char extra[64];
+
 		snprintf(extra, sizeof extra, " Its memory limit is %.0f MiB.",
 			 m->memory_limit_kib / 1024.0);
 		append(v, extra);

@@ -11,8 +11,22 @@
 /* The short, generic advice for one class ("" for CPW_CLASS_NONE or an invalid value). */
 const char *cpw_advice_for(enum cpw_class cls);
 
+/* What the classifier concluded beyond the class, so the advice never contradicts it. */
+struct cpw_advice_facts {
+	double cores;       /* the CPUs the tree may use, as its threads saw them; NAN: unknown */
+	double cores_used;  /* (user + sys) / wall; NAN */
+	double runnable;    /* the tree's mean runnable threads; NAN */
+	bool oversub;       /* its own threads oversubscribe its CPUs */
+	bool saturated;     /* it already keeps its CPUs busy: parallelising will not help */
+	bool serialised;    /* the busiest process's threads take turns on a lock */
+	int threads;        /* ... how many of them did the CPU work */
+	bool python;        /* the busiest process is Python: its threads share the GIL */
+};
+
 /* Fills v->advice for v->cls (and v->secondary where the run is mixed), adding what the
- * metrics make concrete: idle cores, oversubscription, the memory limit. Pure. */
-void cpw_advice_fill(const struct cpw_metrics *m, struct cpw_verdict *v);
+ * facts make concrete: idle cores, oversubscription, a lock or the GIL, the memory limit.
+ * f may be NULL (nothing known beyond the class). Pure. */
+void cpw_advice_fill(const struct cpw_metrics *m, const struct cpw_advice_facts *f,
+		     struct cpw_verdict *v);
 
 #endif

@@ -14,6 +14,7 @@
  */
 #include "classify/classify.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,9 +47,15 @@ struct ctx {
 	const char *runq_src;
 	bool runq_sampled;   /* from R states, not schedstat */
 	double runnable;     /* mean R threads per sample */
-	double cores;        /* usable CPUs, 1 when unknown */
+	double cores;        /* usable CPUs as the threads saw them (else at launch), 1 when unknown */
 	bool cores_known;
+	bool narrowed;       /* the command narrowed its CPUs below what it was started with */
 	bool oversub;
+	double runq_own;     /* the run-queue wait its own threads explain: (N - k) / N, or 0 */
+	double runq_other;   /* runq_ratio less runq_own: the wait other load causes; NAN */
+	bool serialised;     /* the busiest process's threads take turns (a lock) */
+	bool python;         /* ... and that process is Python: the lock is the GIL */
+	double top_cores;    /* the busiest process's CPU / wall; NAN */
 	double disk;
 	const char *disk_src;
 	bool disk_sampled;
@@ -70,7 +77,8 @@ struct ctx {
 	bool mem_by_counters;
 	bool mem_by_faults;
 	double ipc, mpki, minflt_rate, sys_share;
-	double samples_quality;    /* 0.6 .. 1 */
+	double samples_quality;    /* 0.6 .. 1, for a share counted from sampled states */
+	double exact_quality;      /* 0.75 .. 1, for an exact clock: only the thread count is sampled */
 };
 
 static double clamp01(double x)
@@ -176,9 +184,21 @@ static void measure_cpu(struct ctx *c)
 
 	c->runnable = cpw_known(m->avg_runnable_threads) ? m->avg_runnable_threads
 		: (double)m->st_running / (double)m->samples;
-	c->cores_known = cpw_known(m->cores_usable) && m->cores_usable > 0;
-	c->cores = c->cores_known ? m->cores_usable : 1;
+	/* The CPUs the threads themselves could use during the run, where sampled: the
+	 * command may have narrowed what cperfwatch saw at launch (taskset, numactl). */
+	if (cpw_known(m->cores_usable_sampled) && m->cores_usable_sampled > 0) {
+		c->cores_known = true;
+		c->cores = m->cores_usable_sampled;
+		c->narrowed = cpw_known(m->cores_usable) &&
+			m->cores_usable - c->cores >= cpw_threshold(CPW_T_NARROWED_CPUS);
+	} else {
+		c->cores_known = cpw_known(m->cores_usable) && m->cores_usable > 0;
+		c->cores = c->cores_known ? m->cores_usable : 1;
+	}
 	c->oversub = c->runnable >= c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO);
+	/* N runnable threads on k CPUs wait (N - k) / N of their time by themselves. */
+	c->runq_own = c->runnable > c->cores ? (c->runnable - c->cores) / c->runnable : 0;
+	c->runq_other = cpw_known(c->runq_ratio) ? c->runq_ratio - c->runq_own : NAN;
 }
 
 static void measure_work_kind(struct ctx *c)
@@ -211,8 +231,36 @@ static void measure_work_kind(struct ctx *c)
 	c->work_label = c->mem_by_counters || c->mem_by_faults ? CPW_CLASS_MEMORY_BOUND
 							       : CPW_CLASS_CPU_BOUND;
 	c->cpu_label = c->work_label;
-	if (cpw_known(c->runq_ratio) && c->runq_ratio >= cpw_threshold(CPW_T_RUNQ_RATIO) && !c->oversub)
+	/* Starved only by the wait its own threads do not explain: from other load. A tree
+	 * that oversubscribes its CPUs is said to, whatever else waits with it. */
+	if (cpw_known(c->runq_other) && c->runq_other >= cpw_threshold(CPW_T_RUNQ_RATIO) && !c->oversub)
 		c->cpu_label = CPW_CLASS_CPU_STARVED;
+}
+
+/* The busiest process's threads take turns: several did its CPU work, yet together about
+ * one core at a time and about one runnable, with more CPUs free; where the wait analysis
+ * measured it, the rest of its thread samples slept on a futex. */
+static void measure_serialisation(struct ctx *c)
+{
+	const struct cpw_metrics *m = c->m;
+	double share = cpw_known(m->top_process_cpu_share) ? m->top_process_cpu_share
+		: m->nprocs <= 1 ? 1 : NAN;
+
+	c->top_cores = cpw_known(share) && c->wall > 0 ? share * c->cpu / c->wall : NAN;
+	c->python = m->top_process_is_python == 1;
+	c->serialised = cpw_known(m->top_process_cpu_threads) && m->top_process_cpu_threads >= 2 &&
+		c->cores_known && c->cores >= 2 && cpw_known(c->top_cores) &&
+		c->top_cores >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&
+		c->top_cores <= cpw_threshold(CPW_T_SERIAL_CORES_MAX) &&
+		cpw_known(m->top_process_runnable) &&
+		m->top_process_runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) &&
+		(!cpw_known(m->top_process_futex_share) ||
+		 m->top_process_futex_share >= cpw_threshold(CPW_T_SERIAL_FUTEX_SHARE));
+	/* Each turn wakes a waiter that then queues for a CPU: that wait is its own. */
+	if (c->serialised && c->runq_own < cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ)) {
+		c->runq_own = cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ);
+		c->runq_other = cpw_known(c->runq_ratio) ? c->runq_ratio - c->runq_own : NAN;
+	}
 }
 
 static void measure_io(struct ctx *c)
@@ -392,11 +440,11 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 		add_evidence(v, "runq_ratio", c->runq_ratio, cpw_threshold(CPW_T_RUNQ_RATIO), c->runq_src,
 			     "threads waited in the run queue %.0f%% of the time they wanted a CPU (starved at >= %.0f%%)",
 			     pct(c->runq_ratio), pct(cpw_threshold(CPW_T_RUNQ_RATIO)));
-		add_evidence(v, "avg_runnable_threads", c->runnable,
-			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
-			     "%.2f runnable threads on average for %g usable CPU%s%s: the wait comes from other load",
+		add_evidence(v, "avg_runnable_threads", c->runnable, c->cores, SRC_SAMPLED,
+			     "%.2f runnable threads on average for %g usable CPU%s%s: they explain %.0f%% of "
+			     "the wait, the rest comes from other load",
 			     c->runnable, c->cores, c->cores > 1 ? "s" : "",
-			     c->cores_known ? "" : " (assumed, unknown)");
+			     c->cores_known ? "" : " (assumed, unknown)", pct(c->runq_own));
 		if (decisive)
 			psi_line(v, "psi_cpu_some_share", m->psi_cpu_some_s, c->wall,
 				 m->psi_from_cgroup ? "cgroup cpu.pressure" : "/proc/pressure/cpu",
@@ -577,7 +625,9 @@ static double lane_quality(const struct ctx *c, enum lane lane, enum cpw_class c
 		if (cls == CPW_CLASS_CPU_STARVED && c->runq_sampled)
 			q *= 0.8;
 		if (cls == CPW_CLASS_CPU_BOUND && !c->counters)
-			q *= 0.9; /* it might be memory-bound: nothing here can tell */
+			q *= 0.95; /* it might be memory-bound: nothing here can tell */
+		if (cls != CPW_CLASS_CPU_STARVED && (!cpw_known(c->runq_ratio) || c->runq_sampled))
+			q *= 0.85; /* run-queue wait unknown or sampled: it might be starved */
 		break;
 	case LANE_DISK:
 		if (c->disk_sampled)
@@ -598,6 +648,34 @@ static double lane_quality(const struct ctx *c, enum lane lane, enum cpw_class c
 		break;
 	}
 	return q;
+}
+
+/* Whether the winning lane's time comes from sampled states rather than an exact clock. */
+static bool lane_sampled(const struct ctx *c, enum lane lane, enum cpw_class cls)
+{
+	switch (lane) {
+	case LANE_CPU:
+		return c->cpu_sampled || (cls == CPW_CLASS_CPU_STARVED && c->runq_sampled);
+	case LANE_DISK:
+		return c->disk_sampled;
+	case LANE_MEM:
+		return c->mem_from_dstates;
+	case LANE_WAIT:
+	case LANE_COUNT:
+		break;
+	}
+	return true; /* the wait lane is what the sampled states leave */
+}
+
+/* A share counted from n sampled states is uncertain by its binomial standard error
+ * sqrt(p (1 - p) / n): a pure sleep is sure after a few samples, a 60% share is not. Never
+ * below the quality of the sample count itself. */
+static double sampled_quality(const struct ctx *c, double share)
+{
+	double p = clamp01(share), n = (double)c->m->thread_samples;
+	double q = n > 0 ? 1.0 - 2.0 * sqrt(p * (1.0 - p) / n) : 0;
+
+	return q > c->samples_quality ? q : c->samples_quality;
 }
 
 static double corroboration(const struct ctx *c, enum cpw_class cls)
@@ -622,13 +700,17 @@ static double confidence(const struct ctx *c, enum lane win, enum cpw_class cls,
 
 	if (cls == CPW_CLASS_CPU_STARVED) {
 		thr = cpw_threshold(CPW_T_RUNQ_RATIO);
-		share = c->runq_ratio;
+		share = c->runq_other;
 	}
 	margin = clamp01((share - thr) / (1.0 - thr));
 	dominance = runner_up > 0 ? clamp01((c->share[win] / runner_up - cpw_threshold(CPW_T_DOMINANCE)) /
 					    cpw_threshold(CPW_T_DOMINANCE))
 				  : 1.0;
-	conf = (0.55 + 0.25 * margin + 0.2 * dominance) * c->samples_quality * lane_quality(c, win, cls);
+	/* Few samples only weaken a share that was sampled: rusage, schedstat and delay
+	 * accounting are exact however short the run. */
+	conf = (0.6 + 0.25 * margin + 0.15 * dominance) *
+		(lane_sampled(c, win, cls) ? sampled_quality(c, c->share[win]) : c->exact_quality) *
+		lane_quality(c, win, cls);
 	conf += corroboration(c, cls);
 	return conf < 0.05 ? 0.05 : conf > 0.99 ? 0.99 : conf;
 }
@@ -641,6 +723,19 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 	double used = cpw_known(m->cores_used) ? m->cores_used : c->cpu / c->wall;
 	bool cpu_verdict = v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND;
 
+	if (c->serialised)
+		add_finding(v, "%.0f threads, about one core at a time: they take turns on a lock%s",
+			    m->top_process_cpu_threads,
+			    c->python ? ", Python's global interpreter lock (GIL)" : "");
+	if (c->narrowed) {
+		if (m->cpus_allowed_sampled[0] != '\0')
+			add_finding(v, "the command limited itself to CPU%s %.40s (%g of the %g it was started with)",
+				    strpbrk(m->cpus_allowed_sampled, ",-") ? "s" : "", m->cpus_allowed_sampled,
+				    c->cores, m->cores_usable);
+		else
+			add_finding(v, "the command limited itself to %g CPU%s (of the %g it was started with)",
+				    c->cores, c->cores > 1 ? "s" : "", m->cores_usable);
+	}
 	if (c->oversub && c->share[LANE_CPU] >= cpw_threshold(CPW_T_NOTABLE_SHARE)) {
 		if (c->cores_known)
 			add_finding(v, "the tree oversubscribes its %g usable CPU%s (%.1f runnable threads on average)",
@@ -659,6 +754,39 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 	if ((v->cls == CPW_CLASS_CPU_BOUND ||
 	     (v->cls == CPW_CLASS_MIXED && v->secondary == CPW_CLASS_CPU_BOUND)) && !c->counters)
 		add_finding(v, "memory stalls are not observable here (no hardware counters)");
+}
+
+static void evidence_serialised(const struct ctx *c, struct cpw_verdict *v)
+{
+	const struct cpw_metrics *m = c->m;
+	char futex[48] = "";
+
+	if (cpw_known(m->top_process_futex_share))
+		snprintf(futex, sizeof futex, ", %.0f%% of its thread samples on a futex",
+			 pct(m->top_process_futex_share));
+	else
+		snprintf(futex, sizeof futex, " (futex waits not sampled)");
+	add_evidence(v, "serialised_threads", m->top_process_cpu_threads, 2, SRC_SCHEDSTAT,
+		     "pid %d: %.0f threads each did >= 10%% of its CPU work on %.2f cores, %.2f "
+		     "runnable on average%s", m->top_process_pid, m->top_process_cpu_threads,
+		     c->top_cores, m->top_process_runnable, futex);
+}
+
+/* What the advice may and may not recommend, from what was measured. */
+static void advice_facts(const struct ctx *c, struct cpw_advice_facts *f)
+{
+	const struct cpw_metrics *m = c->m;
+	double used = cpw_known(m->cores_used) ? m->cores_used : c->cpu / c->wall;
+
+	memset(f, 0, sizeof *f);
+	f->cores = c->cores_known ? c->cores : NAN;
+	f->cores_used = used;
+	f->runnable = c->runnable;
+	f->oversub = c->oversub;
+	f->saturated = c->oversub || !c->cores_known || used > c->cores * cpw_threshold(CPW_T_CORES_IDLE_RATIO);
+	f->serialised = c->serialised;
+	f->threads = c->serialised ? (int)m->top_process_cpu_threads : 0;
+	f->python = c->python;
 }
 
 /* ---- unknown ---- */
@@ -734,6 +862,7 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 	struct ctx c;
 	enum lane order[LANE_COUNT] = { LANE_CPU, LANE_DISK, LANE_MEM, LANE_WAIT };
 	int win = -1, rival = -1;
+	struct cpw_advice_facts facts;
 
 	memset(v, 0, sizeof *v);
 	v->cls = CPW_CLASS_UNKNOWN;
@@ -741,7 +870,7 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 	v->confidence = 0.1;
 	if (m == NULL || too_little_data(m, v)) {
 		if (m != NULL)
-			cpw_advice_fill(m, v);
+			cpw_advice_fill(m, NULL, v);
 		return;
 	}
 
@@ -751,10 +880,15 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 	c.lifetime = (double)m->thread_samples / (double)m->samples * c.wall;
 	c.samples_quality = 0.6 + 0.4 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
 						 (cpw_threshold(CPW_T_FULL_SAMPLES) - cpw_threshold(CPW_T_MIN_SAMPLES)));
+	/* An exact clock's share is only as uncertain as the sampled thread count in its
+	 * denominator: settled at three times the minimum samples. */
+	c.exact_quality = 0.75 + 0.25 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
+						 (2 * cpw_threshold(CPW_T_MIN_SAMPLES)));
 	measure_cpu(&c);
 	measure_io(&c);
 	measure_memory(&c);
 	decompose(&c);
+	measure_serialisation(&c);
 	measure_work_kind(&c);
 
 	/* Lanes by share, largest first; a stable insertion sort of four keeps ties in lane order. */
@@ -814,8 +948,11 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 		evidence_lane(&c, v, b, true);
 	}
 	parallel_findings(&c, v);
+	if (c.serialised)
+		evidence_serialised(&c, v);
 	if ((v->cls == CPW_CLASS_CPU_BOUND) && !c.counters)
 		add_evidence(v, "hw_counters", NAN, NAN, SRC_PERF,
 			     "memory stalls are not observable here (no hardware counters)");
-	cpw_advice_fill(m, v);
+	advice_facts(&c, &facts);
+	cpw_advice_fill(m, &facts, v);
 }

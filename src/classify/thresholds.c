@@ -112,6 +112,31 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 	[CPW_T_PSI_SHARE] = {
 		"psi_share", 0.10, "share",
 		"PSI practice: pressure 'some' >= 10% of the run corroborates a verdict (not needed)" },
+	[CPW_T_NARROWED_CPUS] = {
+		"narrowed_cpus", 0.5, "CPUs",
+		"design rule: the threads' own affinity (and quota) at least half a CPU below what "
+		"cperfwatch saw at launch is the command narrowing itself (taskset, numactl)" },
+	[CPW_T_SERIAL_CORES_MIN] = {
+		"serial_cores_min", 0.5, "cores",
+		"design rule: the busiest process must be busy (half a core) for its threads' turns "
+		"to be what holds it up" },
+	[CPW_T_SERIAL_CORES_MAX] = {
+		"serial_cores_max", 1.3, "cores",
+		"own calibration: 4 Python threads on the GIL and 4 C threads on one mutex used "
+		"0.95-1.1 cores of 2; 1.3 leaves room for work done outside the lock" },
+	[CPW_T_SERIAL_RUNNABLE_MAX] = {
+		"serial_runnable_max", 1.5, "threads",
+		"design rule: threads that wanted a CPU at once but did not get one are starved or "
+		"oversubscribed, not serialised; taking turns keeps about one runnable" },
+	[CPW_T_SERIAL_FUTEX_SHARE] = {
+		"serial_futex_share", 0.30, "share",
+		"derived: N threads taking turns leave (N-1)/N asleep, 50% for two; 30% of the "
+		"samples on a futex allows for work outside the lock" },
+	[CPW_T_SERIAL_HANDOFF_RUNQ] = {
+		"serial_handoff_runq", 0.35, "ratio",
+		"own calibration: each turn wakes a waiter that queues for a CPU; 4 GIL and 4 mutex "
+		"threads measured 11-30% run-queue wait on an idle 2-CPU VM, so only the wait past "
+		"35% is other load's" },
 };
 
 const struct cpw_threshold *cpw_threshold_find(const char *name)

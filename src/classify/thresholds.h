@@ -45,6 +45,14 @@ enum cpw_threshold_id {
 	CPW_T_WAIT_SHARE,
 	/* Corroboration by pressure stall information. */
 	CPW_T_PSI_SHARE,
+	/* Usable CPUs narrowed by the command itself. */
+	CPW_T_NARROWED_CPUS,
+	/* Serialisation: threads taking turns on a lock. */
+	CPW_T_SERIAL_CORES_MIN,
+	CPW_T_SERIAL_CORES_MAX,
+	CPW_T_SERIAL_RUNNABLE_MAX,
+	CPW_T_SERIAL_FUTEX_SHARE,
+	CPW_T_SERIAL_HANDOFF_RUNQ,
 	CPW_T_COUNT
 };
 

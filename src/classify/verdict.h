@@ -40,7 +40,7 @@ struct cpw_verdict {
 	int nevidence;
 	char findings[CPW_FINDINGS_MAX][160]; /* parallelism and similar: "uses 1.0 of 4 usable cores" */
 	int nfindings;
-	char advice[512];
+	char advice[768];
 };
 
 const char *cpw_class_name(enum cpw_class cls);      /* "cpu-bound", ... */

@@ -15,6 +15,10 @@ void cpw_metrics_init(struct cpw_metrics *m)
 	m->wall_s = m->user_s = m->sys_s = NAN;
 	m->cores_usable = m->cores_used = NAN;
 	m->top_process_cpu_share = NAN;
+	m->top_process_threads = m->top_process_cpu_threads = m->top_process_runnable = NAN;
+	m->top_process_futex_share = NAN;
+	m->top_process_is_python = -1;
+	m->cores_usable_sampled = NAN;
 	m->avg_runnable_threads = NAN;
 	m->oncpu_s = m->runq_wait_s = NAN;
 	m->blkio_delay_s = m->swapin_delay_s = m->thrashing_delay_s = m->reclaim_delay_s = NAN;
@@ -33,6 +37,7 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 {
 	const struct cpw_tree_totals *tt = cpw_tree_totals(t);
 	double oncpu = 0, runq = 0, read = 0, write = 0, cpu_total = 0, top_cpu = -1;
+	const struct cpw_proc *top = NULL;
 	uint64_t minflt = 0, majflt = 0, vol = 0, invol = 0, max_rss = 0;
 	bool io_known = false;
 
@@ -66,6 +71,7 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 		cpu_total += cpu;
 		if (cpu > top_cpu) {
 			top_cpu = cpu;
+			top = p;
 			m->top_process_pid = p->pid;
 			snprintf(m->top_process_comm, sizeof(m->top_process_comm), "%s", p->comm);
 		}
@@ -84,6 +90,13 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 		m->write_bytes = write;
 	}
 	m->top_process_cpu_share = cpu_total > 0 ? top_cpu / cpu_total : NAN;
+	if (top != NULL && top->samples_in > 0) {
+		m->top_process_threads = top->max_threads;
+		m->top_process_cpu_threads = top->cpu_threads;
+		m->top_process_runnable = (double)top->r_samples / (double)top->samples_in;
+	}
+	if (top != NULL)
+		m->top_process_is_python = top->is_python;
 }
 
 void cpw_metrics_from_counters(struct cpw_metrics *m, const struct cpw_counter_figures *f)

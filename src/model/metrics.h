@@ -29,6 +29,19 @@ struct cpw_metrics {
 	double top_process_cpu_share; /* largest single process's share of tree CPU, 0..1; NAN */
 	int top_process_pid;
 	char top_process_comm[32];
+	/* The busiest process's threads: do they take turns (a lock, the GIL)? */
+	double top_process_threads;     /* most threads it had at once; NAN */
+	double top_process_cpu_threads; /* its threads that each did >= 10% of its CPU; NAN */
+	double top_process_runnable;    /* its mean R threads per sample; NAN */
+	double top_process_futex_share; /* share 0..1 of its thread samples asleep on a futex;
+					 * NAN: not measured (filled by the wait analysis) */
+	int top_process_is_python;      /* 1 Python (exe or a mapped libpython), 0 not, -1 unknown */
+
+	/* Usable CPUs as the tree's threads saw them during the run (the command may narrow
+	 * them itself: taskset, numactl, sched_setaffinity), where cores_usable is what
+	 * cperfwatch saw at launch. NAN / "" when not sampled. */
+	double cores_usable_sampled;    /* mean over samples of (CPUs the threads may use ∩ quota) */
+	char cpus_allowed_sampled[64];  /* the union of the threads' Cpus_allowed_list, last sample */
 
 	/* Sampled thread states: thread-samples in each state, over all samples. */
 	uint64_t samples;        /* sampling ticks taken */

@@ -103,6 +103,7 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->read_rate = p->write_rate = NAN;
 	p->last_read = p->last_write = NAN;
 	p->last_sample_s = NAN;
+	p->is_python = -1;
 	t->map[map_slot(t, pid)] = (int)t->nprocs;
 	t->nprocs++;
 	t->totals.seen++;
@@ -177,6 +178,8 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 		bool new_slot = slot->generation == 0;
 		slot->generation = t->generation;
 		count_state(t, th->state, th->wchan);
+		if (th->state == 'R')
+			p->r_samples++;
 
 		if (th->tid == p->pid && th->has_status) {
 			/* The main thread's status carries the process's VmHWM (since exec:
@@ -206,7 +209,11 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 #undef ADVANCE
 	}
 
-	/* Bank threads that ended, and sum every thread. */
+	/* Bank threads that ended, and sum every thread. A thread counts among the CPU
+	 * threads when it did a tenth of the process's on-CPU time (the previous total, for
+	 * one that ended). */
+	uint64_t prev_oncpu_ns = (uint64_t)(p->oncpu_s * 1e9);
+	p->samples_in++;
 	uint64_t oncpu = p->banked_oncpu_ns, runq = p->banked_runq_ns;
 	uint64_t vol = p->banked_vol, invol = p->banked_invol;
 	for (size_t i = 0; i < p->nthreads_used;) {
@@ -220,6 +227,8 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 			p->banked_runq_ns += s->runq_ns;
 			p->banked_vol += s->vol;
 			p->banked_invol += s->invol;
+			if (s->oncpu_ns > 0 && s->oncpu_ns * 10 >= prev_oncpu_ns)
+				p->banked_cpu_threads++;
 			p->threads[i] = p->threads[--p->nthreads_used];
 			continue;
 		}
@@ -227,6 +236,10 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 	}
 	p->oncpu_s = (double)oncpu / 1e9;
 	p->runq_wait_s = (double)runq / 1e9;
+	p->cpu_threads = p->banked_cpu_threads;
+	for (size_t i = 0; i < p->nthreads_used; i++)
+		if (p->threads[i].oncpu_ns > 0 && p->threads[i].oncpu_ns * 10 >= oncpu)
+			p->cpu_threads++;
 	p->vol_ctxsw = vol;
 	p->invol_ctxsw = invol;
 }
@@ -334,6 +347,10 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 	if (strcmp(p->comm, st->comm) != 0)
 		snprintf(p->comm, sizeof(p->comm), "%s", st->comm);
 	p->nthreads = (int)st->num_threads;
+	if (p->nthreads > p->max_threads)
+		p->max_threads = p->nthreads;
+	if (pr->is_python >= 0)
+		p->is_python = pr->is_python;
 	p->rss_kib = (uint64_t)(st->rss_pages > 0 ? st->rss_pages : 0) * (uint64_t)t->page_kib;
 
 	uint64_t ut = st->utime_ticks > p->base_utime ? st->utime_ticks - p->base_utime : 0;

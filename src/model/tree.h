@@ -64,6 +64,13 @@ struct cpw_proc {
 
 	char io_reason[64];   /* why read_bytes is NAN, "" otherwise */
 
+	/* How its threads shared the CPU (the classifier's serialisation finding). */
+	int max_threads;      /* most threads seen at once */
+	int cpu_threads;      /* threads that each did >= 10% of its on-CPU time, ended ones too */
+	uint64_t samples_in;  /* samples that read its threads */
+	uint64_t r_samples;   /* its threads seen in R, summed over those samples */
+	int is_python;        /* 1 / 0; -1 unknown (the reader asks once it has a second thread) */
+
 	/* private bookkeeping (tree.c) */
 	uint64_t starttime_ticks; /* tells a reused pid from the process we knew */
 	uint64_t base_utime, base_stime, base_minflt, base_majflt;
@@ -74,6 +81,7 @@ struct cpw_proc {
 	struct cpw_thread_slot *threads;
 	size_t nthreads_used, nthreads_alloc;
 	uint64_t banked_oncpu_ns, banked_runq_ns, banked_vol, banked_invol; /* exited threads */
+	int banked_cpu_threads;   /* exited threads that counted in cpu_threads */
 	unsigned generation;      /* last sample that saw it */
 };
 

@@ -51,6 +51,12 @@ struct cpw_session_private {
 	struct cpw_psi view_psi_prev;
 	double view_psi_prev_s;
 	struct cpw_proc_reader *reader;    /* reads the tree from /proc for the model */
+	double quota_cores;                /* the cgroup's CPU quota at the start; NAN: none */
+	/* The CPUs the threads may use, as sampled: the sum over samples that knew them
+	 * (each capped by the quota), their count, and the last set. */
+	double sampled_cores_sum;
+	uint64_t sampled_cores_n;
+	char sampled_cpus[64];
 };
 
 int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
@@ -87,6 +93,7 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 	s->priv = calloc(1, sizeof(*s->priv));
 	if (s->priv) {
 		s->priv->cores_usable = NAN;
+		s->priv->quota_cores = NAN;
 		s->priv->reader = cpw_proc_reader_new(cfg->proc_root);
 	}
 	s->tree = cpw_tree_new(cfg->mode == CPW_MODE_ATTACH);
@@ -219,6 +226,7 @@ void cpw_session_read_cpus(struct cpw_session *s)
 	struct cpw_cpus cpus;
 	s->priv->cores_usable = cpw_cpus_usable(0, CGROUP_ROOT, NULL, &cpus) == 0 ? cpus.cores_usable
 										  : NAN;
+	s->priv->quota_cores = cpus.quota_cores;
 }
 
 static bool in_tree(const struct cpw_session *s, pid_t pid)
@@ -296,10 +304,22 @@ double cpw_session_elapsed(const struct cpw_session *s)
 
 int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 {
+	struct cpw_session_private *p = s->priv;
 	struct cpw_proc_sample sample;
-	int rc = cpw_proc_reader_sample(s->priv->reader, roots, nroots, &sample);
-	if (rc == 0)
+	int rc = cpw_proc_reader_sample(p->reader, roots, nroots, &sample);
+	if (rc == 0) {
 		rc = cpw_tree_apply(s->tree, &sample, cpw_session_elapsed(s));
+		/* The CPUs the threads themselves may use now: the command may narrow them
+		 * (taskset, numactl, os.sched_setaffinity) after cperfwatch saw its own. */
+		if (sample.cpus_threads > 0) {
+			double cores = cpw_cpuset_count(sample.cpus_allowed);
+			if (cpw_known(p->quota_cores) && p->quota_cores < cores)
+				cores = p->quota_cores;
+			p->sampled_cores_sum += cores;
+			p->sampled_cores_n++;
+			cpw_cpuset_format(sample.cpus_allowed, p->sampled_cpus, sizeof(p->sampled_cpus));
+		}
+	}
 	drain_exits(s);
 	return rc;
 }
@@ -308,6 +328,10 @@ static void fill_from_model(struct cpw_session *s, struct cpw_metrics *m)
 {
 	cpw_metrics_from_tree(m, s->tree);
 	m->cores_usable = s->priv->cores_usable;
+	if (s->priv->sampled_cores_n > 0) {
+		m->cores_usable_sampled = s->priv->sampled_cores_sum / (double)s->priv->sampled_cores_n;
+		snprintf(m->cpus_allowed_sampled, sizeof(m->cpus_allowed_sampled), "%s", s->priv->sampled_cpus);
+	}
 }
 
 /* Stall seconds over the run, from two readings of cumulative PSI totals (us). */

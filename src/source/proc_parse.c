@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -179,6 +180,119 @@ void cpw_parse_cmdline(const char *buf, size_t len, char *out, size_t outlen)
 	for (size_t i = 0; i < len && n + 1 < outlen; i++)
 		out[n++] = buf[i] == '\0' ? ' ' : buf[i];
 	out[n] = '\0';
+}
+
+static bool cpu_number(const char **p, const char *end, unsigned *cpu)
+{
+	uint64_t v;
+
+	if (*p >= end || **p < '0' || **p > '9' || !next_u64(p, end, &v) || v >= CPW_CPUSET_MAX)
+		return false;
+	*cpu = (unsigned)v;
+	return true;
+}
+
+int cpw_parse_cpu_list(const char *buf, size_t len, struct cpw_cpuset *out)
+{
+	const char *p = buf, *end = buf + len;
+	const char *nl = memchr(buf, '\n', len);
+
+	memset(out, 0, sizeof(*out));
+	if (nl)
+		end = nl;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (p < end) {
+		unsigned lo, hi;
+
+		if (!cpu_number(&p, end, &lo))
+			return -EINVAL;
+		hi = lo;
+		if (p < end && *p == '-') {
+			p++;
+			if (!cpu_number(&p, end, &hi) || hi < lo)
+				return -EINVAL;
+		}
+		for (unsigned c = lo; c <= hi; c++)
+			out->bits[c / 64] |= UINT64_C(1) << (c % 64);
+		if (p < end && *p == ',')
+			p++;
+		else if (p < end)
+			return -EINVAL;
+		else
+			break;
+		if (p >= end)
+			return -EINVAL; /* a trailing comma */
+	}
+	return cpw_cpuset_count(out);
+}
+
+int cpw_parse_cpus_allowed(const char *buf, size_t len, struct cpw_cpuset *out)
+{
+	static const char key[] = "Cpus_allowed_list:";
+	const char *end = buf + len;
+
+	memset(out, 0, sizeof(*out));
+	for (const char *line = buf; line < end;) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		const char *lend = nl ? nl : end;
+
+		if ((size_t)(lend - line) >= sizeof(key) - 1 && memcmp(line, key, sizeof(key) - 1) == 0)
+			return cpw_parse_cpu_list(line + sizeof(key) - 1,
+						  (size_t)(lend - line) - (sizeof(key) - 1), out);
+		line = nl ? nl + 1 : end;
+	}
+	return -EINVAL;
+}
+
+int cpw_cpuset_count(const struct cpw_cpuset *set)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < CPW_CPUSET_MAX / 64; i++)
+		n += __builtin_popcountll(set->bits[i]);
+	return n;
+}
+
+void cpw_cpuset_union(struct cpw_cpuset *into, const struct cpw_cpuset *from)
+{
+	for (size_t i = 0; i < CPW_CPUSET_MAX / 64; i++)
+		into->bits[i] |= from->bits[i];
+}
+
+static bool cpuset_has(const struct cpw_cpuset *set, unsigned cpu)
+{
+	return cpu < CPW_CPUSET_MAX && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+void cpw_cpuset_format(const struct cpw_cpuset *set, char *out, size_t outlen)
+{
+	size_t used = 0;
+
+	if (outlen == 0)
+		return;
+	out[0] = '\0';
+	for (unsigned c = 0; c < CPW_CPUSET_MAX; c++) {
+		unsigned hi = c;
+		char item[32];
+		int n;
+
+		if (!cpuset_has(set, c))
+			continue;
+		while (cpuset_has(set, hi + 1))
+			hi++;
+		n = hi > c ? snprintf(item, sizeof(item), "%s%u-%u", used ? "," : "", c, hi)
+			   : snprintf(item, sizeof(item), "%s%u", used ? "," : "", c);
+		if (used + (size_t)n + 4 > outlen) {
+			/* No room for this range and an ellipsis after it: end with one. */
+			if (used + 4 <= outlen)
+				snprintf(out + used, outlen - used, "...");
+			return;
+		}
+		memcpy(out + used, item, (size_t)n + 1);
+		used += (size_t)n;
+		c = hi;
+	}
 }
 
 bool cpw_wchan_is_storage(const char *wchan)

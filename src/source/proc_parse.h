@@ -46,6 +46,13 @@ struct cpw_io_fields {
 	uint64_t rchar, wchar, read_bytes, write_bytes, cancelled_write_bytes;
 };
 
+/* A set of CPU numbers, as /proc/PID/task/TID/status writes it in Cpus_allowed_list
+ * ("0-3,8,10-11"). 8192 is the largest NR_CPUS a distribution kernel is built with. */
+#define CPW_CPUSET_MAX 8192
+struct cpw_cpuset {
+	uint64_t bits[CPW_CPUSET_MAX / 64];
+};
+
 int cpw_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out);
 int cpw_parse_schedstat(const char *buf, size_t len, struct cpw_schedstat *out);
 int cpw_parse_status(const char *buf, size_t len, struct cpw_status_fields *out);
@@ -55,6 +62,17 @@ int cpw_parse_io(const char *buf, size_t len, struct cpw_io_fields *out);
 int cpw_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t max, size_t *more);
 /* cmdline: NUL-separated argv into one line joined by spaces. */
 void cpw_parse_cmdline(const char *buf, size_t len, char *out, size_t outlen);
+/* A CPU list ("0-3,8"; ends at a newline or len; "" is the empty set). Returns how many
+ * CPUs it holds, or -EINVAL (reversed range, CPU >= CPW_CPUSET_MAX, junk). */
+int cpw_parse_cpu_list(const char *buf, size_t len, struct cpw_cpuset *out);
+/* The Cpus_allowed_list line of a status file: the CPUs the thread may run on. Returns
+ * their count, or -EINVAL when the line is missing or malformed. */
+int cpw_parse_cpus_allowed(const char *buf, size_t len, struct cpw_cpuset *out);
+int cpw_cpuset_count(const struct cpw_cpuset *set);
+/* into |= from: the tree may use a CPU when any of its threads may. */
+void cpw_cpuset_union(struct cpw_cpuset *into, const struct cpw_cpuset *from);
+/* Writes the set as the kernel does ("0-3,8"); a list too long for out ends in "...". */
+void cpw_cpuset_format(const struct cpw_cpuset *set, char *out, size_t outlen);
 /* True when a D-state wait channel name is storage IO (page/buffer/bio waits, journal),
  * false for locks, pipes, sockets, NFS and the like. Unknown or empty names count as
  * storage, since that is what D mostly is. */

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "source/interp.h"
 #include "source/procps.h"
 
 /* A thread that did not run since the last sample has its stat read one sample in this
@@ -41,6 +42,8 @@ struct proc_handle {
 	uint64_t starttime_ticks;
 	unsigned generation; /* last sample that reached it */
 	bool missed;         /* not reached by the last sample, but still there */
+	bool python_asked;   /* whether it runs Python, asked once it has a second thread */
+	char comm[64];       /* at the last reading: a change is an exec, when it is asked again */
 	int stat_fd, io_fd;
 	struct thread_handle *threads;
 	size_t nthreads, threads_alloc;
@@ -91,6 +94,8 @@ struct cpw_proc_reader {
 	size_t tids_alloc;
 	char *text; /* a children file; grows to the longest */
 	size_t text_size;
+	struct cpw_cpuset cpus_allowed, thread_cpus; /* the sample's union; one thread's */
+	size_t cpus_threads;
 };
 
 static size_t pid_hash(pid_t pid, size_t size) { return ((size_t)pid * 2654435761u) & (size - 1); }
@@ -434,6 +439,10 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		snprintf(leaf, leaf_room, "status");
 		len = read_kept(r, &th->status_fd, path, buf, sizeof(buf));
 		out->has_status = len > 0 && cpw_parse_status(buf, (size_t)len, &out->status) == 0;
+		if (out->has_status && cpw_parse_cpus_allowed(buf, (size_t)len, &r->thread_cpus) > 0) {
+			cpw_cpuset_union(&r->cpus_allowed, &r->thread_cpus);
+			r->cpus_threads++;
+		}
 		if (out->has_status && out->status.has_ctxsw) {
 			th->vol = out->status.vol_ctxsw;
 			th->invol = out->status.invol_ctxsw;
@@ -555,6 +564,17 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	pr->pid = pid;
 	pr->first = first;
 	pr->stat = st;
+	pr->is_python = -1;
+	if (first || strcmp(h->comm, st.comm) != 0) {
+		snprintf(h->comm, sizeof(h->comm), "%s", st.comm);
+		h->python_asked = false;
+	}
+	/* Threads that may take turns on the GIL: asked once, when a second thread appears. */
+	if (!h->python_asked && st.num_threads >= 2) {
+		int py = cpw_process_is_python(r->proc_root, pid);
+		pr->is_python = py < 0 ? -1 : py;
+		h->python_asked = true;
+	}
 	if (first) {
 		read_cmdline(r, pr);
 		if (reserve((void **)&r->new_readings, &r->new_alloc, r->nnew, sizeof(*r->new_readings), 64) == 0)
@@ -644,6 +664,8 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 {
 	r->generation++;
 	r->nfront = r->nprocs = r->nthreads = r->nnew = 0;
+	memset(&r->cpus_allowed, 0, sizeof(r->cpus_allowed));
+	r->cpus_threads = 0;
 	for (size_t i = 0; i < nroots; i++)
 		if (push_front(r, roots[i], 0) < 0)
 			return -ENOMEM;
@@ -659,6 +681,8 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 	out->nthreads = r->nthreads;
 	out->still_there = r->still_there;
 	out->nstill_there = r->nstill;
+	out->cpus_allowed = &r->cpus_allowed;
+	out->cpus_threads = r->cpus_threads;
 	return 0;
 }
 

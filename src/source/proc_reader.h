@@ -44,6 +44,8 @@ struct cpw_proc_reading {
 	int io_errno;          /* why io could not be read (0: read, or not tried) */
 	char cmdline[CPW_READING_CMDLINE_MAX]; /* first reading only: argv joined, raw */
 	char user[32];         /* first reading only, where libproc2 named it; "" otherwise */
+	int is_python;         /* 1 / 0 when asked in this sample (once it has a second
+				  thread, and again after an exec); -1 otherwise */
 	size_t first_thread, nthreads; /* its threads in cpw_proc_sample.threads */
 };
 
@@ -57,6 +59,11 @@ struct cpw_proc_sample {
 	 * under neither for a moment. Sorted. A process missed twice is dropped. */
 	const pid_t *still_there;
 	size_t nstill_there;
+	/* The CPUs the tree's threads may run on: the union of Cpus_allowed_list over the
+	 * threads whose status was read now (those that ran). cpus_threads counts them; 0
+	 * means nothing is known of this sample. */
+	const struct cpw_cpuset *cpus_allowed;
+	size_t cpus_threads;
 };
 
 struct cpw_proc_reader;

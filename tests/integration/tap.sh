@@ -64,6 +64,12 @@ GNU_TIME=
 for _t in /usr/bin/time /bin/time; do [ -x "$_t" ] && { GNU_TIME=$_t; break; }; done
 TMUX_BIN=$(command -v tmux 2>/dev/null)
 is_root() { [ "$(id -u)" = 0 ]; }
+# CPU time the whole host spent busy so far, in clock ticks (user nice system irq softirq
+# steal), from the first line of /proc/stat.
+host_busy_ticks() {
+	read -r _c _u _n _s _i _w _q _sq _st _rest </proc/stat
+	echo $((_u + _n + _s + _q + _sq + _st))
+}
 # strace is installed and may trace here (containers often forbid ptrace).
 can_strace() { command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; }
 # Why strace cannot be used here: the package is missing (a failure in CI), or the kernel

@@ -135,13 +135,6 @@ cpw() {
 	"$@" >"$SCRATCH/$_name.out" 2>&1
 }
 
-# CPU time the whole host spent busy so far, in clock ticks (user nice system irq softirq
-# steal), from the first line of /proc/stat.
-host_busy_ticks() {
-	read -r _c _u _n _s _i _w _q _sq _st _rest </proc/stat
-	echo $((_u + _n + _s + _q + _sq + _st))
-}
-
 # expect NAME CLASS CMD...: runs CMD, checks the report's JSON and its class.
 # Two TAP results: the JSON (exit status, schema) and the verdict. Other CPU load on the
 # host (busy cores outside the tree, from /proc/stat) is printed with the metrics. With

@@ -16,10 +16,13 @@
  *     expect.no_evidence = disk_share
  *     expect.evidence_source = cpu_share: wait4 rusage
  *     expect.advice = parallelise
+ *     expect.no_advice = threads,      (substring the advice must not hold; repeatable)
  *
  * Fields a fixture does not name are unknown (NAN) or zero, as cpw_metrics_init() leaves
  * them. Also here: invariants every verdict must keep (checked on every fixture and on a
- * few thousand pseudo-random metrics), the class names and the thresholds table.
+ * few thousand pseudo-random metrics), the advice's consistency with the findings (never
+ * recommending what a finding rules out: check_advice), the class names and the
+ * thresholds table.
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -76,6 +79,10 @@ static const struct field fields[] = {
 	FLD(cache_misses, F_DBL), FLD(llc_load_misses, F_DBL), FLD(branch_misses, F_DBL),
 	FLD(stalled_cycles_backend, F_DBL), FLD(topdown_memory_bound, F_DBL),
 	FLD(hw_counters_available, F_BOOL),
+	FLD(top_process_threads, F_DBL), FLD(top_process_cpu_threads, F_DBL),
+	FLD(top_process_runnable, F_DBL), FLD(top_process_futex_share, F_DBL),
+	FLD(top_process_is_python, F_INT), FLD(cores_usable_sampled, F_DBL),
+	FLD(cpus_allowed_sampled, F_STR),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -87,6 +94,7 @@ static void metrics_unknown(struct cpw_metrics *m)
 	for (size_t i = 0; i < NFIELDS; i++)
 		if (fields[i].type == F_DBL)
 			*(double *)(void *)((char *)m + fields[i].off) = NAN;
+	m->top_process_is_python = -1;
 }
 
 /* ---- failures with a message (CUnit copies the text) ---- */
@@ -124,6 +132,8 @@ struct expect {
 	int nev_source;
 	char advice[MAX_EXPECT][128];
 	int nadvice;
+	char no_advice[MAX_EXPECT][128];
+	int nno_advice;
 };
 
 static char *trim(char *s)
@@ -237,6 +247,8 @@ static bool set_expect(struct expect *e, const char *key, const char *val)
 		return add_text(e->ev_source, &e->nev_source, val);
 	if (strcmp(key, "advice") == 0)
 		return add_text(e->advice, &e->nadvice, val);
+	if (strcmp(key, "no_advice") == 0)
+		return add_text(e->no_advice, &e->nno_advice, val);
 	return false;
 }
 
@@ -374,6 +386,53 @@ static int check_invariants(const char *name, const struct cpw_verdict *v)
 	return bad;
 }
 
+/* Advice never recommends what a finding or the figures rule out (issue 19, item 8).
+ * Returns the number of contradictions. */
+static int check_advice(const char *name, const struct cpw_metrics *m, const struct cpw_verdict *v)
+{
+	bool serialised = has_finding(v, "take turns on a lock");
+	bool gil = has_finding(v, "GIL");
+	bool oversub = has_finding(v, "oversubscribes");
+	double cores = cpw_known(m->cores_usable_sampled) && m->cores_usable_sampled > 0
+		? m->cores_usable_sampled : m->cores_usable;
+	double used = cpw_known(m->cores_used) ? m->cores_used
+		: cpw_known(m->wall_s) && m->wall_s > 0 && cpw_known(m->user_s) && cpw_known(m->sys_s)
+			? (m->user_s + m->sys_s) / m->wall_s : NAN;
+	bool saturated = oversub || (cpw_known(cores) && cpw_known(used) && used > 0.75 * cores);
+	bool named[CPW_CLASS_COUNT] = { false };
+	int bad = 0;
+
+	if (v->cls >= 0 && v->cls < CPW_CLASS_COUNT)
+		named[v->cls] = true;
+	if (v->secondary >= 0 && v->secondary < CPW_CLASS_COUNT)
+		named[v->secondary] = true;
+#define NEVER(cond, text) do { if ((cond) && strstr(v->advice, text) != NULL) { \
+	FAILF("%s: the advice says '%s' although %s", name, text, #cond); bad++; } } while (0)
+	/* Threads that take turns: more threads (or parallelising) would take turns too. */
+	NEVER(serialised, "parallelise (");
+	NEVER(serialised, "parallelise with");
+	NEVER(serialised, "(threads");
+	/* Python: its threads share the GIL, so threads never parallelise it. */
+	NEVER(m->top_process_is_python == 1, "(threads");
+	/* A tree that already keeps its CPUs busy gains nothing from parallelising. */
+	NEVER(saturated, "parallelise (");
+	NEVER(saturated, "parallelise with");
+	NEVER(saturated, "to use the rest");
+	/* Its own oversubscription, or the CPUs it narrowed itself, is not other load. */
+	NEVER(!named[CPW_CLASS_CPU_STARVED], "other load");
+	/* The GIL only for Python; a lock's advice only where threads take turns. */
+	NEVER(!gil && m->top_process_is_python != 1, "GIL");
+	NEVER(!serialised, "critical sections");
+	/* More memory only with memory pressure; storage advice only with storage waits. */
+	NEVER(!named[CPW_CLASS_THRASHING], "more memory");
+	NEVER(!named[CPW_CLASS_IO_BOUND], "sync less");
+	NEVER(!named[CPW_CLASS_IO_BOUND], "faster storage");
+	/* More CPUs for a tree that other load starves, not one that has CPUs idle. */
+	NEVER(!named[CPW_CLASS_CPU_STARVED], "more CPUs");
+#undef NEVER
+	return bad;
+}
+
 static void test_fixture(void)
 {
 	const char *name = CU_get_current_test()->pName;
@@ -386,6 +445,7 @@ static void test_fixture(void)
 		return;
 	cpw_classify(&m, &v);
 	check_invariants(name, &v);
+	check_advice(name, &m, &v);
 
 	if (e.has_cls && v.cls != e.cls)
 		FAILF("%s: class %s, expected %s", name, cpw_class_name(v.cls), cpw_class_name(e.cls));
@@ -426,6 +486,14 @@ static void test_fixture(void)
 	for (int i = 0; i < e.nadvice; i++)
 		if (strstr(v.advice, e.advice[i]) == NULL)
 			FAILF("%s: advice lacks '%s'", name, e.advice[i]);
+	for (int i = 0; i < e.nno_advice; i++)
+		if (strstr(v.advice, e.no_advice[i]) != NULL)
+			FAILF("%s: advice holds '%s'", name, e.no_advice[i]);
+
+	/* For contrib/bench/calibration.py: every fixture's expected and given class. */
+	if (getenv("CPW_CALIBRATION") != NULL)
+		printf("# calibration %s expected=%s got=%s confidence=%.4f\n", name,
+		       cpw_class_name((enum cpw_class)e.cls), cpw_class_name(v.cls), v.confidence);
 
 	/* Pure: the same input gives the same bytes. */
 	cpw_classify(&m, &again);
@@ -665,9 +733,16 @@ static void test_random_metrics(void)
 		m.cache_misses = rand_double(1e9);
 		m.llc_load_misses = rand_double(1e9);
 		m.topdown_memory_bound = rand_double(1);
+		m.top_process_threads = (double)(next_rand() % 9);
+		m.top_process_cpu_threads = (double)(next_rand() % 5);
+		m.top_process_runnable = rand_double(3);
+		m.top_process_futex_share = rand_double(1);
+		m.top_process_is_python = (int)(next_rand() % 3) - 1;
+		m.cores_usable_sampled = rand_double(8);
 		cpw_classify(&m, &v);
 		snprintf(name, sizeof name, "random metrics #%d", n);
 		bad += check_invariants(name, &v);
+		bad += check_advice(name, &m, &v);
 		if (bad)
 			dump_verdict(name, &v);
 	}

@@ -143,6 +143,65 @@ static void test_wchan(void)
 	CU_ASSERT_FALSE(cpw_wchan_is_storage("nfs_wait_bit_killable"));
 }
 
+static void test_cpu_list(void)
+{
+	struct cpw_cpuset set, other;
+	char out[64];
+
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("0-3,8,10-11\n", 12, &set), 7);
+	cpw_cpuset_format(&set, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "0-3,8,10-11");
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("0", 1, &set), 1);
+	cpw_cpuset_format(&set, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "0");
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("", 0, &set), 0);
+	cpw_cpuset_format(&set, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "");
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("8191", 4, &set), 1);
+	/* Malformed: reversed, out of range, junk, trailing comma, empty range ends. */
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("3-1", 3, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("8192", 4, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("99999999999999999999", 20, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("0-", 2, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("-1", 2, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("1,", 2, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("1,,2", 4, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("a", 1, &set), -EINVAL);
+	/* The length bounds the text: no NUL needed. */
+	CU_ASSERT_EQUAL(cpw_parse_cpu_list("0-1XYZ", 3, &set), 2);
+
+	/* Union and a list too long to print whole. */
+	cpw_parse_cpu_list("0", 1, &set);
+	cpw_parse_cpu_list("2-3", 3, &other);
+	cpw_cpuset_union(&set, &other);
+	CU_ASSERT_EQUAL(cpw_cpuset_count(&set), 3);
+	cpw_cpuset_format(&set, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "0,2-3");
+	cpw_parse_cpu_list("0,2,4,6,8,10,12,14,16,18", 24, &set);
+	cpw_cpuset_format(&set, out, 12);
+	CU_ASSERT_STRING_EQUAL(out, "0,2,4,6...");
+}
+
+static void test_cpus_allowed(void)
+{
+	static const char status[] =
+		"Name:\tspin_threads\nPid:\t42\nCpus_allowed:\t3\nCpus_allowed_list:\t0\n"
+		"Mems_allowed_list:\t0\n";
+	static const char none[] = "Name:\tx\nPid:\t1\nCpus_allowed:\t3\n";
+	static const char bad[] = "Pid:\t1\nCpus_allowed_list:\t0-x\n";
+	struct cpw_cpuset set;
+
+	CU_ASSERT_EQUAL(cpw_parse_cpus_allowed(status, sizeof(status) - 1, &set), 1);
+	CU_ASSERT_EQUAL(set.bits[0], 1);
+	CU_ASSERT_EQUAL(cpw_parse_cpus_allowed(none, sizeof(none) - 1, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_parse_cpus_allowed(bad, sizeof(bad) - 1, &set), -EINVAL);
+	/* The fuzz seed of a real status file: 0-1. */
+	char buf[8192];
+	long n = cpw_read_file(FUZZ_CORPUS "/status/self", buf, sizeof(buf));
+	CU_ASSERT_FATAL(n > 0);
+	CU_ASSERT_EQUAL(cpw_parse_cpus_allowed(buf, (size_t)n, &set), 2);
+}
+
 static void test_read_file(void)
 {
 	char buf[8];
@@ -165,6 +224,8 @@ int main(void)
 	CU_add_test(s, "children pid lists", test_pid_list);
 	CU_add_test(s, "cmdline joined", test_cmdline);
 	CU_add_test(s, "wait channels: storage or not", test_wchan);
+	CU_add_test(s, "CPU lists (Cpus_allowed_list)", test_cpu_list);
+	CU_add_test(s, "Cpus_allowed_list in a status file", test_cpus_allowed);
 	CU_add_test(s, "reading a file", test_read_file);
 	return cpw_cunit_run_tap();
 }

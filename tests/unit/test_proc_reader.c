@@ -146,6 +146,32 @@ static void test_status_follows_runs(void)
 	cpw_proc_reader_free(r);
 }
 
+/* The CPUs the threads may use: the union over the threads whose status was read now. */
+static void test_cpus_allowed_union(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	write_file("101/task/101/status", "Name:\tcc1\nPid:\t101\nCpus_allowed_list:\t0\n");
+	write_file("101/task/102/status", "Name:\tcc1\nPid:\t102\nCpus_allowed_list:\t2-3\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(s.cpus_threads, 2); /* make's status has no such line */
+	CU_ASSERT_EQUAL(cpw_cpuset_count(s.cpus_allowed), 3);
+	/* Nobody ran: nothing is known of this sample. */
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(s.cpus_threads, 0);
+	CU_ASSERT_EQUAL(cpw_cpuset_count(s.cpus_allowed), 0);
+	/* 101 ran, and narrowed itself to CPU 1. */
+	write_file("101/task/101/status", "Name:\tcc1\nPid:\t101\nCpus_allowed_list:\t1\n");
+	write_file("101/task/101/schedstat", "3500000000 500000000 120\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(s.cpus_threads, 1);
+	char list[32];
+	cpw_cpuset_format(s.cpus_allowed, list, sizeof(list));
+	CU_ASSERT_STRING_EQUAL(list, "1");
+	cpw_proc_reader_free(r);
+}
+
 /* A pid reused by another process (another start time) is read as a new process; a cached
  * child whose pid now belongs to someone else's process is not read at all. */
 static void test_reused_pid_and_stale_child(void)
@@ -272,6 +298,8 @@ int main(void)
 	CU_add_test(s2, "a thread that did not run costs its schedstat alone", test_idle_thread_costs_one_read);
 	CU_pSuite s3 = CU_add_suite("reader status", setup, teardown);
 	CU_add_test(s3, "context switches are read again only after a run", test_status_follows_runs);
+	CU_pSuite s3b = CU_add_suite("reader cpus", setup, teardown);
+	CU_add_test(s3b, "the CPUs the threads may use, from those that ran", test_cpus_allowed_union);
 	CU_pSuite s4 = CU_add_suite("reader pids", setup, teardown);
 	CU_add_test(s4, "a reused pid is new; a stale cached child is not read", test_reused_pid_and_stale_child);
 	CU_pSuite s5 = CU_add_suite("reader missed", setup, teardown);
