@@ -23,6 +23,8 @@ void cpw_metrics_init(struct cpw_metrics *m)
 	m->oncpu_s = m->runq_wait_s = NAN;
 	m->blkio_delay_s = m->swapin_delay_s = m->thrashing_delay_s = m->reclaim_delay_s = NAN;
 	m->max_rss_kib = m->tree_peak_rss_kib = NAN;
+	m->tree_peak_kib = m->tree_peak_pss_kib = NAN;
+	m->tree_peak_source[0] = '\0';
 	m->refaults = NAN;
 	m->memory_limit_kib = NAN;
 	m->read_bytes = m->write_bytes = NAN;
@@ -50,6 +52,11 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 	m->st_other = tt->st_other;
 	m->avg_runnable_threads = tt->samples ? (double)tt->runnable_sum / (double)tt->samples : NAN;
 	m->tree_peak_rss_kib = tt->thread_samples ? (double)tt->peak_rss_kib : NAN;
+	/* PSS where every live process's could be read at each sample that read them. */
+	m->tree_peak_pss_kib = tt->pss_samples && !tt->pss_unreadable ? tt->peak_pss_kib : NAN;
+	m->tree_peak_kib = m->tree_peak_pss_kib;
+	snprintf(m->tree_peak_source, sizeof(m->tree_peak_source), "%s",
+		 cpw_known(m->tree_peak_kib) ? "pss" : "");
 	m->nprocs = (unsigned)cpw_tree_size(t);
 
 	for (size_t i = 0; i < cpw_tree_size(t); i++) {

@@ -68,7 +68,13 @@ struct cpw_metrics {
 	uint64_t major_faults;
 	uint64_t minor_faults;
 	double max_rss_kib;       /* the largest single process (what time reports) */
-	double tree_peak_rss_kib; /* sum of the tree's RSS at one moment, highest seen */
+	double tree_peak_rss_kib; /* sum of the tree's RSS at one moment, highest seen: pages
+				   * shared between processes count in each of them */
+	double tree_peak_kib;     /* the tree's peak memory, shared pages counted once; NAN */
+	char tree_peak_source[8]; /* "cgroup": the peak of the command's own cgroup (exact, page
+				   * cache included); "pss": the highest sum of the processes'
+				   * proportional set sizes (sampled); "" when unknown */
+	double tree_peak_pss_kib; /* the highest PSS sum sampled, whichever the source; NAN */
 	double refaults;          /* workingset refaults over the run (cgroup or system); NAN */
 	bool refaults_from_cgroup;
 	double memory_limit_kib;  /* the cgroup's memory limit where there is one; NAN */

@@ -42,6 +42,7 @@ struct cpw_tree {
 
 	unsigned generation;
 	double last_sample_s;
+	int last_pss_errno;     /* why a process's PSS could not be read, at the last such failure */
 	struct cpw_tree_totals totals;
 	struct cpw_history history;
 };
@@ -103,6 +104,7 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->read_rate = p->write_rate = NAN;
 	p->last_read = p->last_write = NAN;
 	p->last_sample_s = NAN;
+	p->pss_kib = NAN;
 	p->is_python = -1;
 	t->map[map_slot(t, pid)] = (int)t->nprocs;
 	t->nprocs++;
@@ -351,6 +353,16 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 		p->max_threads = p->nthreads;
 	if (pr->is_python >= 0)
 		p->is_python = pr->is_python;
+	/* Zombies and kernel threads have an empty smaps_rollup, a process that just ended
+	 * none: no memory of their own. Other failures (permissions) are unknown. */
+	if (!isnan(pr->pss_kib))
+		p->pss_kib = pr->pss_kib;
+	else if (pr->pss_errno == ESRCH || pr->pss_errno == ENOENT)
+		p->pss_kib = 0;
+	else if (pr->pss_errno) {
+		p->pss_kib = NAN;
+		t->last_pss_errno = pr->pss_errno;
+	}
 	p->rss_kib = (uint64_t)(st->rss_pages > 0 ? st->rss_pages : 0) * (uint64_t)t->page_kib;
 
 	uint64_t ut = st->utime_ticks > p->base_utime ? st->utime_ticks - p->base_utime : 0;
@@ -389,6 +401,33 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 	p->last_read = p->read_bytes;
 	p->last_write = p->write_bytes;
 	p->last_sample_s = now_s;
+}
+
+/* The tree's PSS at a sample that read it: processes whose PSS is unknown are counted
+ * (the peak is then a lower bound), never taken as 0. */
+static void sum_pss(struct cpw_tree *t)
+{
+	struct cpw_tree_totals *tt = &t->totals;
+	double sum = 0;
+	unsigned unknown = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct cpw_proc *p = &t->procs[i];
+		if (!p->alive)
+			continue;
+		if (isnan(p->pss_kib))
+			unknown++;
+		else
+			sum += p->pss_kib;
+	}
+	tt->pss_kib = sum;
+	if (sum > tt->peak_pss_kib)
+		tt->peak_pss_kib = sum;
+	tt->pss_samples++;
+	if (unknown > tt->pss_unreadable) {
+		tt->pss_unreadable = unknown;
+		tt->pss_errno = t->last_pss_errno;
+	}
 }
 
 static bool reader_found_still_there(const struct cpw_proc_sample *sample, pid_t pid)
@@ -464,6 +503,8 @@ int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, dou
 		if (!isnan(p->write_rate))
 			tt->write_rate += p->write_rate;
 	}
+	if (sample->pss_read)
+		sum_pss(t);
 	if (tt->rss_kib > tt->peak_rss_kib)
 		tt->peak_rss_kib = tt->rss_kib;
 	t->last_sample_s = now_s;

@@ -50,6 +50,7 @@ struct cpw_proc {
 	double runq_wait_s;
 
 	uint64_t rss_kib;     /* now (last sample) */
+	double pss_kib;       /* proportional set size at the last sample that read it; NAN */
 	uint64_t max_rss_kib; /* highest seen (VmHWM when readable) */
 	int nthreads;
 	char state;           /* main thread's state letter */
@@ -93,6 +94,13 @@ struct cpw_tree_totals {
 	uint64_t runnable_sum;      /* sum over samples of R threads, for the mean */
 	uint64_t rss_kib;           /* the tree's RSS now */
 	uint64_t peak_rss_kib;      /* highest sum of the tree's RSS at one moment */
+	/* The tree's proportional set sizes (shared pages counted once), at the samples that
+	 * read them: the last sum, the highest, how many such samples, and the most live
+	 * processes whose PSS could not be read at one of them (with why, for one). */
+	double pss_kib, peak_pss_kib;
+	uint64_t pss_samples;
+	unsigned pss_unreadable;
+	int pss_errno;
 	unsigned alive;             /* processes alive at the last sample */
 	unsigned seen;              /* processes ever seen */
 	double cpu_pct;             /* tree CPU over the last interval (100 = one core) */

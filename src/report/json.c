@@ -53,6 +53,9 @@ static json_object *memory_object(const struct cpw_report *r)
 	json_object *o = json_object_new_object();
 	add(o, "max_rss_kib", jnum(m->max_rss_kib));
 	add(o, "tree_peak_rss_kib", jnum(m->tree_peak_rss_kib));
+	add(o, "tree_peak_kib", jnum(m->tree_peak_kib));
+	add(o, "tree_peak_source", m->tree_peak_source[0] ? jstr(m->tree_peak_source) : NULL);
+	add(o, "tree_peak_pss_kib", jnum(m->tree_peak_pss_kib));
 	add(o, "major_faults", jint(m->major_faults));
 	add(o, "minor_faults", jint(m->minor_faults));
 	add(o, "refaults", jnum(m->refaults));

@@ -88,8 +88,11 @@ int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out)
 	gauge(&om, "cperfwatch_max_rss_bytes", "bytes", "Largest single process's peak resident set.",
 	      cpw_known(m->max_rss_kib) ? m->max_rss_kib * 1024 : NAN);
 	gauge(&om, "cperfwatch_tree_peak_rss_bytes", "bytes",
-	      "Peak of the tree's summed resident set at one moment.",
+	      "Peak of the tree's summed resident set at one moment (shared pages in each process).",
 	      cpw_known(m->tree_peak_rss_kib) ? m->tree_peak_rss_kib * 1024 : NAN);
+	gauge(&om, "cperfwatch_tree_peak_memory_bytes", "bytes",
+	      "Peak of the tree's memory, shared pages counted once (cgroup peak or PSS sum).",
+	      cpw_known(m->tree_peak_kib) ? m->tree_peak_kib * 1024 : NAN);
 	counter(&om, "cperfwatch_major_faults", NULL, "Major page faults.", (double)m->major_faults);
 	counter(&om, "cperfwatch_minor_faults", NULL, "Minor page faults.", (double)m->minor_faults);
 	counter(&om, "cperfwatch_voluntary_context_switches", NULL, "Voluntary context switches.",

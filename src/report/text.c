@@ -128,7 +128,14 @@ static void write_tree_section(const struct cpw_report *r, FILE *out)
 	fprintf(out, "\tProcesses seen: %u\n", m->nprocs);
 	if (r->mode == CPW_MODE_RUN)
 		fprintf(out, "\tDescendants still running at the end: %u\n", r->descendants_running);
-	print_value(out, "Tree peak resident set size (kbytes)", m->tree_peak_rss_kib, 0, false);
+	print_value(out, "Tree peak memory (kbytes, shared pages counted once)", m->tree_peak_kib, 0, false);
+	if (strcmp(m->tree_peak_source, "cgroup") == 0)
+		fputs("\tTree peak memory from: the command's own cgroup (what the run brought into memory, "
+		      "page cache included)\n", out);
+	else if (strcmp(m->tree_peak_source, "pss") == 0)
+		fputs("\tTree peak memory from: the processes' proportional set sizes (sampled)\n", out);
+	print_value(out, "Tree peak RSS sum (kbytes, shared pages counted in each process)",
+		    m->tree_peak_rss_kib, 0, false);
 	print_value(out, "Largest single process resident set size (kbytes)", m->max_rss_kib, 0, false);
 	print_value(out, "Storage read (bytes)", m->read_bytes, 0, false);
 	print_value(out, "Storage written (bytes)", m->write_bytes, 0, false);

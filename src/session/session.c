@@ -27,6 +27,11 @@
 /* Exit records taken per poll: a small batch keeps the stack shallow (each record is ~300
  * bytes, and every new 4 KiB of stack is a page fault, 2-5 us on our VMs). */
 #define EXIT_BATCH 16
+/* Proportional set sizes walk each process's page tables: they are read at the first
+ * sample, then at most once a second, and no more often than keeps their cost under 1% of
+ * the time (PSS_COST_SHARE). */
+#define PSS_PERIOD_S 1.0
+#define PSS_COST_SHARE 0.01
 
 struct cpw_session_private {
 	struct cpw_psi psi_start;          /* system-wide */
@@ -57,6 +62,7 @@ struct cpw_session_private {
 	double sampled_cores_sum;
 	uint64_t sampled_cores_n;
 	char sampled_cpus[64];
+	double next_pss_s;                 /* when the next sample reads the PSS */
 };
 
 int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
@@ -306,9 +312,14 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 {
 	struct cpw_session_private *p = s->priv;
 	struct cpw_proc_sample sample;
+	double now = cpw_session_elapsed(s);
+	if (now >= p->next_pss_s)
+		cpw_proc_reader_want_pss(p->reader);
 	int rc = cpw_proc_reader_sample(p->reader, roots, nroots, &sample);
 	if (rc == 0) {
-		rc = cpw_tree_apply(s->tree, &sample, cpw_session_elapsed(s));
+		if (sample.pss_read)
+			p->next_pss_s = now + fmax(PSS_PERIOD_S, sample.pss_cost_s / PSS_COST_SHARE);
+		rc = cpw_tree_apply(s->tree, &sample, now);
 		/* The CPUs the threads themselves may use now: the command may narrow them
 		 * (taskset, numactl, os.sched_setaffinity) after cperfwatch saw its own. */
 		if (sample.cpus_threads > 0) {
@@ -379,6 +390,11 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 			}
 			m->memory_limit_kib = st.mem_limit_kib;
 			r->cgroup_mem_peak_kib = st.mem_peak_kib;
+			/* The command's own group: every page of the tree counted once. */
+			if (cpw_known(st.mem_peak_kib)) {
+				m->tree_peak_kib = st.mem_peak_kib;
+				snprintf(m->tree_peak_source, sizeof(m->tree_peak_source), "cgroup");
+			}
 		} else if (st.memory_reason[0]) {
 			cpw_report_note(r, "cgroup memory figures unavailable: %s", st.memory_reason);
 		}
@@ -472,6 +488,11 @@ bool cpw_session_finish(struct cpw_session *s)
 	if (io_unreadable)
 		cpw_report_note(r, "storage IO of %u process(es) is unavailable (%s): it counts as N/A, not 0",
 				io_unreadable, io_reason);
+	const struct cpw_tree_totals *tt = cpw_tree_totals(s->tree);
+	if (!m->tree_peak_source[0] && tt->pss_unreadable)
+		cpw_report_note(r, "the tree's peak memory (shared pages counted once) is unknown: the "
+				   "proportional set size of %u process(es) is unreadable (smaps_rollup: %s)",
+				tt->pss_unreadable, strerror(tt->pss_errno));
 	const char *identity_error = cpw_proc_reader_identity_error(s->priv->reader);
 	if (identity_error)
 		cpw_report_note(r, "process users are unknown: %s", identity_error);

@@ -135,6 +135,12 @@ int cpw_parse_status(const char *buf, size_t len, struct cpw_status_fields *out)
 	return status_value(buf, len, "Pid", &ignored) ? 0 : -EINVAL;
 }
 
+int cpw_parse_smaps_rollup_pss(const char *buf, size_t len, uint64_t *pss_kib)
+{
+	*pss_kib = 0;
+	return status_value(buf, len, "Pss", pss_kib) ? 0 : -EINVAL;
+}
+
 int cpw_parse_io(const char *buf, size_t len, struct cpw_io_fields *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -57,6 +57,9 @@ int cpw_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out);
 int cpw_parse_schedstat(const char *buf, size_t len, struct cpw_schedstat *out);
 int cpw_parse_status(const char *buf, size_t len, struct cpw_status_fields *out);
 int cpw_parse_io(const char *buf, size_t len, struct cpw_io_fields *out);
+/* smaps_rollup: the process's proportional set size (each shared page divided among the
+ * processes that map it), KiB. Returns 0, or -EINVAL without a Pss line. */
+int cpw_parse_smaps_rollup_pss(const char *buf, size_t len, uint64_t *pss_kib);
 /* A children file: pids separated by spaces. Returns how many were stored (at most max; the
  * rest are counted in *more when not NULL), or -EINVAL. */
 int cpw_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t max, size_t *more);

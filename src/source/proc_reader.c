@@ -13,10 +13,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "source/interp.h"
@@ -96,6 +98,8 @@ struct cpw_proc_reader {
 	size_t text_size;
 	struct cpw_cpuset cpus_allowed, thread_cpus; /* the sample's union; one thread's */
 	size_t cpus_threads;
+	bool want_pss;
+	double pss_cost_s;
 };
 
 static size_t pid_hash(pid_t pid, size_t size) { return ((size_t)pid * 2654435761u) & (size - 1); }
@@ -507,6 +511,28 @@ static void read_io(struct cpw_proc_reader *r, struct proc_handle *h, struct cpw
 		pr->io_read = true;
 }
 
+/* The proportional set size, through the path: read at a slow pace, it is not worth a
+ * kept descriptor. */
+static void read_pss(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
+{
+	char path[320];
+	char buf[2048];
+	struct timespec t0, t1;
+	uint64_t pss;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	snprintf(path, sizeof(path), "%s/%d/smaps_rollup", r->proc_root, (int)pr->pid);
+	long len = cpw_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		pr->pss_errno = (int)-len;
+	else if (cpw_parse_smaps_rollup_pss(buf, (size_t)len, &pss) < 0)
+		pr->pss_errno = len == 0 ? ESRCH : EINVAL; /* empty: a zombie or a kernel thread */
+	else
+		pr->pss_kib = (double)pss;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->pss_cost_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
 static void read_cmdline(const struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 {
 	char path[320];
@@ -565,6 +591,9 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	pr->first = first;
 	pr->stat = st;
 	pr->is_python = -1;
+	pr->pss_kib = NAN;
+	if (r->want_pss)
+		read_pss(r, pr);
 	if (first || strcmp(h->comm, st.comm) != 0) {
 		snprintf(h->comm, sizeof(h->comm), "%s", st.comm);
 		h->python_asked = false;
@@ -666,6 +695,7 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 	r->nfront = r->nprocs = r->nthreads = r->nnew = 0;
 	memset(&r->cpus_allowed, 0, sizeof(r->cpus_allowed));
 	r->cpus_threads = 0;
+	r->pss_cost_s = 0;
 	for (size_t i = 0; i < nroots; i++)
 		if (push_front(r, roots[i], 0) < 0)
 			return -ENOMEM;
@@ -683,6 +713,9 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 	out->nstill_there = r->nstill;
 	out->cpus_allowed = &r->cpus_allowed;
 	out->cpus_threads = r->cpus_threads;
+	out->pss_read = r->want_pss;
+	out->pss_cost_s = r->pss_cost_s;
+	r->want_pss = false;
 	return 0;
 }
 
@@ -737,6 +770,11 @@ void cpw_proc_reader_free(struct cpw_proc_reader *r)
 	free(r->text);
 	cpw_procps_free(r->procps);
 	free(r);
+}
+
+void cpw_proc_reader_want_pss(struct cpw_proc_reader *r)
+{
+	r->want_pss = true;
 }
 
 void cpw_proc_reader_skip_users(struct cpw_proc_reader *r)

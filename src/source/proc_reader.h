@@ -44,6 +44,8 @@ struct cpw_proc_reading {
 	int io_errno;          /* why io could not be read (0: read, or not tried) */
 	char cmdline[CPW_READING_CMDLINE_MAX]; /* first reading only: argv joined, raw */
 	char user[32];         /* first reading only, where libproc2 named it; "" otherwise */
+	double pss_kib;        /* smaps_rollup's Pss, where this sample read it; NAN otherwise */
+	int pss_errno;         /* why it could not be read (0: read, or not asked) */
 	int is_python;         /* 1 / 0 when asked in this sample (once it has a second
 				  thread, and again after an exec); -1 otherwise */
 	size_t first_thread, nthreads; /* its threads in cpw_proc_sample.threads */
@@ -64,6 +66,8 @@ struct cpw_proc_sample {
 	 * means nothing is known of this sample. */
 	const struct cpw_cpuset *cpus_allowed;
 	size_t cpus_threads;
+	bool pss_read;         /* this sample read every process's PSS (cpw_proc_reader_want_pss) */
+	double pss_cost_s;     /* the time those reads took (they walk the page tables) */
 };
 
 struct cpw_proc_reader;
@@ -77,6 +81,11 @@ void cpw_proc_reader_free(struct cpw_proc_reader *r);
 void cpw_proc_reader_skip_users(struct cpw_proc_reader *r);
 /* Why processes could not be identified through libproc2; NULL when nothing failed. */
 const char *cpw_proc_reader_identity_error(const struct cpw_proc_reader *r);
+
+/* The next sample also reads each process's proportional set size (smaps_rollup), which
+ * counts shared pages once over the tree; it costs a walk of the page tables, so the
+ * caller asks for it at a slower pace. */
+void cpw_proc_reader_want_pss(struct cpw_proc_reader *r);
 
 /* Reads every process reachable from roots. The sample stays valid until the next call.
  * Returns 0, or -ENOMEM. */

@@ -44,6 +44,11 @@ void report_fixture_build(struct cpw_report *r, struct cpw_config *cfg)
 	r->metrics.st_sleeping = 2;
 	r->metrics.oncpu_s = 1.5;
 	r->metrics.runq_wait_s = 0.5;
+	/* Four forked workers sharing what their parent filled: the RSS sum counts it 4x. */
+	r->metrics.tree_peak_rss_kib = 819200;
+	r->metrics.tree_peak_kib = 212716;
+	r->metrics.tree_peak_pss_kib = 212559;
+	snprintf(r->metrics.tree_peak_source, sizeof(r->metrics.tree_peak_source), "cgroup");
 	r->verdict.cls = CPW_CLASS_CPU_BOUND;
 	r->verdict.confidence = 0.9;
 	r->verdict.secondary = CPW_CLASS_NONE;

@@ -96,6 +96,19 @@ static void test_status(void)
 	CU_ASSERT_EQUAL(cpw_parse_status("junk", 4, &sf), -EINVAL);
 }
 
+static void test_smaps_rollup(void)
+{
+	const char *text = "00400000-7ffd0000 ---p 00000000 00:00 0      [rollup]\n"
+			   "Rss:   40000 kB\nPss:    2000 kB\nPss_Anon:   1500 kB\n";
+	uint64_t pss = 1;
+	CU_ASSERT_EQUAL(cpw_parse_smaps_rollup_pss(text, strlen(text), &pss), 0);
+	CU_ASSERT_EQUAL(pss, 2000); /* Pss, not Pss_Anon */
+	/* A zombie's or a kernel thread's file is empty. */
+	CU_ASSERT_EQUAL(cpw_parse_smaps_rollup_pss("", 0, &pss), -EINVAL);
+	const char *anon_only = "Pss_Anon:   1500 kB\n";
+	CU_ASSERT_EQUAL(cpw_parse_smaps_rollup_pss(anon_only, strlen(anon_only), &pss), -EINVAL);
+}
+
 static void test_io(void)
 {
 	const char *text = "rchar: 10\nwchar: 20\nsyscr: 1\nsyscw: 2\nread_bytes: 4096\n"
@@ -220,6 +233,7 @@ int main(void)
 	CU_add_test(s, "stat that is not stat", test_stat_garbage);
 	CU_add_test(s, "schedstat", test_schedstat);
 	CU_add_test(s, "status context switches and VmHWM", test_status);
+	CU_add_test(s, "smaps_rollup's Pss", test_smaps_rollup);
 	CU_add_test(s, "io", test_io);
 	CU_add_test(s, "children pid lists", test_pid_list);
 	CU_add_test(s, "cmdline joined", test_cmdline);

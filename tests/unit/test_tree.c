@@ -179,6 +179,42 @@ static void test_attach_baseline(void)
 	watch_free(t);
 }
 
+/* The tree's proportional set sizes, at the samples that read them: their sum, its peak,
+ * and processes whose PSS cannot be read counted, never taken as 0. */
+static void test_pss_sum(void)
+{
+	struct cpw_tree *t = watch_new(root, false);
+	pid_t top = 100;
+	cpw_proc_reader_want_pss(reader);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.1), 2);
+	const struct cpw_tree_totals *tt = cpw_tree_totals(t);
+	CU_ASSERT_EQUAL(tt->pss_samples, 1);
+	CU_ASSERT_DOUBLE_EQUAL(tt->pss_kib, 3000, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->pss_kib, 2000, 1e-9);
+
+	/* A sample that does not read them leaves them be. */
+	write_file("101/smaps_rollup", "Pss: 9000 kB\n");
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.2), 2);
+	CU_ASSERT_EQUAL(tt->pss_samples, 1);
+	cpw_proc_reader_want_pss(reader);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
+	CU_ASSERT_DOUBLE_EQUAL(tt->peak_pss_kib, 10000, 1e-9);
+
+	/* cc1's cannot be read: the sum is partial, and says so. */
+	write_file("101/smaps_rollup", "garbage\n");
+	write_file("100/smaps_rollup", "Pss: 500 kB\n");
+	cpw_proc_reader_want_pss(reader);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.4), 2);
+	CU_ASSERT_EQUAL(tt->pss_unreadable, 1);
+	CU_ASSERT_DOUBLE_EQUAL(tt->peak_pss_kib, 10000, 1e-9);
+	struct cpw_metrics m;
+	cpw_metrics_init(&m);
+	cpw_metrics_from_tree(&m, t);
+	CU_ASSERT_TRUE(isnan(m.tree_peak_pss_kib));
+	CU_ASSERT_STRING_EQUAL(m.tree_peak_source, "");
+	watch_free(t);
+}
+
 static void test_missing_root(void)
 {
 	struct cpw_tree *t = watch_new(root, false);
@@ -261,6 +297,8 @@ int main(void)
 	CU_pSuite s3 = CU_add_suite("tree attach", setup, teardown);
 	CU_add_test(s3, "attach mode counts from the first sample", test_attach_baseline);
 	CU_add_test(s3, "a root that does not exist", test_missing_root);
+	CU_pSuite s3b = CU_add_suite("tree memory", setup, teardown);
+	CU_add_test(s3b, "proportional set sizes: sum, peak, unreadable ones", test_pss_sum);
 	CU_pSuite s4 = CU_add_suite("tree on the real /proc", NULL, NULL);
 	CU_add_test(s4, "users through libproc2, and why when it cannot be opened", test_identity_through_libproc2);
 	return cpw_cunit_run_tap();

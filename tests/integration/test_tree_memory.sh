@@ -1,0 +1,84 @@
+#!/bin/sh
+# test_tree_memory.sh: the tree's peak memory counts pages shared between processes once
+# (issue 19, item 6). shared_workers.py fills MIB MiB in a parent, then forks 3 workers that
+# only read it: the RSS sum is about 4x that, the tree's memory about 1x.
+#
+#   run mode, as root with the command's own cgroup   tree_peak_source "cgroup"
+#   run mode with --no-cgroup                          "pss" (smaps_rollup, sampled)
+#   attach mode                                        "pss"
+# Each: the JSON matches the schema, tree_peak_kib is within 0.8x..1.5x of MIB and
+# tree_peak_rss_kib at least 3x; then the text report's labels.
+
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+W="$CPW_SRCDIR/tests/workloads/shared_workers.py"
+MIB=160
+plan 13
+
+# memory figures of a JSON report: tree_peak_kib tree_peak_source tree_peak_rss_kib
+figures() {
+	"$PY" -c 'import json,sys
+m = json.load(open(sys.argv[1]))["memory"]
+print(m["tree_peak_kib"], m["tree_peak_source"], m["tree_peak_rss_kib"])' "$1"
+}
+
+# expect_memory NAME SOURCE JSON
+expect_memory() {
+	name=$1 want=$2 json=$3
+	set -- $(figures "$json" 2>/dev/null || echo "none none none")
+	peak=$1 src=$2 rss=$3
+	echo "# $name: tree_peak_kib=$peak source=$src tree_peak_rss_kib=$rss (MIB=$MIB)"
+	if validate_json "$json" >"$SCRATCH/v.out" 2>&1; then ok "$name: JSON matches the schema"; else not_ok "$name: JSON matches the schema" "$(cat "$SCRATCH/v.out")"; fi
+	if [ "$src" = "$want" ]; then ok "$name: peak from $want"; else not_ok "$name: peak from $want (got $src)"; fi
+	if [ "$peak" != None ] && [ "$peak" != none ] &&
+	   awk -v p="$peak" -v m="$MIB" 'BEGIN { exit !(p >= 0.8 * m * 1024 && p <= 1.5 * m * 1024) }'; then
+		ok "$name: shared pages counted once"
+	else
+		not_ok "$name: shared pages counted once ($peak KiB for $MIB MiB)"
+	fi
+	if [ "$rss" != None ] && [ "$rss" != none ] &&
+	   awk -v r="$rss" -v m="$MIB" 'BEGIN { exit !(r >= 3 * m * 1024) }'; then
+		ok "$name: the RSS sum counts them in each process"
+	else
+		not_ok "$name: the RSS sum counts them in each process ($rss KiB)"
+	fi
+}
+
+if [ "$(id -u)" = 0 ]; then
+	"$CPW" --json -o "$SCRATCH/cg.json" -- "$PY" "$W" $MIB 3 1.5
+	expect_memory "run mode, own cgroup" cgroup "$SCRATCH/cg.json"
+else
+	skip "run mode, own cgroup: JSON matches the schema" "needs root (a cgroup of its own)"
+	skip "run mode, own cgroup: peak from cgroup" "needs root (a cgroup of its own)"
+	skip "run mode, own cgroup: shared pages counted once" "needs root"
+	skip "run mode, own cgroup: the RSS sum" "needs root"
+fi
+
+"$CPW" --no-cgroup --json -o "$SCRATCH/pss.json" -- "$PY" "$W" $MIB 3 1.5
+expect_memory "run mode, no cgroup" pss "$SCRATCH/pss.json"
+
+"$PY" "$W" $MIB 3 3 &
+target=$!
+# Attach once the workers exist (the parent has filled its memory by then), within 5 s.
+n=0
+while [ "$(wc -w <"/proc/$target/task/$target/children" 2>/dev/null || echo 0)" -lt 3 ] && [ $n -lt 100 ]; do
+	n=$((n + 1))
+	sleep 0.05
+done
+"$CPW" --pid "$target" --duration 1.5 --json -o "$SCRATCH/attach.json"
+wait "$target"
+expect_memory "attach mode" pss "$SCRATCH/attach.json"
+
+"$CPW" --no-cgroup -o "$SCRATCH/text.txt" -- "$PY" "$W" 32 1 0.3
+if grep -q "^	Tree peak memory (kbytes, shared pages counted once): [0-9]" "$SCRATCH/text.txt" &&
+   grep -q "^	Tree peak memory from: the processes' proportional set sizes (sampled)" "$SCRATCH/text.txt" &&
+   grep -q "^	Tree peak RSS sum (kbytes, shared pages counted in each process): [0-9]" "$SCRATCH/text.txt"; then
+	ok "text: the tree's peak memory, its source and the RSS sum under their own labels"
+else
+	not_ok "text: the tree's peak memory, its source and the RSS sum under their own labels" \
+		"$(grep Tree "$SCRATCH/text.txt")"
+fi
+
+done_testing
