@@ -241,6 +241,15 @@ static bool in_tree(const struct cpw_session *s, pid_t pid)
 	       (s->cfg->mode == CPW_MODE_RUN && pid == getpid());
 }
 
+/* Whether a main thread's exit record is of a process the tree holds that has not been
+ * reaped: attach mode's root, whose parent is outside the tree. The name must match too,
+ * in case its pid was reused. */
+static bool is_watched_process(const struct cpw_session *s, const struct cpw_taskstats_rec *r)
+{
+	const struct cpw_proc *pr = cpw_tree_find(s->tree, (pid_t)r->pid);
+	return pr && !pr->reaped && strncmp(pr->comm, r->comm, 15) == 0;
+}
+
 /* Takes one exit record into the model when its process belongs to the tree. */
 static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r)
 {
@@ -249,7 +258,8 @@ static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r
 
 	if (r->is_tgid)
 		return true; /* the per-thread records carry what we use */
-	if (main_thread ? !in_tree(s, (pid_t)r->ppid) : !in_tree(s, (pid_t)r->tgid))
+	if (main_thread ? !in_tree(s, (pid_t)r->ppid) && !is_watched_process(s, r)
+			: !in_tree(s, (pid_t)r->tgid))
 		return false;
 	p->blkio_ns += (double)r->blkio_delay_total_ns;
 	p->swapin_ns += (double)r->swapin_delay_total_ns;
@@ -434,6 +444,27 @@ void cpw_session_interim(struct cpw_session *s, struct cpw_verdict *v)
 	cpw_classify(&m, v);
 }
 
+/* Attach mode: a process that ended while watched is reaped by its own parent, so the
+ * figures of its last interval come only from its exit record (root). Without records,
+ * says how much may be missing. */
+static void note_unrecorded_exits(struct cpw_session *s)
+{
+	unsigned unrecorded = 0;
+
+	if (s->cfg->mode != CPW_MODE_ATTACH)
+		return;
+	for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
+		const struct cpw_proc *pr = cpw_tree_proc(s->tree, i);
+		if (!pr->alive && !pr->reaped && !isnan(pr->exited_s))
+			unrecorded++;
+	}
+	if (unrecorded)
+		cpw_report_note(&s->report, "%u process(es) ended while watched without an exit record%s: "
+				"up to one interval (%u ms) of each one's CPU time, faults and IO may be missing",
+				unrecorded, s->priv->exits ? "" : " (exit records need root)",
+				s->cfg->interval_ms);
+}
+
 bool cpw_session_finish(struct cpw_session *s)
 {
 	struct cpw_report *r = &s->report;
@@ -488,6 +519,7 @@ bool cpw_session_finish(struct cpw_session *s)
 	if (io_unreadable)
 		cpw_report_note(r, "storage IO of %u process(es) is unavailable (%s): it counts as N/A, not 0",
 				io_unreadable, io_reason);
+	note_unrecorded_exits(s);
 	const struct cpw_tree_totals *tt = cpw_tree_totals(s->tree);
 	if (!m->tree_peak_source[0] && tt->pss_unreadable)
 		cpw_report_note(r, "the tree's peak memory (shared pages counted once) is unknown: the "
