@@ -59,6 +59,8 @@ struct ctx {
 	double disk;
 	const char *disk_src;
 	bool disk_sampled;
+	bool disk_corroborated; /* sampled, and the command's own io.pressure (an exact clock)
+				 * shows at least half of that wait */
 	double dother;       /* D on something that is not storage */
 	double io_bytes;     /* NAN when unknown */
 	const char *io_src;
@@ -296,6 +298,10 @@ static void measure_io(struct ctx *c)
 				c->dother = dother;
 		}
 	}
+	/* The cgroup's io.pressure counts the time some task of the tree waited for IO: an
+	 * exact clock. System-wide pressure would count other programs too. */
+	c->disk_corroborated = c->disk_sampled && m->psi_from_cgroup && cpw_known(m->psi_io_some_s) &&
+		c->disk > 0 && m->psi_io_some_s >= 0.5 * fmin(c->disk, c->wall);
 
 	c->io_bytes = NAN;
 	c->io_src = SRC_PROC_IO;
@@ -630,7 +636,7 @@ static double lane_quality(const struct ctx *c, enum lane lane, enum cpw_class c
 			q *= 0.85; /* run-queue wait unknown or sampled: it might be starved */
 		break;
 	case LANE_DISK:
-		if (c->disk_sampled)
+		if (c->disk_sampled && !c->disk_corroborated)
 			q *= 0.9;
 		if (!cpw_known(c->io_bytes))
 			q *= 0.8;
@@ -657,7 +663,7 @@ static bool lane_sampled(const struct ctx *c, enum lane lane, enum cpw_class cls
 	case LANE_CPU:
 		return c->cpu_sampled || (cls == CPW_CLASS_CPU_STARVED && c->runq_sampled);
 	case LANE_DISK:
-		return c->disk_sampled;
+		return c->disk_sampled && !c->disk_corroborated;
 	case LANE_MEM:
 		return c->mem_from_dstates;
 	case LANE_WAIT:

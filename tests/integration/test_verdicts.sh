@@ -64,6 +64,8 @@ with open(path) as f:
 v = doc.get("verdict") or {}
 if what == "class":
     print(v.get("class", ""))
+elif what == "confidence":
+    print(v.get("confidence", 0))
 elif what == "counter":
     print(get(doc, "counters", sys.argv[3], "status") or "")
 elif what == "names":
@@ -179,6 +181,19 @@ expect() {
 	fi
 }
 
+# clear NAME: a clear case (issue 19: a pure spin, a pure sleep, O_DIRECT reads) of the
+# report in $SCRATCH/NAME.json gets a confidence of 0.9 or more, when its class was right.
+clear() {
+	_conf=$(report confidence "$SCRATCH/$1.json" 2>/dev/null)
+	if [ -z "$_conf" ] || [ "$_got" != "$_want" ]; then
+		skip "$1: a clear case, confidence >= 0.9" "the verdict was not $_want"
+	elif awk -v c="$_conf" 'BEGIN { exit !(c >= 0.9) }'; then
+		ok "$1: a clear case, confidence >= 0.9 ($_conf)"
+	else
+		not_ok "$1: a clear case, confidence >= 0.9 (got $_conf)" "$(report evidence "$SCRATCH/$1.json")"
+	fi
+}
+
 # A directory on a real block device: fdatasync and O_DIRECT are free or refused on tmpfs.
 block_dir() {
 	for d in "$CPW_BUILDDIR" /var/tmp "${TMPDIR:-/tmp}"; do
@@ -213,13 +228,14 @@ CLK_TCK=$(getconf CLK_TCK)
 # The first CPU we may use, for the pinned cases.
 CPU0=$("$PY" -c 'import os; print(min(os.sched_getaffinity(0)))')
 
-plan 27
+plan 30
 
 # --- cpu-bound ------------------------------------------------------------------------
 # On a host busy with other work (a parallel make check), spinners that want every CPU
 # are starved by it: that verdict is accepted then, as a skip that says so.
 BUSY_OK=cpu-starved
 expect spin cpu-bound "$W/spin" 1.5
+clear spin
 expect spin_threads cpu-bound "$W/spin_threads" "$NCPU" 1.5
 expect spin_tree cpu-bound "$W/spin_tree" 2 1.5
 expect busy.py cpu-bound "$PY" "$CPW_SRCDIR/tests/workloads/busy.py" 1.5
@@ -260,9 +276,11 @@ if IO_DIR=$(block_dir); then
 	if [ $? -eq 3 ]; then
 		skip "direct_read: JSON report" "$(cat "$SCRATCH/direct_probe.err")"
 		skip "direct_read: verdict is io-bound" "$(cat "$SCRATCH/direct_probe.err")"
+		skip "direct_read: a clear case, confidence >= 0.9" "$(cat "$SCRATCH/direct_probe.err")"
 	else
 		# 128 KiB random reads: each waits on the device longer than its syscall costs.
 		expect direct_read io-bound "$W/direct_read" "$IO_DIR" 64 1.5 128
+		clear direct_read
 	fi
 else
 	IO_DIR=
@@ -270,12 +288,14 @@ else
 	skip "fsync_loop: verdict is io-bound" "no writable directory on a block device (only tmpfs)"
 	skip "direct_read: JSON report" "no writable directory on a block device (only tmpfs)"
 	skip "direct_read: verdict is io-bound" "no writable directory on a block device (only tmpfs)"
+	skip "direct_read: a clear case, confidence >= 0.9" "no writable directory on a block device (only tmpfs)"
 fi
 
 BUSY_OK=
 
 # --- waiting --------------------------------------------------------------------------
 expect sleeper waiting "$W/sleeper" 1.5
+clear sleeper
 expect pipe_reader waiting "$W/pipe_reader" 1.5
 
 # --- cpu-starved: an outside hog on the same CPU ---------------------------------------
