@@ -112,6 +112,11 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 	[CPW_T_PSI_SHARE] = {
 		"psi_share", 0.10, "share",
 		"PSI practice: pressure 'some' >= 10% of the run corroborates a verdict (not needed)" },
+	[CPW_T_PHASE_MIN_S] = {
+		"phase_min_s", 0.5, "s",
+		"own calibration: twice min_wall_s, so a phase is long enough to classify; shorter "
+		"changes of the busiest lane are noise (a GC pause, a flush), absorbed by a neighbour "
+		"(with min_samples samples at least)" },
 };
 
 const struct cpw_threshold *cpw_threshold_find(const char *name)

@@ -45,6 +45,8 @@ enum cpw_threshold_id {
 	CPW_T_WAIT_SHARE,
 	/* Corroboration by pressure stall information. */
 	CPW_T_PSI_SHARE,
+	/* Phases. */
+	CPW_T_PHASE_MIN_S,
 	CPW_T_COUNT
 };
 
