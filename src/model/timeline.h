@@ -76,7 +76,8 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 void cpw_timeline_add(struct cpw_timeline *tl, const struct cpw_tl_point *p);
 
 size_t cpw_timeline_count(const struct cpw_timeline *tl);
-/* Point i, oldest first; NULL past the end. */
+/* Point i, oldest first; NULL past the end. The points are one array: point 0's address
+ * reads them all. */
 const struct cpw_tl_point *cpw_timeline_point(const struct cpw_timeline *tl, size_t i);
 /* Samples per point since the last compaction (1, 2, 4, ...). */
 uint64_t cpw_timeline_stride(const struct cpw_timeline *tl);

@@ -17,6 +17,8 @@
 #include "model/tree.h"
 #include "util/escape.h"
 #include "classify/verdict.h"
+#include "classify/phases.h"
+#include "model/timeline.h"
 
 #define CPW_NOTES_MAX 24
 #define CPW_NOTE_LEN 512 /* room for a deep cgroup path and its reason */
@@ -45,6 +47,8 @@ struct cpw_report {
 	struct cpw_verdict verdict;
 	const struct cpw_tree *tree;
 	const struct cpw_counters *counters; /* NULL where counting was not set up */
+	const struct cpw_timeline *timeline; /* the run over time; NULL where none was kept */
+	struct cpw_phases phases;            /* n = 0: no timeline */
 	char notes[CPW_NOTES_MAX][CPW_NOTE_LEN];
 	int nnotes;
 	struct cpw_budget_result budgets[CPW_BUDGETS_MAX];
