@@ -37,6 +37,8 @@ enum cpw_phase_lane cpw_phase_lane_of(const struct cpw_tl_point *p)
 	uint64_t ts = cpw_tl_point_thread_samples(p);
 	if (ts == 0 || p->samples == 0 || !(p->dt_s > 0))
 		return CPW_LANE_NONE;
+	/* As the classifier does: shares of the busy lifetime, max(wall, busy thread-seconds),
+	 * so that a parent asleep while its child works does not count against the child. */
 	double lifetime = (double)ts / (double)p->samples * p->dt_s;
 	double oncpu = p->user_s + p->sys_s > p->oncpu_s ? p->user_s + p->sys_s : p->oncpu_s;
 	double cpu = oncpu + p->runq_s;
@@ -45,10 +47,31 @@ enum cpw_phase_lane cpw_phase_lane_of(const struct cpw_tl_point *p)
 	double off = lifetime - cpu;
 	uint64_t off_samples = ts - p->states[CPW_TL_RUNNING];
 	double disk = off_samples ? off * (double)p->states[CPW_TL_DISK_WAIT] / (double)off_samples : 0;
-	double wait = off - disk;
+	double dother = off_samples ? off * (double)p->states[CPW_TL_D_OTHER] / (double)off_samples : 0;
+	double busy = cpu + disk + dother;
+	double ref = busy > p->dt_s ? busy : p->dt_s;
+	double wait = ref - cpu - disk;
 	if (cpu >= disk && cpu >= wait)
 		return CPW_LANE_CPU;
 	return disk >= wait ? CPW_LANE_DISK : CPW_LANE_WAIT;
+}
+
+/* The lane of point i judged on the points around it (half the minimum phase length on
+ * each side): one or two samples say little about a split of states, a window does; a
+ * clean change of lane still moves at the change. */
+static enum cpw_phase_lane smoothed_lane(const struct cpw_tl_point *points, size_t n, size_t i,
+					 double half_s)
+{
+	struct cpw_tl_point w;
+	size_t a = i, b = i;
+	while (a > 0 && points[i].start_s - points[a - 1].start_s <= half_s)
+		a--;
+	while (b + 1 < n && points[b + 1].start_s - points[i].start_s <= half_s)
+		b++;
+	cpw_tl_point_init(&w, points[a].start_s);
+	for (size_t k = a; k <= b; k++)
+		cpw_tl_point_merge(&w, &points[k]);
+	return cpw_phase_lane_of(&w);
 }
 
 void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t last,
@@ -176,6 +199,35 @@ static void order_procs(struct cpw_tl_proc procs[CPW_TIMELINE_TOP], bool by_io)
 	}
 }
 
+/* The window that steadies the lanes also blurs a boundary when the two sides differ in
+ * size (one thread reading, then two computing): move each boundary, within the window,
+ * to where the points' own lanes change from one side's to the other's. */
+static void sharpen_boundaries(const struct cpw_tl_point *points, struct run *runs, size_t nruns,
+			       double half_s)
+{
+	for (size_t r = 0; r + 1 < nruns; r++) {
+		struct run *a = &runs[r], *b = &runs[r + 1];
+		size_t k = b->first; /* the first point of b */
+		double at = points[k].start_s;
+		while (k > a->first + 1 && at - points[k - 1].start_s <= half_s &&
+		       cpw_phase_lane_of(&points[k - 1]) == b->lane)
+			k--;
+		while (k < b->last && points[k].start_s - at <= half_s &&
+		       cpw_phase_lane_of(&points[k]) == a->lane)
+			k++;
+		for (size_t i = b->first; i < k; i++) { /* b's first points go to a */
+			a->dur_s += points[i].dt_s;
+			b->dur_s -= points[i].dt_s;
+		}
+		for (size_t i = k; i < b->first; i++) { /* a's last points go to b */
+			a->dur_s -= points[i].dt_s;
+			b->dur_s += points[i].dt_s;
+		}
+		a->last = k - 1;
+		b->first = k;
+	}
+}
+
 static void classify_phase(const struct cpw_tl_point *points, double cores_usable,
 			   struct cpw_phase *ph)
 {
@@ -212,10 +264,11 @@ void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_u
 		return;
 	/* A point without threads (or at the very start, with no time) takes its neighbour's
 	 * lane: the one before, or for leading ones the first known. */
+	double half = out->min_len_s / 2 * 0.999;
 	for (size_t i = 0; i < n && carry == CPW_LANE_NONE; i++)
-		carry = cpw_phase_lane_of(&points[i]);
+		carry = smoothed_lane(points, n, i, half);
 	for (size_t i = 0; i < n; i++) {
-		enum cpw_phase_lane lane = cpw_phase_lane_of(&points[i]);
+		enum cpw_phase_lane lane = smoothed_lane(points, n, i, half);
 		if (lane == CPW_LANE_NONE)
 			lane = carry;
 		carry = lane;
@@ -228,6 +281,7 @@ void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_u
 		runs[nruns++] = (struct run){ i, i, lane, points[i].dt_s, points[i].samples };
 	}
 	absorb_short(runs, &nruns, out->min_len_s, CPW_PHASES_MAX);
+	sharpen_boundaries(points, runs, nruns, half);
 
 	for (size_t i = 0; i < nruns; i++) {
 		struct cpw_phase *ph = &out->phase[out->n];

@@ -79,6 +79,10 @@ void cpw_report_number(double v, char *buf, size_t len);
  * errno set on failure. */
 FILE *cpw_report_open(const struct cpw_config *cfg);
 
+/* Opens --plot's file as cpw_report_open() opens -o's (created or truncated, never
+ * through a symlink, closed on exec). Returns the descriptor, or -1 with errno set. */
+int cpw_report_open_plot(const struct cpw_config *cfg);
+
 /* Evaluates the configured budgets into r->budgets; true when any was broken (budgets.c). */
 bool cpw_report_check_budgets(struct cpw_report *r);
 
