@@ -41,11 +41,11 @@ static size_t put_text_max(FILE *out, const char *s, size_t max)
 {
 	char clean[1024];
 	cpw_escape_utf8(s, clean, sizeof clean);
-	size_t len = strlen(clean);
-	if (max > sizeof(clean) - 1)
-		max = sizeof(clean) - 1;
+	size_t len = strlen(clean); /* < sizeof clean */
 	if (len > max) {
-		while (max > 0 && max < sizeof(clean) && ((unsigned char)clean[max] & 0xC0) == 0x80)
+		/* Cut at a character's start: max < len < sizeof clean, so clean[max] is inside. */
+		// cppcheck-suppress arrayIndexOutOfBoundsCond
+		while (max > 0 && ((unsigned char)clean[max] & 0xC0) == 0x80)
 			max--;
 		clean[max] = '\0';
 	}
