@@ -22,6 +22,7 @@ void cpw_config_defaults(struct cpw_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mode = CPW_MODE_RUN;
 	cfg->interval_ms = CPW_INTERVAL_DEFAULT_MS;
+	cfg->plot_fd = -1;
 	cfg->format = CPW_FORMAT_TEXT;
 	const char *root = getenv("CPERFWATCH_PROC");
 	cfg->proc_root = root && root[0] ? root : "/proc";
@@ -43,6 +44,7 @@ void cpw_cli_usage(FILE *out)
 	      "  -j, --json               write the report as one JSON document (cperfwatch/1)\n"
 	      "      --format=FORMAT      text (default), json or openmetrics\n"
 	      "  -o, --output=FILE        write the report to FILE instead\n"
+	      "      --plot=FILE          also draw the run over time as an SVG picture in FILE\n"
 	      "  -a, --wait-all           run mode: wait for every descendant, orphans included\n"
 	      "  -e, --events=LIST        count these perf events (libpfm4 names, comma-separated)\n"
 	      "      --list-events        list the events this machine's PMUs offer, then exit\n"
@@ -166,7 +168,7 @@ static int parse_fail_on(const char *text, unsigned *mask)
 
 enum long_only {
 	OPT_FORMAT = 256, OPT_LIST_EVENTS, OPT_TUI, OPT_NO_TUI, OPT_NO_CGROUP,
-	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON,
+	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON, OPT_PLOT,
 };
 
 static const struct option long_options[] = {
@@ -176,6 +178,7 @@ static const struct option long_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
+	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "wait-all", no_argument, NULL, 'a' },
 	{ "events", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
@@ -248,6 +251,11 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 			if (!*optarg)
 				FAIL("empty output file name");
 			cfg->output_path = optarg;
+			break;
+		case OPT_PLOT:
+			if (!*optarg)
+				FAIL("empty plot file name");
+			cfg->plot_path = optarg;
 			break;
 		case 'a':
 			cfg->wait_all = true;

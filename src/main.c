@@ -76,6 +76,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.output_path, strerror(errno));
 		return CPW_EXIT_FAILURE;
 	}
+	/* The plot's file too: a bad --plot path fails before the command starts. */
+	if (cfg.plot_path && (cfg.plot_fd = cpw_report_open_plot(&cfg)) < 0) {
+		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.plot_path, strerror(errno));
+		return CPW_EXIT_FAILURE;
+	}
 	if (cfg.mode == CPW_MODE_ATTACH)
 		return cpw_attach_mode(&cfg, out);
 	return cpw_run_mode(&cfg, out);

@@ -29,6 +29,8 @@ struct cpw_config {
 	double duration_s;       /* attach mode: stop after this long; 0 = until the target ends */
 	enum cpw_format format;
 	const char *output_path; /* -o FILE, or NULL for the mode's default stream */
+	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none */
+	int plot_fd;             /* --plot's file, opened by main.c before anything runs; -1 */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */
 	bool tui;                /* live view (attach mode on a terminal by default) */
 	bool tui_forced;         /* --tui given explicitly */

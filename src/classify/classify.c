@@ -863,6 +863,43 @@ static int runner_up(const struct ctx *c, const enum lane order[LANE_COUNT], int
 
 /* ---- the verdict ---- */
 
+/* Everything the rules read, from the metrics (enough data assumed). */
+static void measure_all(struct ctx *c, const struct cpw_metrics *m)
+{
+	memset(c, 0, sizeof *c);
+	c->m = m;
+	c->wall = m->wall_s;
+	c->lifetime = (double)m->thread_samples / (double)m->samples * c->wall;
+	c->samples_quality = 0.6 + 0.4 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
+						  (cpw_threshold(CPW_T_FULL_SAMPLES) - cpw_threshold(CPW_T_MIN_SAMPLES)));
+	/* An exact clock's share is only as uncertain as the sampled thread count in its
+	 * denominator: settled at three times the minimum samples. */
+	c->exact_quality = 0.75 + 0.25 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
+						  (2 * cpw_threshold(CPW_T_MIN_SAMPLES)));
+	measure_cpu(c);
+	measure_io(c);
+	measure_memory(c);
+	decompose(c);
+	measure_serialisation(c);
+	measure_work_kind(c);
+}
+
+void cpw_classify_advise(const struct cpw_metrics *m, struct cpw_verdict *v)
+{
+	struct ctx c;
+	struct cpw_advice_facts facts;
+
+	if (m == NULL || !cpw_known(m->wall_s) || m->wall_s <= 0 || m->samples == 0 ||
+	    m->thread_samples == 0) {
+		if (m != NULL)
+			cpw_advice_fill(m, NULL, v);
+		return;
+	}
+	measure_all(&c, m);
+	advice_facts(&c, &facts);
+	cpw_advice_fill(m, &facts, v);
+}
+
 void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 {
 	struct ctx c;
@@ -880,22 +917,7 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 		return;
 	}
 
-	memset(&c, 0, sizeof c);
-	c.m = m;
-	c.wall = m->wall_s;
-	c.lifetime = (double)m->thread_samples / (double)m->samples * c.wall;
-	c.samples_quality = 0.6 + 0.4 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
-						 (cpw_threshold(CPW_T_FULL_SAMPLES) - cpw_threshold(CPW_T_MIN_SAMPLES)));
-	/* An exact clock's share is only as uncertain as the sampled thread count in its
-	 * denominator: settled at three times the minimum samples. */
-	c.exact_quality = 0.75 + 0.25 * clamp01(((double)m->samples - cpw_threshold(CPW_T_MIN_SAMPLES)) /
-						 (2 * cpw_threshold(CPW_T_MIN_SAMPLES)));
-	measure_cpu(&c);
-	measure_io(&c);
-	measure_memory(&c);
-	decompose(&c);
-	measure_serialisation(&c);
-	measure_work_kind(&c);
+	measure_all(&c, m);
 
 	/* Lanes by share, largest first; a stable insertion sort of four keeps ties in lane order. */
 	for (int i = 1; i < LANE_COUNT; i++) {

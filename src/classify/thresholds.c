@@ -137,6 +137,11 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"own calibration: each turn wakes a waiter that queues for a CPU; 4 GIL and 4 mutex "
 		"threads measured 11-30% run-queue wait on an idle 2-CPU VM, so only the wait past "
 		"35% is other load's" },
+	[CPW_T_PHASE_MIN_S] = {
+		"phase_min_s", 0.5, "s",
+		"own calibration: twice min_wall_s, so a phase is long enough to classify; shorter "
+		"changes of the busiest lane are noise (a GC pause, a flush), absorbed by a neighbour "
+		"(with min_samples samples at least)" },
 };
 
 const struct cpw_threshold *cpw_threshold_find(const char *name)

@@ -53,6 +53,8 @@ enum cpw_threshold_id {
 	CPW_T_SERIAL_RUNNABLE_MAX,
 	CPW_T_SERIAL_FUTEX_SHARE,
 	CPW_T_SERIAL_HANDOFF_RUNQ,
+	/* Phases. */
+	CPW_T_PHASE_MIN_S,
 	CPW_T_COUNT
 };
 

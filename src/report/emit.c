@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/report.h"
+#include "report/plot_svg.h"
 
 /* Writes the report to an unbuffered stream (standard error) in one go: one write instead
  * of one per printf, ~0.4 ms less on a terminal or a pipe. */
@@ -29,8 +31,26 @@ static int write_unbuffered(const struct cpw_report *r, FILE *out)
 	return rc;
 }
 
+/* --plot: the picture goes to the file main.c opened before the run. */
+static int emit_plot(const struct cpw_config *cfg, const struct cpw_report *r)
+{
+	FILE *f = fdopen(cfg->plot_fd, "w");
+	if (!f) {
+		int err = errno;
+		close(cfg->plot_fd);
+		return -err;
+	}
+	int rc = cpw_plot_write_svg(r, f);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc != 0)
+		fprintf(stderr, "cperfwatch: cannot write the plot to %s: %s\n", cfg->plot_path, strerror(-rc));
+	return rc;
+}
+
 int cpw_report_emit(const struct cpw_config *cfg, const struct cpw_report *r, FILE *out)
 {
+	int plot_rc = cfg->plot_fd >= 0 ? emit_plot(cfg, r) : 0;
 	int rc = out == stderr ? write_unbuffered(r, out) : cpw_report_write(r, out);
 	if (out != stdout && out != stderr && fclose(out) != 0 && rc == 0)
 		rc = -errno;
@@ -40,5 +60,5 @@ int cpw_report_emit(const struct cpw_config *cfg, const struct cpw_report *r, FI
 			strerror(-rc));
 		return -1;
 	}
-	return 0;
+	return plot_rc == 0 ? 0 : -1;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report/counters_report.h"
+#include "report/phases_report.h"
 
 static json_object *jnum(double v)
 {
@@ -238,6 +239,8 @@ static json_object *build(const struct cpw_report *r)
 	add(root, "counters", r->counters ? cpw_counters_to_json(r->counters) : json_object_new_object());
 	add(root, "derived", r->counters ? cpw_counters_derived_json(r->counters) : json_object_new_object());
 	add(root, "verdict", verdict_object(r));
+	add(root, "phases", cpw_phases_to_json(&r->phases));
+	add(root, "timeline", cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
 	/* Written one process at a time by cpw_report_write_json(): a tree of 500 held as
 	 * json-c objects next to its text costs ~2 MB of peak memory. */
 	add(root, "processes", json_object_new_string(PROCESSES_PLACEHOLDER));

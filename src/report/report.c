@@ -42,6 +42,11 @@ FILE *cpw_report_open(const struct cpw_config *cfg)
 	return f;
 }
 
+int cpw_report_open_plot(const struct cpw_config *cfg)
+{
+	return open(cfg->plot_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
 int cpw_report_write(const struct cpw_report *r, FILE *out)
 {
 	int rc;

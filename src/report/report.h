@@ -17,6 +17,8 @@
 #include "model/tree.h"
 #include "util/escape.h"
 #include "classify/verdict.h"
+#include "classify/phases.h"
+#include "model/timeline.h"
 
 #define CPW_NOTES_MAX 24
 #define CPW_NOTE_LEN 512 /* room for a deep cgroup path and its reason */
@@ -45,6 +47,8 @@ struct cpw_report {
 	struct cpw_verdict verdict;
 	const struct cpw_tree *tree;
 	const struct cpw_counters *counters; /* NULL where counting was not set up */
+	const struct cpw_timeline *timeline; /* the run over time; NULL where none was kept */
+	struct cpw_phases phases;            /* n = 0: no timeline */
 	char notes[CPW_NOTES_MAX][CPW_NOTE_LEN];
 	int nnotes;
 	struct cpw_budget_result budgets[CPW_BUDGETS_MAX];
@@ -74,6 +78,10 @@ void cpw_report_number(double v, char *buf, size_t len);
  * never through a symlink), else stderr (run mode) or stdout (attach mode). NULL with
  * errno set on failure. */
 FILE *cpw_report_open(const struct cpw_config *cfg);
+
+/* Opens --plot's file as cpw_report_open() opens -o's (created or truncated, never
+ * through a symlink, closed on exec). Returns the descriptor, or -1 with errno set. */
+int cpw_report_open_plot(const struct cpw_config *cfg);
 
 /* Evaluates the configured budgets into r->budgets; true when any was broken (budgets.c). */
 bool cpw_report_check_budgets(struct cpw_report *r);

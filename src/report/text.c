@@ -2,7 +2,8 @@
  * text.c: the human report. Run mode opens with every line of GNU `time --verbose`, same
  * labels, same order, same sources (wait4 rusage), so people and scripts that know that
  * format read it unchanged; then the sections only cperfwatch has: the tree, thread states,
- * pressure, counters, the verdict with its evidence, and notes.
+ * pressure, counters, the phases and a compact timeline, the verdict with its evidence, and
+ * notes.
  */
 #include "config.h"
 #include "report/report.h"
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "report/counters_report.h"
+#include "report/phases_report.h"
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -260,6 +262,7 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 		fputs("Counters:\n", out);
 		cpw_counters_write_text(r->counters, out);
 	}
+	cpw_phases_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
 	write_verdict_section(r, out);
 	if (r->nbudgets) {
 		fputs("Budgets:\n", out);

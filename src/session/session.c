@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "classify/classify.h"
+#include "classify/phases.h"
 #include "source/cgroup.h"
 #include "model/metrics.h"
+#include "model/timeline.h"
 #include "source/perf.h"
 #include "source/cpus.h"
 #include "source/proc_parse.h"
@@ -63,6 +65,7 @@ struct cpw_session_private {
 	uint64_t sampled_cores_n;
 	char sampled_cpus[64];
 	double next_pss_s;                 /* when the next sample reads the PSS */
+	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 };
 
 int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
@@ -101,14 +104,16 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 		s->priv->cores_usable = NAN;
 		s->priv->quota_cores = NAN;
 		s->priv->reader = cpw_proc_reader_new(cfg->proc_root);
+		s->priv->timeline = cpw_timeline_new();
 	}
 	s->tree = cpw_tree_new(cfg->mode == CPW_MODE_ATTACH);
-	if (!s->priv || !s->priv->reader || !s->tree) {
+	if (!s->priv || !s->priv->reader || !s->priv->timeline || !s->tree) {
 		snprintf(err, errlen, "out of memory");
 		cpw_session_free(s);
 		return -ENOMEM;
 	}
 	s->report.tree = s->tree;
+	s->report.timeline = s->priv->timeline;
 	/* Only the JSON report names each process's user: the text and OpenMetrics reports
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
@@ -342,6 +347,7 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 		}
 	}
 	drain_exits(s);
+	cpw_timeline_record(p->timeline, s->tree, now, NULL);
 	return rc;
 }
 
@@ -533,6 +539,10 @@ bool cpw_session_finish(struct cpw_session *s)
 				   "interval): thread states and per-process figures are unavailable",
 				r->cfg->interval_ms);
 	cpw_classify(m, &r->verdict);
+	/* The phases, each with its verdict, and the run's verdict told by them. */
+	cpw_phases_find(cpw_timeline_point(s->priv->timeline, 0), cpw_timeline_count(s->priv->timeline),
+			m->cores_usable, r->cfg->interval_ms / 1000.0, &r->phases);
+	cpw_phases_refine_verdict(&r->phases, m, &r->verdict);
 	return cpw_report_check_budgets(r);
 }
 
@@ -594,8 +604,10 @@ void cpw_session_free(struct cpw_session *s)
 		cpw_proc_reader_free(s->priv->reader);
 	cpw_counters_free(s->counters);
 	s->counters = NULL;
-	if (s->priv)
+	if (s->priv) {
 		free(s->priv->pending);
+		cpw_timeline_free(s->priv->timeline);
+	}
 	free(s->priv);
 	s->priv = NULL;
 }

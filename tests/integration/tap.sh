@@ -11,6 +11,7 @@
 #                               # failure where CI=true (contrib/bootstrap.sh installs it)
 #   missing_all "label" "pkg"   # the same for every test the plan has left, then exit
 #   dir=$(public_copy FILE...)  # copies for another user to run, in a 755 directory
+#   dir=$(block_dir)            # a new directory on a real block device, or fails
 #   done_testing                # exits 1 if anything failed
 #
 # Each test runs in a private scratch directory ($SCRATCH) removed on exit (remove_scratch,
@@ -94,6 +95,18 @@ public_copy() {
 	fi
 	[ -O "$_pub" ] || return 1
 	cp "$@" "$_pub/" && chmod -R a+rX "$_pub" && echo "$_pub"
+}
+# block_dir: prints a new directory on a real block device (fdatasync and O_DIRECT are
+# free or refused on tmpfs), for the caller to remove; fails where there is none.
+block_dir() {
+	for d in "$CPW_BUILDDIR" /var/tmp "${TMPDIR:-/tmp}"; do
+		if ! [ -d "$d" ] || ! [ -w "$d" ]; then continue; fi
+		case $(stat -f -c %T "$d" 2>/dev/null) in
+		tmpfs | ramfs | "") continue ;;
+		esac
+		mktemp -d "$d/cpw-io.XXXXXX" && return 0
+	done
+	return 1
 }
 done_testing() { exit "$_tap_failed"; }
 # Validates a cperfwatch JSON document against doc/cperfwatch.schema.json (python3-jsonschema).

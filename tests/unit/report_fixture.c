@@ -7,6 +7,7 @@
 #include "report_fixture.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,4 +72,45 @@ struct cpw_tree *report_fixture_tree(void)
 	cpw_tree_record_exit(tree, 101, 100, "a \"q\"\nname", 0, 0, 1, 0, 512, 0.2);
 	cpw_tree_record_exit(tree, 102, 100, "@cperfwatch-processes@", 0, 0, 1, 0, 512, 0.3);
 	return tree;
+}
+
+struct cpw_timeline *report_fixture_timeline(struct cpw_report *r)
+{
+	struct cpw_timeline *tl = cpw_timeline_new();
+	if (!tl)
+		return NULL;
+	for (int i = 0; i < 20; i++) {
+		struct cpw_tl_point p;
+		bool reading = i < 8;
+		cpw_tl_point_init(&p, 0.1 * i);
+		p.dt_s = 0.1;
+		p.samples = 1;
+		p.user_s = reading ? 0.005 : 0.095;
+		p.sys_s = reading ? 0.01 : 0.002;
+		p.oncpu_s = p.user_s + p.sys_s;
+		p.runq_s = 0.001;
+		p.states[reading ? CPW_TL_DISK_WAIT : CPW_TL_RUNNING] = 1;
+		p.states[CPW_TL_SLEEPING] = 1;
+		p.rss_kib_max = 1024 + 100 * i;
+		p.read_bytes = reading ? 838860.8 : 0;
+		p.write_bytes = 0;
+		p.minflt = 3;
+		p.top[0] = (struct cpw_tl_proc){ .pid = 100, .comm = "first", .cpu_s = p.user_s + p.sys_s,
+						 .io_bytes = p.read_bytes };
+		cpw_timeline_add(tl, &p);
+	}
+	r->timeline = tl;
+	memset(&r->phases, 0, sizeof(r->phases));
+	r->phases.n = 2;
+	r->phases.min_len_s = 0.5;
+	struct cpw_phase *a = &r->phases.phase[0], *b = &r->phases.phase[1];
+	*a = (struct cpw_phase){ .start_s = 0, .end_s = 0.8, .first = 0, .last = 7,
+				 .cls = CPW_CLASS_IO_BOUND, .confidence = 0.8, .secondary = CPW_CLASS_NONE,
+				 .evidence = "waiting for storage is 80% of the busy lifetime", .cores_used = 0.15 };
+	a->procs[0] = (struct cpw_tl_proc){ .pid = 100, .comm = "first", .cpu_s = 0.12, .io_bytes = 6710886.4 };
+	*b = (struct cpw_phase){ .start_s = 0.8, .end_s = 2.0, .first = 8, .last = 19,
+				 .cls = CPW_CLASS_CPU_BOUND, .confidence = 0.9, .secondary = CPW_CLASS_NONE,
+				 .evidence = "on-CPU time is 97% of the busy lifetime", .cores_used = 0.97 };
+	b->procs[0] = (struct cpw_tl_proc){ .pid = 100, .comm = "first", .cpu_s = 1.164, .io_bytes = 0 };
+	return tl;
 }

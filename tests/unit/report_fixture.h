@@ -8,6 +8,7 @@
 
 #include "report/report.h"
 #include "model/tree.h"
+#include "model/timeline.h"
 
 /* Fills r and cfg (r->cfg = cfg): run mode of `prog arg<ESC>[31m`, pid 4321, exit status 3,
  * its rusage and metrics, a cpu-bound verdict with one evidence of invalid UTF-8, and the
@@ -18,5 +19,10 @@ void report_fixture_build(struct cpw_report *r, struct cpw_config *cfg);
  * named "first", "a \"q\"\nname" (a quote and a newline) and "@cperfwatch-processes@" (the
  * JSON writer's own placeholder). NULL when out of memory. Free it with cpw_tree_free(). */
 struct cpw_tree *report_fixture_tree(void);
+
+/* A timeline of 20 points of 0.1 s (pids 100 "first" reading 8 MiB/s for 0.8 s, then
+ * computing on one core) and its two phases, hand-set, into r->timeline and r->phases.
+ * Returns the timeline (free it with cpw_timeline_free()), NULL when out of memory. */
+struct cpw_timeline *report_fixture_timeline(struct cpw_report *r);
 
 #endif

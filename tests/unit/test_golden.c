@@ -33,7 +33,7 @@ extern char **environ;
 
 typedef int (*report_writer)(const struct cpw_report *, FILE *);
 
-/* Writes the fixture report, with its tree, through writer. */
+/* Writes the fixture report, with its tree and timeline, through writer. */
 static void render_fixture(report_writer writer, FILE *out)
 {
 	struct cpw_report r;
@@ -42,7 +42,10 @@ static void render_fixture(report_writer writer, FILE *out)
 	struct cpw_tree *tree = report_fixture_tree();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
 	r.tree = tree;
+	struct cpw_timeline *tl = report_fixture_timeline(&r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl);
 	CU_ASSERT_EQUAL(writer(&r, out), 0);
+	cpw_timeline_free(tl);
 	cpw_tree_free(tree);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/plot_svg.h"
 #include "model/tree.h"
 #include "cunit_tap.h"
 #include "report_fixture.h"
@@ -270,6 +271,36 @@ static void test_write_failure(void)
 	fclose(full);
 }
 
+/* The SVG plot: the phases named, the hostile command and process names escaped (no
+ * control character, no raw markup), and a picture even without any sample. */
+static void test_plot_svg(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	report_fixture_build(&r, &cfg);
+	struct cpw_tree *tree = report_fixture_tree();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
+	r.tree = tree;
+	char *empty = render(&r, cpw_plot_write_svg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(empty, "No sample was taken"));
+	free(empty);
+	struct cpw_timeline *tl = report_fixture_timeline(&r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl);
+	char *svg = render(&r, cpw_plot_write_svg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">[1] io-bound<"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">[2] cpu-bound<"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "a &quot;q&quot;?name"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "cperfwatch: prog arg?[31m"));
+	for (const char *c = svg; *c; c++)
+		if ((unsigned char)*c < 0x20 && *c != '\n')
+			CU_FAIL("a control character in the SVG");
+	CU_ASSERT_PTR_NULL(strstr(svg, "<script"));
+	CU_ASSERT_PTR_NULL(strstr(svg, "href"));
+	free(svg);
+	cpw_timeline_free(tl);
+	cpw_tree_free(tree);
+}
+
 int main(void)
 {
 	CU_initialize_registry();
@@ -283,5 +314,6 @@ int main(void)
 	CU_add_test(s, "escaping for terminals and JSON", test_escape);
 	CU_add_test(s, "a failed write is reported", test_write_failure);
 	CU_add_test(s, "numbers: every digit of whole ones, usable cores as written", test_numbers);
+	CU_add_test(s, "the SVG plot: phases named, names escaped", test_plot_svg);
 	return cpw_cunit_run_tap();
 }

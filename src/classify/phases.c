@@ -1,0 +1,368 @@
+/*
+ * phases.c: the run cut into phases, each with its own verdict (classify/phases.h).
+ *
+ * Pure: no I/O, no allocation. Three steps (doc/classification.md, "Phases"):
+ *  1. each point gets the lane that took most of its thread lifetime: cpu (on-CPU plus
+ *     run-queue seconds, exact from schedstat and /proc CPU times), disk or wait (the rest
+ *     of the lifetime, split by the off-CPU thread samples: D on storage against S, other D
+ *     and the rest);
+ *  2. runs of one lane shorter than the minimum phase length (the larger of phase_min_s
+ *     and min_samples samples) are absorbed, shortest first, by their longer neighbour, so
+ *     that noise does not split a phase;
+ *  3. each run is classified by cpw_classify() on its own figures; neighbours with the
+ *     same verdict join (and are classified again together).
+ */
+#include "classify/phases.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "classify/classify.h"
+#include "classify/thresholds.h"
+
+#define RUNS_MAX CPW_TIMELINE_CAPACITY
+
+struct run {
+	size_t first, last;
+	enum cpw_phase_lane lane;
+	double dur_s;
+	uint64_t samples;
+};
+
+enum cpw_phase_lane cpw_phase_lane_of(const struct cpw_tl_point *p)
+{
+	uint64_t ts = cpw_tl_point_thread_samples(p);
+	if (ts == 0 || p->samples == 0 || !(p->dt_s > 0))
+		return CPW_LANE_NONE;
+	/* As the classifier does: shares of the busy lifetime, max(wall, busy thread-seconds),
+	 * so that a parent asleep while its child works does not count against the child. */
+	double lifetime = (double)ts / (double)p->samples * p->dt_s;
+	double oncpu = p->user_s + p->sys_s > p->oncpu_s ? p->user_s + p->sys_s : p->oncpu_s;
+	double cpu = oncpu + p->runq_s;
+	if (cpu > lifetime)
+		cpu = lifetime;
+	double off = lifetime - cpu;
+	uint64_t off_samples = ts - p->states[CPW_TL_RUNNING];
+	double disk = off_samples ? off * (double)p->states[CPW_TL_DISK_WAIT] / (double)off_samples : 0;
+	double dother = off_samples ? off * (double)p->states[CPW_TL_D_OTHER] / (double)off_samples : 0;
+	double busy = cpu + disk + dother;
+	double ref = busy > p->dt_s ? busy : p->dt_s;
+	double wait = ref - cpu - disk;
+	if (cpu >= disk && cpu >= wait)
+		return CPW_LANE_CPU;
+	return disk >= wait ? CPW_LANE_DISK : CPW_LANE_WAIT;
+}
+
+/* The lane of point i judged on the points around it (half the minimum phase length on
+ * each side): one or two samples say little about a split of states, a window does; a
+ * clean change of lane still moves at the change. */
+static enum cpw_phase_lane smoothed_lane(const struct cpw_tl_point *points, size_t n, size_t i,
+					 double half_s)
+{
+	struct cpw_tl_point w;
+	size_t a = i, b = i;
+	while (a > 0 && points[i].start_s - points[a - 1].start_s <= half_s)
+		a--;
+	while (b + 1 < n && points[b + 1].start_s - points[i].start_s <= half_s)
+		b++;
+	cpw_tl_point_init(&w, points[a].start_s);
+	for (size_t k = a; k <= b; k++)
+		cpw_tl_point_merge(&w, &points[k]);
+	return cpw_phase_lane_of(&w);
+}
+
+void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t last,
+			double cores_usable, struct cpw_metrics *m)
+{
+	struct cpw_tl_point w;
+
+	cpw_tl_point_init(&w, points[first].start_s);
+	for (size_t i = first; i <= last; i++)
+		cpw_tl_point_merge(&w, &points[i]);
+	cpw_metrics_init(m);
+	m->wall_s = w.dt_s;
+	m->user_s = w.user_s;
+	m->sys_s = w.sys_s;
+	m->cores_usable = cores_usable;
+	if (w.dt_s > 0)
+		m->cores_used = (w.user_s + w.sys_s) / w.dt_s;
+	m->samples = w.samples;
+	m->thread_samples = cpw_tl_point_thread_samples(&w);
+	m->st_running = w.states[CPW_TL_RUNNING];
+	m->st_disk_wait = w.states[CPW_TL_DISK_WAIT];
+	m->st_d_other = w.states[CPW_TL_D_OTHER];
+	m->st_sleeping = w.states[CPW_TL_SLEEPING];
+	m->st_other = w.states[CPW_TL_OTHER];
+	if (w.samples)
+		m->avg_runnable_threads = (double)w.states[CPW_TL_RUNNING] / (double)w.samples;
+	/* schedstat sums of 0 mean it was not read (a point always has some on-CPU time). */
+	if (w.oncpu_s + w.runq_s > 0) {
+		m->oncpu_s = w.oncpu_s;
+		m->runq_wait_s = w.runq_s;
+	}
+	m->major_faults = w.majflt;
+	m->minor_faults = w.minflt;
+	m->tree_peak_rss_kib = w.rss_kib_max;
+	m->read_bytes = w.read_bytes;
+	m->write_bytes = w.write_bytes;
+	m->psi_cpu_some_s = w.psi_cpu_s;
+	m->psi_io_some_s = w.psi_io_s;
+	m->psi_mem_some_s = w.psi_mem_s;
+	double cpu_total = w.user_s + w.sys_s;
+	for (int i = 0; i < CPW_TIMELINE_TOP && w.top[i].pid; i++)
+		m->nprocs++;
+	if (w.top[0].pid && cpu_total > 0) {
+		/* The most CPU among the named processes (the first may be named for its IO). */
+		const struct cpw_tl_proc *top = &w.top[0];
+		for (int i = 1; i < CPW_TIMELINE_TOP && w.top[i].pid; i++)
+			if (w.top[i].cpu_s > top->cpu_s)
+				top = &w.top[i];
+		m->top_process_cpu_share = top->cpu_s / cpu_total;
+		m->top_process_pid = top->pid;
+		snprintf(m->top_process_comm, sizeof(m->top_process_comm), "%s", top->comm);
+	}
+}
+
+/* The minimum phase length: phase_min_s, or min_samples sampling intervals if longer. */
+static double min_length(double interval_s)
+{
+	double by_samples = cpw_threshold(CPW_T_MIN_SAMPLES) * (interval_s > 0 ? interval_s : 0);
+	return by_samples > cpw_threshold(CPW_T_PHASE_MIN_S) ? by_samples : cpw_threshold(CPW_T_PHASE_MIN_S);
+}
+
+static bool too_short(const struct run *r, double min_len)
+{
+	/* A hair under the length still counts: points start and end at sample times. */
+	return r->dur_s < min_len * 0.999 || (double)r->samples < cpw_threshold(CPW_T_MIN_SAMPLES);
+}
+
+/* Joins run i+1 into run i; the lane is the longer part's. */
+static void join_next(struct run *runs, size_t *nruns, size_t i)
+{
+	if (runs[i + 1].dur_s > runs[i].dur_s)
+		runs[i].lane = runs[i + 1].lane;
+	runs[i].last = runs[i + 1].last;
+	runs[i].dur_s += runs[i + 1].dur_s;
+	runs[i].samples += runs[i + 1].samples;
+	memmove(&runs[i + 1], &runs[i + 2], (*nruns - i - 2) * sizeof(runs[0]));
+	(*nruns)--;
+}
+
+static void coalesce_same_lane(struct run *runs, size_t *nruns)
+{
+	for (size_t i = 0; i + 1 < *nruns;) {
+		if (runs[i].lane == runs[i + 1].lane)
+			join_next(runs, nruns, i);
+		else
+			i++;
+	}
+}
+
+/* Absorbs the shortest run that is too short (or, past max runs, the shortest of all)
+ * into its longer neighbour, until none is left. */
+static void absorb_short(struct run *runs, size_t *nruns, double min_len, size_t max)
+{
+	while (*nruns > 1) {
+		size_t pick = *nruns;
+		for (size_t i = 0; i < *nruns; i++)
+			if ((too_short(&runs[i], min_len) || *nruns > max) &&
+			    (pick == *nruns || runs[i].dur_s < runs[pick].dur_s))
+				pick = i;
+		if (pick == *nruns)
+			return;
+		/* Into the longer neighbour, taking its lane. */
+		bool into_prev = pick > 0 &&
+			(pick + 1 == *nruns || runs[pick - 1].dur_s >= runs[pick + 1].dur_s);
+		size_t at = into_prev ? pick - 1 : pick;
+		enum cpw_phase_lane lane = runs[into_prev ? pick - 1 : pick + 1].lane;
+		join_next(runs, nruns, at);
+		runs[at].lane = lane;
+		coalesce_same_lane(runs, nruns);
+	}
+}
+
+/* The main process is what the phase's verdict is about: the most storage bytes in an
+ * io-bound phase, the most CPU otherwise (the points keep both kinds). */
+static void order_procs(struct cpw_tl_proc procs[CPW_TIMELINE_TOP], bool by_io)
+{
+	for (int i = 1; i < CPW_TIMELINE_TOP && procs[i].pid; i++) {
+		struct cpw_tl_proc x = procs[i];
+		int j = i;
+		while (j > 0 && (by_io ? procs[j - 1].io_bytes < x.io_bytes : procs[j - 1].cpu_s < x.cpu_s)) {
+			procs[j] = procs[j - 1];
+			j--;
+		}
+		procs[j] = x;
+	}
+}
+
+/* The window that steadies the lanes also blurs a boundary when the two sides differ in
+ * size (one thread reading, then two computing): move each boundary, within the window,
+ * to where the points' own lanes change from one side's to the other's. */
+static void sharpen_boundaries(const struct cpw_tl_point *points, struct run *runs, size_t nruns,
+			       double half_s)
+{
+	for (size_t r = 0; r + 1 < nruns; r++) {
+		struct run *a = &runs[r], *b = &runs[r + 1];
+		size_t k = b->first; /* the first point of b */
+		double at = points[k].start_s;
+		while (k > a->first + 1 && at - points[k - 1].start_s <= half_s &&
+		       cpw_phase_lane_of(&points[k - 1]) == b->lane)
+			k--;
+		while (k < b->last && points[k].start_s - at <= half_s &&
+		       cpw_phase_lane_of(&points[k]) == a->lane)
+			k++;
+		for (size_t i = b->first; i < k; i++) { /* b's first points go to a */
+			a->dur_s += points[i].dt_s;
+			b->dur_s -= points[i].dt_s;
+		}
+		for (size_t i = k; i < b->first; i++) { /* a's last points go to b */
+			a->dur_s -= points[i].dt_s;
+			b->dur_s += points[i].dt_s;
+		}
+		a->last = k - 1;
+		b->first = k;
+	}
+}
+
+static void classify_phase(const struct cpw_tl_point *points, double cores_usable,
+			   struct cpw_phase *ph)
+{
+	struct cpw_metrics m;
+	struct cpw_verdict v;
+	struct cpw_tl_point w;
+
+	cpw_phases_metrics(points, ph->first, ph->last, cores_usable, &m);
+	cpw_classify(&m, &v);
+	ph->start_s = points[ph->first].start_s;
+	ph->end_s = points[ph->last].start_s + points[ph->last].dt_s;
+	ph->cls = v.cls;
+	ph->confidence = v.confidence;
+	ph->secondary = v.secondary;
+	snprintf(ph->evidence, sizeof(ph->evidence), "%s", v.nevidence ? v.evidence[0].text : "");
+	ph->cores_used = m.cores_used;
+	cpw_tl_point_init(&w, ph->start_s);
+	for (size_t i = ph->first; i <= ph->last; i++)
+		cpw_tl_point_merge(&w, &points[i]);
+	memcpy(ph->procs, w.top, sizeof(ph->procs));
+	order_procs(ph->procs, ph->cls == CPW_CLASS_IO_BOUND);
+}
+
+void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_usable,
+		     double interval_s, struct cpw_phases *out)
+{
+	struct run runs[RUNS_MAX]; /* 20 KiB of stack: no allocation */
+	size_t nruns = 0;
+	enum cpw_phase_lane carry = CPW_LANE_NONE;
+
+	memset(out, 0, sizeof(*out));
+	out->min_len_s = min_length(interval_s);
+	if (n == 0 || n > RUNS_MAX)
+		return;
+	/* A point without threads (or at the very start, with no time) takes its neighbour's
+	 * lane: the one before, or for leading ones the first known. */
+	double half = out->min_len_s / 2 * 0.999;
+	for (size_t i = 0; i < n && carry == CPW_LANE_NONE; i++)
+		carry = smoothed_lane(points, n, i, half);
+	for (size_t i = 0; i < n; i++) {
+		enum cpw_phase_lane lane = smoothed_lane(points, n, i, half);
+		if (lane == CPW_LANE_NONE)
+			lane = carry;
+		carry = lane;
+		if (nruns > 0 && runs[nruns - 1].lane == lane) {
+			runs[nruns - 1].last = i;
+			runs[nruns - 1].dur_s += points[i].dt_s;
+			runs[nruns - 1].samples += points[i].samples;
+			continue;
+		}
+		runs[nruns++] = (struct run){ i, i, lane, points[i].dt_s, points[i].samples };
+	}
+	absorb_short(runs, &nruns, out->min_len_s, CPW_PHASES_MAX);
+	sharpen_boundaries(points, runs, nruns, half);
+
+	for (size_t i = 0; i < nruns; i++) {
+		struct cpw_phase *ph = &out->phase[out->n];
+		memset(ph, 0, sizeof(*ph));
+		ph->first = runs[i].first;
+		ph->last = runs[i].last;
+		classify_phase(points, cores_usable, ph);
+		/* Neighbours with the same verdict are one phase. */
+		if (out->n > 0 && out->phase[out->n - 1].cls == ph->cls) {
+			struct cpw_phase *prev = &out->phase[out->n - 1];
+			prev->last = ph->last;
+			classify_phase(points, cores_usable, prev);
+			continue;
+		}
+		out->n++;
+	}
+}
+
+/* "0.0-1.3 s io-bound: dd" for each phase whose verdict is not the run's. */
+static void phases_finding(const struct cpw_phases *ph, const struct cpw_verdict *v, char *buf,
+			   size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s overall", cpw_class_name(v->cls));
+	for (int i = 0; i < ph->n && used < len; i++) {
+		const struct cpw_phase *p = &ph->phase[i];
+		if (p->cls == v->cls)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "; %.1f-%.1f s %s%s%.15s",
+					 p->start_s, p->end_s, cpw_class_name(p->cls),
+					 p->procs[0].pid ? ": " : "", p->procs[0].comm);
+	}
+}
+
+static void put_finding_first(struct cpw_verdict *v, const char *text)
+{
+	int keep = v->nfindings < CPW_FINDINGS_MAX ? v->nfindings : CPW_FINDINGS_MAX - 1;
+	memmove(v->findings[1], v->findings[0], (size_t)keep * sizeof(v->findings[0]));
+	snprintf(v->findings[0], sizeof(v->findings[0]), "%s", text);
+	v->nfindings = keep + 1;
+}
+
+static bool is_cores_finding(const char *f)
+{
+	return strncmp(f, "uses ", 5) == 0 && strstr(f, "usable cores") != NULL;
+}
+
+void cpw_phases_refine_verdict(const struct cpw_phases *ph, const struct cpw_metrics *m,
+			       struct cpw_verdict *v)
+{
+	char text[sizeof(v->findings[0])];
+	double cpu_s = 0, wall_s = 0;
+
+	if (ph->n <= 1 || v->cls == CPW_CLASS_UNKNOWN)
+		return;
+	/* Parallelism, judged where the run computes: the cpu-bound phases' own cores. */
+	for (int i = 0; i < ph->n; i++) {
+		const struct cpw_phase *p = &ph->phase[i];
+		if ((p->cls == CPW_CLASS_CPU_BOUND || p->cls == CPW_CLASS_MEMORY_BOUND) &&
+		    cpw_known(p->cores_used)) {
+			cpu_s += p->cores_used * (p->end_s - p->start_s);
+			wall_s += p->end_s - p->start_s;
+		}
+	}
+	for (int i = 0; i < v->nfindings;) {
+		if (is_cores_finding(v->findings[i])) {
+			memmove(v->findings[i], v->findings[i + 1],
+				(size_t)(v->nfindings - i - 1) * sizeof(v->findings[0]));
+			v->nfindings--;
+		} else {
+			i++;
+		}
+	}
+	struct cpw_metrics judged = *m;
+	judged.cores_used = wall_s > 0 ? cpu_s / wall_s : judged.cores_usable;
+	bool idle = wall_s > 0 && cpw_known(m->cores_usable) && m->cores_usable > 1 &&
+		judged.cores_used <= m->cores_usable * cpw_threshold(CPW_T_CORES_IDLE_RATIO) &&
+		(v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND);
+	if (idle && v->nfindings < CPW_FINDINGS_MAX)
+		snprintf(v->findings[v->nfindings++], sizeof(v->findings[0]),
+			 "uses %.1f of %g usable cores in its cpu-bound phases", judged.cores_used,
+			 m->cores_usable);
+	cpw_classify_advise(&judged, v);
+	phases_finding(ph, v, text, sizeof(text));
+	put_finding_first(v, text);
+}

@@ -1,0 +1,60 @@
+/*
+ * phases.h: the run cut into phases, each with its own verdict (classify/phases.c).
+ *
+ * Pure: from the timeline's points (model/timeline.h) to phases. Each point is given the
+ * lane (cpu, disk, wait) that took most of its thread lifetime; runs of one lane shorter
+ * than the minimum phase length are absorbed by a neighbour; each phase is classified by
+ * the same classifier as the whole run (cpw_classify on the phase's own metrics), and
+ * neighbours with the same verdict join. doc/classification.md, section "Phases".
+ */
+#ifndef CPW_CLASSIFY_PHASES_H
+#define CPW_CLASSIFY_PHASES_H
+
+#include <stddef.h>
+
+#include "classify/verdict.h"
+#include "model/metrics.h"
+#include "model/timeline.h"
+
+#define CPW_PHASES_MAX 12
+
+/* The lane a point (or phase) spent most of its thread lifetime in. */
+enum cpw_phase_lane { CPW_LANE_CPU, CPW_LANE_DISK, CPW_LANE_WAIT, CPW_LANE_NONE };
+
+struct cpw_phase {
+	double start_s, end_s;
+	size_t first, last;             /* the timeline points it covers, inclusive */
+	enum cpw_class cls;             /* the classifier's verdict on the phase's figures */
+	double confidence;
+	enum cpw_class secondary;
+	char evidence[160];             /* the deciding evidence line */
+	double cores_used;              /* CPU seconds / wall seconds in the phase */
+	struct cpw_tl_proc procs[CPW_TIMELINE_TOP]; /* the processes that did most, first first */
+};
+
+struct cpw_phases {
+	struct cpw_phase phase[CPW_PHASES_MAX];
+	int n;              /* 0 when there is no timeline */
+	double min_len_s;   /* the minimum phase length used */
+};
+
+/* Cuts the points (oldest first) into phases. cores_usable as in the metrics (NAN:
+ * unknown); interval_s is the sampling interval, for the minimum length. */
+void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_usable,
+		     double interval_s, struct cpw_phases *out);
+
+/* The classifier's input for points first..last (inclusive), as cpw_classify() reads it. */
+void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t last,
+			double cores_usable, struct cpw_metrics *m);
+
+/* The lane of one point (CPW_LANE_NONE without thread samples). */
+enum cpw_phase_lane cpw_phase_lane_of(const struct cpw_tl_point *p);
+
+/* Where the run had more than one phase, tells the whole run's verdict so: a finding that
+ * names the phases that differ from it ("0.0-1.3 s io-bound: dd"), and the parallelism
+ * finding and advice judged on the cpu-bound phases' own use of the cores, not the run's
+ * average (a sequential run is not told to parallelise because it also waited). */
+void cpw_phases_refine_verdict(const struct cpw_phases *ph, const struct cpw_metrics *m,
+			       struct cpw_verdict *v);
+
+#endif

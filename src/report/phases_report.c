@@ -1,0 +1,282 @@
+/*
+ * phases_report.c: the phases and the timeline in the text and JSON reports
+ * (report/phases_report.h).
+ *
+ * The text timeline is ASCII (" .:-=+*#%@" from nothing to the row's top), so that it
+ * reads the same in any terminal, log file or locale.
+ */
+#include "config.h"
+#include "report/phases_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/escape.h"
+
+static const char ramp[] = " .:-=+*#%@";
+
+void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, struct cpw_tl_point *out)
+{
+	size_t n = tl ? cpw_timeline_count(tl) : 0;
+	size_t from = n * c / ncols, to = n * (c + 1) / ncols;
+
+	cpw_tl_point_init(out, 0);
+	if (to <= from && from < n)
+		to = from + 1;
+	for (size_t i = from; i < to && i < n; i++)
+		cpw_tl_point_merge(out, cpw_timeline_point(tl, i));
+}
+
+int cpw_phase_at(const struct cpw_phases *ph, double t)
+{
+	if (ph->n == 0)
+		return -1;
+	for (int i = 0; i < ph->n; i++)
+		if (t < ph->phase[i].end_s)
+			return i;
+	return ph->n - 1;
+}
+
+/* The mark of phase i in the timeline rows: 1-9, then a, b, c. */
+static char phase_mark(int i)
+{
+	return i < 0 ? ' ' : i < 9 ? (char)('1' + i) : (char)('a' + i - 9);
+}
+
+static double bytes_rate(const struct cpw_tl_point *p)
+{
+	double b = (isnan(p->read_bytes) ? 0 : p->read_bytes) + (isnan(p->write_bytes) ? 0 : p->write_bytes);
+	return p->dt_s > 0 ? b / p->dt_s : 0;
+}
+
+/* The three rows' values per column. */
+struct rows {
+	size_t ncols;
+	double cores[CPW_SPARK_COLUMNS], mem_kib[CPW_SPARK_COLUMNS], disk[CPW_SPARK_COLUMNS];
+	int phase[CPW_SPARK_COLUMNS];
+	bool disk_known;
+};
+
+static void fill_rows(const struct cpw_phases *ph, const struct cpw_timeline *tl, struct rows *r)
+{
+	size_t n = cpw_timeline_count(tl);
+	r->ncols = n < CPW_SPARK_COLUMNS ? n : CPW_SPARK_COLUMNS;
+	r->disk_known = false;
+	for (size_t c = 0; c < r->ncols; c++) {
+		struct cpw_tl_point p;
+		cpw_timeline_column(tl, c, r->ncols, &p);
+		r->cores[c] = p.dt_s > 0 ? (p.user_s + p.sys_s) / p.dt_s : 0;
+		r->mem_kib[c] = isnan(p.rss_kib_max) ? 0 : p.rss_kib_max;
+		r->disk[c] = bytes_rate(&p);
+		r->disk_known = r->disk_known || !isnan(p.read_bytes);
+		r->phase[c] = cpw_phase_at(ph, p.start_s + p.dt_s / 2);
+	}
+}
+
+static double max_of(const double *v, size_t n)
+{
+	double m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
+static void spark_row(FILE *out, const char *label, const double *v, size_t n, double top,
+		      const char *scale)
+{
+	fprintf(out, "\t%-7s|", label);
+	for (size_t i = 0; i < n; i++) {
+		int level = top > 0 ? (int)lround(v[i] / top * (double)(sizeof(ramp) - 2)) : 0;
+		if (level < 0)
+			level = 0;
+		if (level > (int)sizeof(ramp) - 2)
+			level = (int)sizeof(ramp) - 2;
+		if (level == 0 && v[i] > 0)
+			level = 1; /* something is not nothing */
+		fputc(ramp[level], out);
+	}
+	fprintf(out, "| %s\n", scale);
+}
+
+static void write_timeline(const struct cpw_phases *ph, const struct cpw_timeline *tl,
+			   double cores_usable, FILE *out)
+{
+	struct rows r;
+	char scale[64];
+	size_t n = cpw_timeline_count(tl);
+	const struct cpw_tl_point *first = cpw_timeline_point(tl, 0), *last = cpw_timeline_point(tl, n - 1);
+	double end = last->start_s + last->dt_s;
+
+	fill_rows(ph, tl, &r);
+	fprintf(out, "Timeline: %.1f-%.1f s, %zu columns of %.2f s (%s, the row's top at the right)\n",
+		first->start_s, end, r.ncols, (end - first->start_s) / (double)r.ncols, "\" .:-=+*#%@\"");
+	double cores_top = cpw_known(cores_usable) && cores_usable > 0 ? cores_usable : max_of(r.cores, r.ncols);
+	snprintf(scale, sizeof scale, "0-%g cores", cores_top);
+	spark_row(out, "cores", r.cores, r.ncols, cores_top, scale);
+	double mem_top = max_of(r.mem_kib, r.ncols);
+	snprintf(scale, sizeof scale, "peak %.1f MiB", mem_top / 1024.0);
+	spark_row(out, "memory", r.mem_kib, r.ncols, mem_top, scale);
+	double disk_top = max_of(r.disk, r.ncols);
+	if (r.disk_known)
+		snprintf(scale, sizeof scale, "peak %.1f MiB/s read+written", disk_top / 1048576.0);
+	else
+		snprintf(scale, sizeof scale, "N/A (storage bytes unreadable)");
+	spark_row(out, "disk", r.disk, r.ncols, disk_top, scale);
+	fprintf(out, "\t%-7s|", "phase");
+	for (size_t c = 0; c < r.ncols; c++)
+		fputc(phase_mark(r.phase[c]), out);
+	fputs("|\n", out);
+}
+
+int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline *tl,
+			  double cores_usable, FILE *out)
+{
+	char esc[4 * 160];
+
+	if (ph->n == 0 || !tl || cpw_timeline_count(tl) == 0)
+		return 0;
+	if (ph->n == 1)
+		fprintf(out, "Phases: one (the whole run is %s; a phase lasts %.1f s at least)\n",
+			cpw_class_name(ph->phase[0].cls), ph->min_len_s);
+	else
+		fprintf(out, "Phases: %d (a phase lasts %.1f s at least)\n", ph->n, ph->min_len_s);
+	for (int i = 0; i < ph->n; i++) {
+		const struct cpw_phase *p = &ph->phase[i];
+		char range[48], who[64] = "";
+		snprintf(range, sizeof range, "%.1f-%.1f s", p->start_s, p->end_s);
+		if (p->procs[0].pid) {
+			char comm[4 * 16];
+			cpw_escape_for_terminal(p->procs[0].comm, comm, sizeof comm);
+			snprintf(who, sizeof who, "%s (pid %d)", comm, p->procs[0].pid);
+		}
+		cpw_escape_for_terminal(p->evidence, esc, sizeof esc);
+		fprintf(out, "\t[%c] %-13s %-12s %3.0f%%  %-24s %s\n", phase_mark(i), range,
+			cpw_class_name(p->cls), 100 * p->confidence, who[0] ? who : "-", esc);
+	}
+	write_timeline(ph, tl, cores_usable, out);
+	return ferror(out) ? (errno ? -errno : -EIO) : 0;
+}
+
+/* ---- JSON ---- */
+
+static struct json_object *jnum(double v)
+{
+	if (!cpw_known(v) || !isfinite(v))
+		return NULL; /* null */
+	char text[64];
+	cpw_report_number(v, text, sizeof(text));
+	return json_object_new_double_s(v, text);
+}
+
+static struct json_object *jstr(const char *s)
+{
+	char clean[4 * 160];
+	cpw_escape_utf8(s, clean, sizeof(clean));
+	return json_object_new_string(clean);
+}
+
+struct json_object *cpw_phases_to_json(const struct cpw_phases *ph)
+{
+	struct json_object *arr = json_object_new_array();
+	for (int i = 0; arr && i < ph->n; i++) {
+		const struct cpw_phase *p = &ph->phase[i];
+		struct json_object *o = json_object_new_object(), *procs = json_object_new_array();
+		json_object_object_add(o, "start_s", jnum(p->start_s));
+		json_object_object_add(o, "end_s", jnum(p->end_s));
+		json_object_object_add(o, "class", json_object_new_string(cpw_class_name(p->cls)));
+		json_object_object_add(o, "confidence", jnum(p->confidence));
+		json_object_object_add(o, "secondary", p->secondary == CPW_CLASS_NONE ? NULL
+						: json_object_new_string(cpw_class_name(p->secondary)));
+		json_object_object_add(o, "evidence", jstr(p->evidence));
+		json_object_object_add(o, "cores_used", jnum(p->cores_used));
+		for (int k = 0; k < CPW_TIMELINE_TOP && p->procs[k].pid; k++) {
+			struct json_object *e = json_object_new_object();
+			json_object_object_add(e, "pid", json_object_new_int(p->procs[k].pid));
+			json_object_object_add(e, "command", jstr(p->procs[k].comm));
+			json_object_object_add(e, "cpu_s", jnum(p->procs[k].cpu_s));
+			json_object_object_add(e, "io_bytes", jnum(p->procs[k].io_bytes));
+			json_object_array_add(procs, e);
+		}
+		json_object_object_add(o, "processes", procs);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* The series' columns: name, unit, and how to read one point. */
+struct column {
+	const char *name, *unit;
+	double (*get)(const struct cpw_tl_point *p);
+};
+
+static double per_sample(const struct cpw_tl_point *p, enum cpw_tl_state s)
+{
+	return p->samples ? (double)p->states[s] / (double)p->samples : NAN;
+}
+static double get_t(const struct cpw_tl_point *p) { return p->start_s; }
+static double get_dt(const struct cpw_tl_point *p) { return p->dt_s; }
+static double get_user(const struct cpw_tl_point *p) { return p->user_s; }
+static double get_sys(const struct cpw_tl_point *p) { return p->sys_s; }
+static double get_runq(const struct cpw_tl_point *p) { return p->runq_s; }
+static double get_running(const struct cpw_tl_point *p) { return per_sample(p, CPW_TL_RUNNING); }
+static double get_disk(const struct cpw_tl_point *p) { return per_sample(p, CPW_TL_DISK_WAIT); }
+static double get_dother(const struct cpw_tl_point *p) { return per_sample(p, CPW_TL_D_OTHER); }
+static double get_sleeping(const struct cpw_tl_point *p) { return per_sample(p, CPW_TL_SLEEPING); }
+static double get_other(const struct cpw_tl_point *p) { return per_sample(p, CPW_TL_OTHER); }
+static double get_rss(const struct cpw_tl_point *p) { return p->rss_kib_max; }
+static double get_read(const struct cpw_tl_point *p) { return p->read_bytes; }
+static double get_write(const struct cpw_tl_point *p) { return p->write_bytes; }
+static double get_majflt(const struct cpw_tl_point *p) { return (double)p->majflt; }
+static double get_minflt(const struct cpw_tl_point *p) { return (double)p->minflt; }
+static double get_psi_cpu(const struct cpw_tl_point *p) { return p->psi_cpu_s; }
+static double get_psi_io(const struct cpw_tl_point *p) { return p->psi_io_s; }
+static double get_psi_mem(const struct cpw_tl_point *p) { return p->psi_mem_s; }
+
+static const struct column columns[] = {
+	{ "t_s", "s since the start", get_t },
+	{ "dt_s", "s", get_dt },
+	{ "cpu_user_s", "CPU s in the point", get_user },
+	{ "cpu_sys_s", "CPU s in the point", get_sys },
+	{ "runq_wait_s", "thread s in the point", get_runq },
+	{ "threads_running", "threads (mean over the point's samples)", get_running },
+	{ "threads_disk_wait", "threads (mean over the point's samples)", get_disk },
+	{ "threads_d_other", "threads (mean over the point's samples)", get_dother },
+	{ "threads_sleeping", "threads (mean over the point's samples)", get_sleeping },
+	{ "threads_other", "threads (mean over the point's samples)", get_other },
+	{ "rss_kib_max", "KiB (the tree's sum, highest sample)", get_rss },
+	{ "read_bytes", "bytes in the point", get_read },
+	{ "write_bytes", "bytes in the point", get_write },
+	{ "major_faults", "faults in the point", get_majflt },
+	{ "minor_faults", "faults in the point", get_minflt },
+	{ "psi_cpu_some_s", "stall s in the point", get_psi_cpu },
+	{ "psi_io_some_s", "stall s in the point", get_psi_io },
+	{ "psi_mem_some_s", "stall s in the point", get_psi_mem },
+};
+
+struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double interval_s)
+{
+	struct json_object *o = json_object_new_object(), *units = json_object_new_object();
+	size_t n = tl ? cpw_timeline_count(tl) : 0;
+	uint64_t stride = tl ? cpw_timeline_stride(tl) : 1;
+
+	if (!o || !units) {
+		json_object_put(o);
+		json_object_put(units);
+		return NULL;
+	}
+	json_object_object_add(o, "interval_s", jnum(interval_s));
+	json_object_object_add(o, "samples_per_point", json_object_new_int64((int64_t)stride));
+	json_object_object_add(o, "points", json_object_new_int64((int64_t)n));
+	for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); c++) {
+		struct json_object *arr = json_object_new_array_ext((int)n);
+		for (size_t i = 0; arr && i < n; i++)
+			json_object_array_add(arr, jnum(columns[c].get(cpw_timeline_point(tl, i))));
+		json_object_object_add(units, columns[c].name, json_object_new_string(columns[c].unit));
+		json_object_object_add(o, columns[c].name, arr);
+	}
+	json_object_object_add(o, "units", units);
+	return o;
+}

@@ -1,0 +1,37 @@
+/*
+ * phases_report.h: the phases and the timeline in the reports (report/phases_report.c).
+ *
+ * Text: a "Phases" section (start-end, class, confidence, main process, one line of
+ * evidence) and a compact timeline of sparkline rows (cores, memory, disk) with the phases
+ * marked under them. JSON: the "phases" array and the "timeline" object (columns of the
+ * series, with the interval and units).
+ */
+#ifndef CPERFWATCH_PHASES_REPORT_H
+#define CPERFWATCH_PHASES_REPORT_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "classify/phases.h"
+#include "model/timeline.h"
+
+#define CPW_SPARK_COLUMNS 60 /* the text timeline's width */
+
+/* Writes the Phases section and the timeline rows; nothing without phases. cores_usable
+ * scales the cores row (NAN: the highest use seen). Returns 0, or -errno on a write error. */
+int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline *tl,
+			  double cores_usable, FILE *out);
+/* [{start_s, end_s, class, confidence, secondary, evidence, processes: [{pid, command,
+ * cpu_s, io_bytes}]}]. A new reference, NULL on allocation failure. */
+struct json_object *cpw_phases_to_json(const struct cpw_phases *ph);
+/* {interval_s, samples_per_point, points, units: {...}, t_s: [...], dt_s: [...], ...}: the
+ * series as columns; an object with points 0 when tl is NULL. A new reference. */
+struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double interval_s);
+
+/* The column c (of ncols) of the series: points c*n/ncols up to (c+1)*n/ncols merged.
+ * Used by the text timeline and the SVG plot. */
+void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, struct cpw_tl_point *out);
+/* The phase that holds time t (the last one for t past the end); -1 without phases. */
+int cpw_phase_at(const struct cpw_phases *ph, double t);
+
+#endif

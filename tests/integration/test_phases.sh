@@ -1,0 +1,154 @@
+#!/bin/sh
+# test_phases.sh: the phases of real runs, in the text report, the JSON report and the plot.
+#
+#   direct_read (O_DIRECT) then spin     two phases, not cpu-bound then cpu-bound, the
+#                                        boundary within 0.5 s of the reader's exit
+#   sleeper, spin, then fsync_loop       three phases in that order: waiting, cpu (bound,
+#                                        or starved where other load takes the CPUs), io
+#
+# Both need a directory on a real block device (O_DIRECT and fdatasync are refused or free
+# on tmpfs). A run is tried up to three times: on a machine that other jobs keep busy, a
+# phase can come out cpu-starved and swallow its neighbour (which is then the truth). The JSON is validated against the schema where the validator exists.
+
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+W=$CPW_WORKLOADS
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+IO_DIR=
+
+cleanup() {
+	[ -n "$IO_DIR" ] && rm -rf "$IO_DIR"
+	remove_scratch
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# phases.py FILE WHAT...: checks on the JSON report; prints what it saw on failure.
+cat >"$SCRATCH/phases.py" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+what = sys.argv[2]
+ph = d.get("phases") or []
+seen = " | ".join("%.2f-%.2f %s %s" % (p["start_s"], p["end_s"], p["class"],
+                  (p["processes"] or [{"command": "-"}])[0]["command"]) for p in ph)
+def fail(why):
+    print(why + "; phases: " + seen)
+    sys.exit(1)
+if what == "reader":
+    # Two phases: the reader's (not computing), then spin's, cut near the reader's exit.
+    if len(ph) != 2:
+        fail("want 2 phases")
+    if ph[0]["class"] in ("cpu-bound", "memory-bound", "cpu-starved") \
+            or ph[1]["class"] not in ("cpu-bound", "cpu-starved"):
+        fail("want a non-cpu phase, then cpu-bound")
+    if ph[1]["processes"][0]["command"] != "spin":
+        fail("the second phase's main process is not spin")
+    exits = [p["exited_s"] for p in d["processes"] if p["command"] == "direct_read"]
+    if not exits or abs(exits[0] - ph[0]["end_s"]) > 0.5:
+        fail("boundary %.2f s, reader exit %s" % (ph[0]["end_s"], exits))
+    print("boundary %.2f s, reader exited %.2f s" % (ph[0]["end_s"], exits[0]))
+elif what == "three":
+    classes = [p["class"] for p in ph]
+    if len(ph) != 3 or classes[0] != "waiting" or classes[1] not in ("cpu-bound", "cpu-starved") \
+            or classes[2] not in ("io-bound", "waiting") \
+            or ph[2]["processes"][0]["command"] != "fsync_loop":
+        fail("want waiting, cpu, then fsync_loop's phase")
+    print(seen)
+elif what == "timeline":
+    t = d["timeline"]
+    n = t["points"]
+    if not (0 < n <= 512) or any(len(t[k]) != n for k in ("t_s", "dt_s", "cpu_user_s", "threads_running")):
+        fail("timeline columns of %d points" % n)
+    cpu = sum(t["cpu_user_s"]) + sum(t["cpu_sys_s"])
+    want = d["time"]["user_s"] + d["time"]["sys_s"]
+    if abs(cpu - want) > 0.15 * want + 0.05:
+        fail("timeline CPU %.2f s against rusage %.2f s" % (cpu, want))
+    print("timeline: %d points, CPU %.2f s (rusage %.2f s)" % (n, cpu, want))
+EOF
+
+plan 10
+
+if ! IO_DIR=$(block_dir); then
+	IO_DIR=
+	skip_all "phases" "no writable directory on a block device (only tmpfs)"
+fi
+
+# 1. O_DIRECT reads, then computing.
+for try in 1 2 3; do
+	"$CPW" --json -o "$SCRATCH/reader.json" -- sh -c \
+		"'$W/direct_read' '$IO_DIR' 32 1.5 1024 && '$W/spin' 2" 2>"$SCRATCH/reader.err"
+	"$PY" "$SCRATCH/phases.py" "$SCRATCH/reader.json" reader >/dev/null && break
+done
+check "direct_read then spin: two phases, cut within 0.5 s of the reader's exit" \
+	"$PY" "$SCRATCH/phases.py" "$SCRATCH/reader.json" reader
+check "direct_read then spin: the timeline's CPU adds up to rusage" \
+	"$PY" "$SCRATCH/phases.py" "$SCRATCH/reader.json" timeline
+if "$PY" -c 'import jsonschema' 2>/dev/null; then
+	check "direct_read then spin: the JSON report fits the schema" validate_json "$SCRATCH/reader.json"
+else
+	missing "direct_read then spin: the JSON report fits the schema" python3-jsonschema
+fi
+
+# 2. Sleep, spin, fsync: the text report, with a plot beside it.
+for try in 1 2 3; do
+	"$CPW" -o "$SCRATCH/three.txt" --plot "$SCRATCH/three.svg" -- sh -c \
+		"'$W/sleeper' 1 && '$W/spin' 1 && '$W/fsync_loop' '$IO_DIR' 1.5" 2>"$SCRATCH/three.err"
+	grep -q '^Phases: 3' "$SCRATCH/three.txt" && break
+done
+if grep -q '^Phases: 3' "$SCRATCH/three.txt" &&
+   grep -q '^	\[1\] 0\.0-.* waiting .*sleeper' "$SCRATCH/three.txt" &&
+   grep -Eq '^	\[3\] .* (io-bound|waiting) .*fsync_loop' "$SCRATCH/three.txt" &&
+   grep -q '^	phase  |1*2*3*|$' "$SCRATCH/three.txt"; then
+	ok "sleep, spin, fsync: three phases in order in the text report"
+else
+	not_ok "sleep, spin, fsync: three phases in order in the text report" \
+		"$(sed -n '/^Phases/,/^Verdict/p' "$SCRATCH/three.txt")"
+fi
+for try in 1 2 3; do
+	"$CPW" --json -o "$SCRATCH/three.json" -- sh -c \
+		"'$W/sleeper' 1 && '$W/spin' 1 && '$W/fsync_loop' '$IO_DIR' 1.5" 2>>"$SCRATCH/three.err"
+	"$PY" "$SCRATCH/phases.py" "$SCRATCH/three.json" three >/dev/null && break
+done
+check "sleep, spin, fsync: three phases in order in JSON" \
+	"$PY" "$SCRATCH/phases.py" "$SCRATCH/three.json" three
+# 3. The plot of the text run.
+if command -v xmllint >/dev/null 2>&1; then
+	check "the plot is well-formed XML" xmllint --noout "$SCRATCH/three.svg"
+else
+	missing "the plot is well-formed XML" libxml2-utils
+fi
+if command -v rsvg-convert >/dev/null 2>&1; then
+	check "the plot renders" rsvg-convert -o "$SCRATCH/three.png" "$SCRATCH/three.svg"
+else
+	missing "the plot renders" librsvg2-bin
+fi
+if grep -q '>\[1\] waiting<' "$SCRATCH/three.svg" && grep -q '>\[2\] cpu-' "$SCRATCH/three.svg" &&
+   grep -Eq '>\[3\] (io-bound|waiting)<' "$SCRATCH/three.svg"; then
+	ok "the plot names its phases"
+else
+	not_ok "the plot names its phases" "$(grep -o '>\[[0-9]\][^<]*<' "$SCRATCH/three.svg")"
+fi
+
+# 4. A bad --plot path: one line, status 125, and the command never ran.
+"$CPW" --plot "$SCRATCH/no/such/dir/p.svg" -- sh -c ": >'$SCRATCH/ran'" 2>"$SCRATCH/bad.err"
+rc=$?
+if [ "$rc" = 125 ] && [ "$(wc -l <"$SCRATCH/bad.err")" = 1 ] && ! [ -e "$SCRATCH/ran" ]; then
+	ok "a bad --plot path: one line, status 125, before the command starts"
+else
+	not_ok "a bad --plot path: one line, status 125, before the command starts" \
+		"status $rc, ran: $([ -e "$SCRATCH/ran" ] && echo yes || echo no), $(cat "$SCRATCH/bad.err")"
+fi
+
+# 5. Attach mode draws too.
+"$W/spin" 1.5 &
+SPIN=$!
+"$CPW" --no-tui --pid "$SPIN" -o "$SCRATCH/attach.txt" --plot "$SCRATCH/attach.svg"
+wait "$SPIN"
+if grep -q '>\[1\] cpu-bound<' "$SCRATCH/attach.svg" && grep -q '^Phases: one' "$SCRATCH/attach.txt"; then
+	ok "attach mode: the plot and the report show one cpu-bound phase"
+else
+	not_ok "attach mode: the plot and the report show one cpu-bound phase" \
+		"$(sed -n '/^Phases/,/^Verdict/p' "$SCRATCH/attach.txt")"
+fi
+done_testing
