@@ -10,6 +10,8 @@
  */
 #include "config.h"
 #include "model/tree.h"
+#include "model/waits.h"
+#include "source/waits.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,6 +40,8 @@ struct cpw_thread_slot {
 	uint64_t base_oncpu_ns, base_runq_ns, base_vol, base_invol;
 	pid_t *kids;                           /* its children at the last read */
 	size_t nkids, kids_alloc;
+	struct cpw_wait wait;                  /* what it waited on when last probed */
+	bool wait_known;
 };
 
 /* A pid waiting to be visited in this sample, with the parent it was found under (0 for a
@@ -70,6 +74,9 @@ struct cpw_tree {
 
 	unsigned generation;
 	double last_sample_s;
+	double interval_s;          /* since the previous sample: what each waiting thread adds */
+	struct cpw_wait_probe *waitprobe; /* NULL when it could not be allocated */
+	struct cpw_waits waits;
 	struct cpw_tree_totals totals;
 	struct cpw_history history;
 
@@ -426,6 +433,16 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 				wchan = buf;
 		}
 		count_state(t, state, wchan);
+		/* Waits: a thread off the CPU is probed when it ran since the last sample (it may
+		 * wait on something else now) or was never probed; others keep their last wait. */
+		if (t->waitprobe && (state == 'S' || state == 'D')) {
+			bool have = slot->wait_known && !ran && !slot->wait.retry;
+			if (!have)
+				have = cpw_wait_probe_thread(t->waitprobe, p->pid, tid, state, &slot->wait) == 0;
+			slot->wait_known = have;
+			if (have)
+				cpw_waits_add(&t->waits, p->pid, p->comm, &slot->wait, t->interval_s);
+		}
 
 		struct cpw_status_fields sf;
 		memset(&sf, 0, sizeof(sf));
@@ -748,6 +765,17 @@ int cpw_tree_sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, doubl
 	t->generation++;
 	t->nfront = 0;
 	t->nnew = 0;
+	t->interval_s = now_s - t->last_sample_s;
+	if (t->waitprobe) {
+		/* The processes of the last sample: where the other end of a pipe is looked for. */
+		pid_t *alive = malloc((t->nprocs + 1) * sizeof(*alive));
+		size_t nalive = 0;
+		for (size_t i = 0; alive && i < t->nprocs; i++)
+			if (t->procs[i].alive)
+				alive[nalive++] = t->procs[i].pid;
+		cpw_wait_probe_begin_sample(t->waitprobe, alive, alive ? nalive : 0);
+		free(alive);
+	}
 	for (size_t i = 0; i < nroots; i++)
 		if (push_front(t, roots[i], 0) < 0)
 			return -ENOMEM;
@@ -793,6 +821,8 @@ int cpw_tree_sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, doubl
 	if (tt->rss_kib > tt->peak_rss_kib)
 		tt->peak_rss_kib = tt->rss_kib;
 	t->last_sample_s = now_s;
+	if (t->waitprobe)
+		cpw_waits_set_probe_stats(&t->waits, cpw_wait_probe_stats(t->waitprobe));
 	push_history(t);
 	return (int)tt->alive;
 }
@@ -856,6 +886,8 @@ struct cpw_tree *cpw_tree_new(const char *proc_root, bool baseline_existing)
 	t->tids = malloc(t->tids_alloc * sizeof(*t->tids));
 	/* libproc2 reads the real /proc only; a fixture root is read directly. */
 	t->procps_wanted = strcmp(t->proc_root, "/proc") == 0;
+	cpw_waits_init(&t->waits);
+	t->waitprobe = cpw_wait_probe_new(t->proc_root, 0);
 	if (!t->tids || map_grow(t) < 0) {
 		cpw_tree_free(t);
 		return NULL;
@@ -876,6 +908,7 @@ void cpw_tree_free(struct cpw_tree *t)
 		free(p->threads);
 	}
 	free(t->procs);
+	cpw_wait_probe_free(t->waitprobe);
 	free(t->map);
 	free(t->front);
 	free(t->seen);
@@ -940,4 +973,9 @@ size_t cpw_tree_live_tids(const struct cpw_tree *t, pid_t *tids, size_t max)
 			tids[n++] = p->threads[j].tid;
 	}
 	return n;
+}
+
+const struct cpw_waits *cpw_tree_waits(const struct cpw_tree *t)
+{
+	return &t->waits;
 }

@@ -137,6 +137,10 @@ const char *cpw_tree_identity_error(const struct cpw_tree *t);
 /* Point i (0 = oldest) of one history series. */
 double cpw_history_at(const struct cpw_history *h, const double *series, size_t i);
 
+/* Where the tree's off-CPU thread time went (model/waits.h), probed at each sample. */
+struct cpw_waits;
+const struct cpw_waits *cpw_tree_waits(const struct cpw_tree *t);
+
 /* Every tid of every live process at the last sample (attach mode arms counters on them).
  * Returns the count written to tids (at most max). */
 size_t cpw_tree_live_tids(const struct cpw_tree *t, pid_t *tids, size_t max);

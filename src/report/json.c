@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report/counters_report.h"
+#include "report/waits_report.h"
 
 static json_object *jnum(double v)
 {
@@ -234,6 +235,7 @@ static json_object *build(const struct cpw_report *r)
 	add(root, "descendants_running", json_object_new_int((int)r->descendants_running));
 	add(root, "counters", r->counters ? cpw_counters_to_json(r->counters) : json_object_new_object());
 	add(root, "derived", r->counters ? cpw_counters_derived_json(r->counters) : json_object_new_object());
+	add(root, "waits", cpw_waits_to_json(r->waits));
 	add(root, "verdict", verdict_object(r));
 	/* Written one process at a time by cpw_report_write_json(): a tree of 500 held as
 	 * json-c objects next to its text costs ~2 MB of peak memory. */

@@ -15,6 +15,7 @@
 #include "source/perf.h"
 #include "model/metrics.h"
 #include "model/tree.h"
+#include "model/waits.h"
 #include "util/escape.h"
 #include "classify/verdict.h"
 
@@ -44,6 +45,7 @@ struct cpw_report {
 	struct cpw_metrics metrics;
 	struct cpw_verdict verdict;
 	const struct cpw_tree *tree;
+	const struct cpw_waits *waits;       /* NULL where waits were not probed */
 	const struct cpw_counters *counters; /* NULL where counting was not set up */
 	char notes[CPW_NOTES_MAX][CPW_NOTE_LEN];
 	int nnotes;

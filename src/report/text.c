@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report/counters_report.h"
+#include "report/waits_report.h"
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -253,6 +254,7 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 		fputs("Counters:\n", out);
 		cpw_counters_write_text(r->counters, out);
 	}
+	cpw_waits_write_text(r->waits, out);
 	write_verdict_section(r, out);
 	if (r->nbudgets) {
 		fputs("Budgets:\n", out);

@@ -92,6 +92,7 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 		return -ENOMEM;
 	}
 	s->report.tree = s->tree;
+	s->report.waits = cpw_tree_waits(s->tree);
 	/* Only the JSON report names each process's user: the text and OpenMetrics reports
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
@@ -300,6 +301,7 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 static void fill_from_model(struct cpw_session *s, struct cpw_metrics *m)
 {
 	cpw_metrics_from_tree(m, s->tree);
+	cpw_metrics_from_waits(m, cpw_tree_waits(s->tree), s->tree);
 	m->cores_usable = s->priv->cores_usable;
 }
 

@@ -320,6 +320,7 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 			out->wchan[0] = '\0';
 	}
 	out->kind = cpw_wait_classify(state, out->wchan, out->syscall_nr, fdtype);
+	out->retry = out->detail == CPW_WAIT_DETAIL_OVER_BUDGET || (fdtype == CPW_FD_PIPE && !out->peer_pid);
 
 	switch (out->detail) {
 	case CPW_WAIT_DETAIL_DENIED:

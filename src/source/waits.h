@@ -37,6 +37,8 @@ struct cpw_wait {
 	char target[CPW_WAIT_TARGET_LEN]; /* raw (escape to print); "" when none */
 	pid_t peer_pid;                   /* a pipe's other end in the tree; 0 when none */
 	enum cpw_wait_detail detail;
+	bool retry; /* the target may resolve later (a pipe's other end not found yet, the
+		     * budget spent): probe it again next sample even if it did not run */
 };
 
 struct cpw_wait_probe_stats {

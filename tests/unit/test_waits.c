@@ -9,10 +9,14 @@
 #include "source/wait_kind.h"
 #include "source/wait_parse.h"
 #include "source/waits.h"
+#include "model/waits.h"
+#include "model/metrics.h"
+#include "model/tree.h"
 #include "cunit_tap.h"
 
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -178,6 +182,96 @@ static void test_classify(void)
 	CU_ASSERT_EQUAL(cpw_wait_kind_from_name("nope"), -1);
 }
 
+static void add_wait(struct cpw_waits *w, pid_t pid, const char *comm, enum cpw_wait_kind kind,
+		     const char *target, pid_t peer, double s)
+{
+	struct cpw_wait one;
+	memset(&one, 0, sizeof(one));
+	one.kind = kind;
+	snprintf(one.target, sizeof(one.target), "%s", target);
+	one.peer_pid = peer;
+	cpw_waits_add(w, pid, comm, &one, s);
+}
+
+/* Thread-seconds per kind, target and process; the dominant kind leaves child waits aside. */
+static void test_model_waits(void)
+{
+	struct cpw_waits w;
+	double share;
+
+	cpw_waits_init(&w);
+	CU_ASSERT_EQUAL(cpw_waits_dominant(&w, &share), -1);
+	add_wait(&w, 10, "sh", CPW_WAIT_CHILD, "", 0, 4.0);
+	CU_ASSERT_EQUAL(cpw_waits_dominant(&w, &share), CPW_WAIT_CHILD); /* all there is */
+	add_wait(&w, 11, "curl", CPW_WAIT_NETWORK, "TCP 10.0.0.1:80", 0, 1.0);
+	add_wait(&w, 11, "curl", CPW_WAIT_NETWORK, "TCP 10.0.0.2:80", 0, 3.0);
+	add_wait(&w, 11, "curl", CPW_WAIT_NETWORK, "TCP 10.0.0.1:80", 0, 0.5);
+	add_wait(&w, 11, "curl", CPW_WAIT_TIMER, "", 0, 0.5);
+	add_wait(&w, 11, "curl", CPW_WAIT_TIMER, "", 0, -1.0); /* ignored */
+	CU_ASSERT_DOUBLE_EQUAL(w.total_s, 9.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_NETWORK], 4.5, 1e-9);
+	CU_ASSERT_EQUAL(w.ntargets, 2);
+	CU_ASSERT_EQUAL(cpw_waits_dominant(&w, &share), CPW_WAIT_NETWORK);
+	CU_ASSERT_DOUBLE_EQUAL(share, 0.9, 1e-9);
+	const struct cpw_wait_target_time *top = cpw_waits_top_target(&w, CPW_WAIT_NETWORK);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(top);
+	CU_ASSERT_STRING_EQUAL(top->target, "TCP 10.0.0.2:80");
+	CU_ASSERT_PTR_NULL(cpw_waits_top_target(&w, CPW_WAIT_LOCK));
+	cpw_waits_sort(&w);
+	CU_ASSERT_EQUAL(w.procs[0].pid, 11);
+	CU_ASSERT_STRING_EQUAL(w.targets[0].target, "TCP 10.0.0.2:80");
+	CU_ASSERT_PTR_NOT_NULL(cpw_waits_proc(&w, 10));
+	CU_ASSERT_PTR_NULL(cpw_waits_proc(&w, 99));
+	/* Past the tables: counted apart. */
+	for (int i = 0; i < CPW_WAIT_TARGETS_MAX + 2; i++) {
+		char t[32];
+		snprintf(t, sizeof(t), "/f%d", i);
+		add_wait(&w, (pid_t)(100 + i), "p", CPW_WAIT_DISK, t, 0, 1.0);
+	}
+	CU_ASSERT_EQUAL(w.ntargets, CPW_WAIT_TARGETS_MAX);
+	CU_ASSERT_DOUBLE_EQUAL(w.untracked_target_s, 4.0, 1e-9);
+	CU_ASSERT_EQUAL(w.nprocs, CPW_WAIT_PROCS_MAX);
+	CU_ASSERT_TRUE(w.untracked_proc_s > 0);
+}
+
+/* The metrics the classifier reads: dominant kind, its target, the files, the pipeline. */
+static void test_metrics_from_waits(void)
+{
+	struct cpw_waits w;
+	struct cpw_metrics m;
+	struct cpw_tree *t = cpw_tree_new("/nonexistent", false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	/* xz: 4 s of CPU in its 4 s of life; wc waits on the pipe it feeds. */
+	cpw_tree_record_exit(t, 20, 1, "xz", 3.9, 0.1, 0, 0, 1024, 4.0);
+	cpw_tree_record_exit(t, 21, 1, "wc", 0.0, 0.01, 0, 0, 512, 4.0);
+	cpw_waits_init(&w);
+	add_wait(&w, 21, "wc", CPW_WAIT_PIPE, "pipe from xz (pid 20)", 20, 3.5);
+	add_wait(&w, 20, "xz", CPW_WAIT_DISK, "/data/in.tar", 0, 0.25);
+	add_wait(&w, 20, "xz", CPW_WAIT_DISK, "/data/other", 0, 0.125);
+	add_wait(&w, 1, "sh", CPW_WAIT_CHILD, "", 0, 4.0);
+	cpw_metrics_init(&m);
+	CU_ASSERT_TRUE(isnan(m.pipe_wait_s));
+	cpw_metrics_from_waits(&m, &w, t);
+	CU_ASSERT_STRING_EQUAL(m.wait_kind, "pipe");
+	CU_ASSERT_DOUBLE_EQUAL(m.wait_kind_share, 3.5 / 3.875, 1e-9);
+	CU_ASSERT_STRING_EQUAL(m.wait_target, "pipe from xz (pid 20)");
+	CU_ASSERT_DOUBLE_EQUAL(m.wait_child_share, 4.0 / 7.875, 1e-9);
+	CU_ASSERT_STRING_EQUAL(m.io_file, "/data/in.tar");
+	CU_ASSERT_EQUAL(m.io_files_more, 1);
+	CU_ASSERT_EQUAL(m.pipe_waiter_pid, 21);
+	CU_ASSERT_EQUAL(m.pipe_feeder_pid, 20);
+	CU_ASSERT_STRING_EQUAL(m.pipe_feeder_comm, "xz");
+	CU_ASSERT_STRING_EQUAL(m.pipe_feeder_wait_kind, "disk");
+	CU_ASSERT_DOUBLE_EQUAL(m.pipe_wait_s, 3.5, 1e-9);
+	/* Nothing waited: everything stays unknown. */
+	cpw_waits_init(&w);
+	cpw_metrics_init(&m);
+	cpw_metrics_from_waits(&m, &w, t);
+	CU_ASSERT_STRING_EQUAL(m.wait_kind, "");
+	CU_ASSERT_TRUE(isnan(m.wait_kind_share));
+	cpw_tree_free(t);
+}
+
 #if defined(__x86_64__)
 static struct cpw_wait probe(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state)
 {
@@ -303,6 +397,8 @@ int main(void)
 	CU_add_test(s, "tcp6, udp, unix tables", test_net_tcp6_udp_unix);
 	CU_add_test(s, "fd link types", test_fd_link_type);
 	CU_add_test(s, "wait kinds", test_classify);
+	CU_add_test(s, "thread-seconds per kind, target, process", test_model_waits);
+	CU_add_test(s, "metrics from waits", test_metrics_from_waits);
 #if defined(__x86_64__)
 	CU_add_test(s, "probe on fixture /proc", test_probe_fixture);
 	CU_add_test(s, "probe caches targets", test_probe_cache);
