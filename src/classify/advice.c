@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "classify/thresholds.h"
+#include "classify/wait_advice.h"
 
 /* Full advice, when the class is the verdict. Each well under the 511 characters. */
 static const char *const advice_full[CPW_CLASS_COUNT] = {
@@ -97,7 +98,11 @@ void cpw_advice_fill(const struct cpw_metrics *m, struct cpw_verdict *v)
 		}
 		return;
 	}
-	append(v, cpw_advice_for(v->cls));
+	/* Waiting with a named kind: advice for that kind (wait_advice.c). */
+	if (v->cls != CPW_CLASS_WAITING || !cpw_wait_advice(m, v->advice, sizeof(v->advice)))
+		append(v, cpw_advice_for(v->cls));
+	if (v->cls == CPW_CLASS_IO_BOUND && cpw_wait_advice_files(m, extra, sizeof extra))
+		append(v, extra);
 
 	if (v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND) {
 		double runnable = m->avg_runnable_threads;

@@ -30,6 +30,7 @@
 #define SRC_DELAYACCT "taskstats delay accounting"
 #define SRC_PROC_IO "/proc/PID/io"
 #define SRC_PERF "perf_event"
+#define SRC_WAITS "/proc/PID/task/TID/syscall + wchan"
 
 enum lane { LANE_CPU, LANE_DISK, LANE_MEM, LANE_WAIT, LANE_COUNT };
 
@@ -477,6 +478,10 @@ static void evidence_disk(const struct ctx *c, struct cpw_verdict *v, bool decis
 			     "storage bytes unknown: the D states could not be confirmed as disk traffic");
 	psi_line(v, "psi_io_some_share", m->psi_io_some_s, c->wall,
 		 m->psi_from_cgroup ? "cgroup io.pressure" : "/proc/pressure/io", "some task waited for IO");
+	if (m->io_file[0])
+		add_evidence(v, "io_files", (double)m->io_files_more + 1, NAN, SRC_WAITS,
+			     "disk waits were mostly on %.100s%s", m->io_file,
+			     m->io_files_more ? " (and other files)" : "");
 }
 
 static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisive)
@@ -525,6 +530,20 @@ static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisi
 		 "every task stalled on memory (full)");
 }
 
+/* What the waits were on (model/waits.c): the dominant kind and its top target. */
+static void wait_kind_evidence(const struct cpw_metrics *m, struct cpw_verdict *v)
+{
+	if (!m->wait_kind[0])
+		return;
+	add_evidence(v, "wait_kind", m->wait_kind_share, NAN, SRC_WAITS,
+		     "%.0f%% of the thread time waiting was on %s%s", pct(m->wait_kind_share), m->wait_kind,
+		     cpw_known(m->wait_child_share) && m->wait_child_share > 0 && strcmp(m->wait_kind, "child")
+			     ? " (waits for a child process aside)" : "");
+	if (m->wait_target[0])
+		add_evidence(v, "wait_target", m->wait_target_share, NAN, SRC_WAITS,
+			     "%s waits: %.0f%% on %.80s", m->wait_kind, pct(m->wait_target_share), m->wait_target);
+}
+
 static void evidence_wait(const struct ctx *c, struct cpw_verdict *v, bool decisive)
 {
 	const struct cpw_metrics *m = c->m;
@@ -543,6 +562,7 @@ static void evidence_wait(const struct ctx *c, struct cpw_verdict *v, bool decis
 		add_evidence(v, "d_other_share", (double)m->st_d_other / (double)m->thread_samples, NAN,
 			     SRC_SAMPLED, "%.0f%% of thread samples were blocked (D) on something that is not storage",
 			     pct((double)m->st_d_other / (double)m->thread_samples));
+	wait_kind_evidence(m, v);
 }
 
 static void evidence_lane(const struct ctx *c, struct cpw_verdict *v, enum lane lane, bool decisive)
@@ -659,6 +679,30 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 	if ((v->cls == CPW_CLASS_CPU_BOUND ||
 	     (v->cls == CPW_CLASS_MIXED && v->secondary == CPW_CLASS_CPU_BOUND)) && !c->counters)
 		add_finding(v, "memory stalls are not observable here (no hardware counters)");
+}
+
+/* A process of the tree waiting on a pipe that another one feeds: the feeder sets the pace,
+ * so its own class is what the pipeline needs fixed. */
+static void pipeline_finding(const struct ctx *c, struct cpw_verdict *v)
+{
+	const struct cpw_metrics *m = c->m;
+	char feeder_class[48];
+
+	if (!cpw_known(m->pipe_wait_s) || m->pipe_wait_s < cpw_threshold(CPW_T_NOTABLE_SHARE) * c->wall)
+		return;
+	if (cpw_known(m->pipe_feeder_cpu_share) && m->pipe_feeder_cpu_share >= cpw_threshold(CPW_T_CPU_SHARE))
+		snprintf(feeder_class, sizeof feeder_class, "cpu-bound (%.0f%% of a core)",
+			 pct(m->pipe_feeder_cpu_share));
+	else if (strcmp(m->pipe_feeder_wait_kind, "disk") == 0)
+		snprintf(feeder_class, sizeof feeder_class, "io-bound");
+	else if (m->pipe_feeder_wait_kind[0])
+		snprintf(feeder_class, sizeof feeder_class, "waiting (on %s)", m->pipe_feeder_wait_kind);
+	else
+		snprintf(feeder_class, sizeof feeder_class, "of unknown class");
+	add_finding(v, "%.15s waits on a pipe fed by %.15s (pid %d) %.0f%% of the run; %.15s is %s: "
+		       "the pipeline's bottleneck", m->pipe_waiter_comm[0] ? m->pipe_waiter_comm : "?",
+		    m->pipe_feeder_comm[0] ? m->pipe_feeder_comm : "?", m->pipe_feeder_pid,
+		    pct(m->pipe_wait_s / c->wall), m->pipe_feeder_comm[0] ? m->pipe_feeder_comm : "it", feeder_class);
 }
 
 /* ---- unknown ---- */
@@ -814,6 +858,7 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 		evidence_lane(&c, v, b, true);
 	}
 	parallel_findings(&c, v);
+	pipeline_finding(&c, v);
 	if ((v->cls == CPW_CLASS_CPU_BOUND) && !c.counters)
 		add_evidence(v, "hw_counters", NAN, NAN, SRC_PERF,
 			     "memory stalls are not observable here (no hardware counters)");

@@ -76,6 +76,12 @@ static const struct field fields[] = {
 	FLD(cache_misses, F_DBL), FLD(llc_load_misses, F_DBL), FLD(branch_misses, F_DBL),
 	FLD(stalled_cycles_backend, F_DBL), FLD(topdown_memory_bound, F_DBL),
 	FLD(hw_counters_available, F_BOOL),
+	FLD(wait_kind, F_STR), FLD(wait_kind_share, F_DBL), FLD(wait_target, F_STR),
+	FLD(wait_target_share, F_DBL), FLD(wait_child_share, F_DBL), FLD(io_file, F_STR),
+	FLD(io_files_more, F_UINT), FLD(pipe_wait_s, F_DBL), FLD(pipe_waiter_pid, F_INT),
+	FLD(pipe_waiter_comm, F_STR), FLD(pipe_feeder_pid, F_INT), FLD(pipe_feeder_comm, F_STR),
+	FLD(pipe_feeder_cpu_share, F_DBL), FLD(pipe_feeder_wait_kind, F_STR),
+	FLD(pipe_feeder_wait_share, F_DBL),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
