@@ -857,8 +857,8 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 		evidence_lane(&c, v, a, true);
 		evidence_lane(&c, v, b, true);
 	}
+	pipeline_finding(&c, v); /* first: findings past CPW_FINDINGS_MAX are dropped */
 	parallel_findings(&c, v);
-	pipeline_finding(&c, v);
 	if ((v->cls == CPW_CLASS_CPU_BOUND) && !c.counters)
 		add_evidence(v, "hw_counters", NAN, NAN, SRC_PERF,
 			     "memory stalls are not observable here (no hardware counters)");

@@ -437,8 +437,21 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 		 * wait on something else now) or was never probed; others keep their last wait. */
 		if (t->waitprobe && (state == 'S' || state == 'D')) {
 			bool have = slot->wait_known && !ran && !slot->wait.retry;
-			if (!have)
-				have = cpw_wait_probe_thread(t->waitprobe, p->pid, tid, state, &slot->wait) == 0;
+			if (!have) {
+				struct cpw_wait now;
+				int rc = cpw_wait_probe_thread(t->waitprobe, p->pid, tid, state, &now);
+				/* Seen without its target (the call not caught), a wait of the same
+				 * kind keeps the target its thread had. */
+				if (rc == 0 && !now.target[0] && slot->wait_known && slot->wait.kind == now.kind) {
+					memcpy(now.target, slot->wait.target, sizeof(now.target));
+					now.peer_pid = slot->wait.peer_pid;
+				}
+				if (rc == 0)
+					slot->wait = now;
+				/* Back on a CPU when probed (its state said S or D): its last wait
+				 * stands for this sample, when it has one. */
+				have = rc == 0 || (rc == -EAGAIN && slot->wait_known);
+			}
 			slot->wait_known = have;
 			if (have)
 				cpw_waits_add(&t->waits, p->pid, p->comm, &slot->wait, t->interval_s);

@@ -286,9 +286,17 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 		return -ESRCH;
 	snprintf(path, sizeof(path), "%s/syscall", base);
 	long len = cpw_read_file(path, buf, sizeof(buf));
-	if (len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0) {
-		if (f.running)
-			return -EAGAIN;
+	/* Woken between its state and now: a thread that blocks often (short reads) is
+	 * likely blocked again a moment later, so one more look. */
+	if (len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0 && f.running)
+		len = cpw_read_file(path, buf, sizeof(buf));
+	bool woken = false;
+	if (len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0 && f.running) {
+		/* "running" also comes for a thread that blocks and wakes faster than the kernel
+		 * can catch it off the CPU (short O_DIRECT reads in D): its wait channel, read
+		 * below, tells whether it is blocked; only the call is unknown. */
+		woken = true;
+	} else if (len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0) {
 		out->syscall_nr = f.nr;
 		sc = f.nr >= 0 ? cpw_syscall_lookup(f.nr) : NULL;
 		if (sc)
@@ -300,7 +308,8 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 			return -ESRCH;
 		out->detail = CPW_WAIT_DETAIL_NO_SYSCALL; /* absent, empty or not what the kernel writes */
 	}
-	wp->stats.probed++;
+	if (!woken)
+		wp->stats.probed++;
 
 	if (sc && sc->fd_arg && f.nargs > 0)
 		resolve_target(wp, pid, sc, &f, out, &fdtype);
@@ -319,8 +328,13 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 		if (strcmp(out->wchan, "0") == 0)
 			out->wchan[0] = '\0';
 	}
+	if (woken && !out->wchan[0])
+		return -EAGAIN; /* on a CPU: no wait channel */
+	if (woken)
+		wp->stats.probed++;
 	out->kind = cpw_wait_classify(state, out->wchan, out->syscall_nr, fdtype);
-	out->retry = out->detail == CPW_WAIT_DETAIL_OVER_BUDGET || (fdtype == CPW_FD_PIPE && !out->peer_pid);
+	out->retry = woken || out->detail == CPW_WAIT_DETAIL_OVER_BUDGET ||
+		     (fdtype == CPW_FD_PIPE && !out->peer_pid);
 
 	switch (out->detail) {
 	case CPW_WAIT_DETAIL_DENIED:

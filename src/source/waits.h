@@ -38,7 +38,8 @@ struct cpw_wait {
 	pid_t peer_pid;                   /* a pipe's other end in the tree; 0 when none */
 	enum cpw_wait_detail detail;
 	bool retry; /* the target may resolve later (a pipe's other end not found yet, the
-		     * budget spent): probe it again next sample even if it did not run */
+		     * budget spent, the call not caught): probe it again next sample even if it
+		     * did not run */
 };
 
 struct cpw_wait_probe_stats {
@@ -63,7 +64,7 @@ void cpw_wait_probe_free(struct cpw_wait_probe *wp);
 void cpw_wait_probe_begin_sample(struct cpw_wait_probe *wp, const pid_t *tree_pids, size_t npids);
 
 /* Probes thread tid of process pid, last seen in state (S or D). Returns 0 with *out
- * filled, -EAGAIN when the thread was back on a CPU (no wait), -ESRCH when it is gone. */
+ * filled, -EAGAIN when the thread was back on a CPU (no wait channel), -ESRCH when it is gone. */
 int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state,
 			  struct cpw_wait *out);
 

@@ -330,6 +330,12 @@ static void test_probe_fixture(void)
 	CU_ASSERT_STRING_EQUAL(w.target, "unix /run/app.sock");
 	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, 100, 113, 'S', &w), -EAGAIN);
 	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, 100, 999, 'S', &w), -ESRCH);
+	/* "running" from a thread that blocks and wakes too fast to be caught (short O_DIRECT
+	 * reads): its wait channel says it is blocked; the call is unknown, to be retried. */
+	w = probe(wp, 100, 114, 'D');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_DISK);
+	CU_ASSERT_EQUAL(w.syscall_nr, CPW_SYSCALL_UNREAD);
+	CU_ASSERT_TRUE(w.retry);
 	/* A pipe: the other end is xz, another process of the tree. */
 	w = probe(wp, 200, 200, 'S');
 	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_PIPE);
