@@ -456,6 +456,10 @@ static bool read_threads(struct cpw_tree *t, struct cpw_proc *p, const struct cp
 			if (have)
 				cpw_waits_add(&t->waits, p->pid, p->comm, &slot->wait, t->interval_s);
 		}
+		if (tid == p->pid)
+			snprintf(p->wait_now, sizeof(p->wait_now), "%s",
+				 (state == 'S' || state == 'D') && slot->wait_known
+					 ? cpw_wait_kind_name(slot->wait.kind) : "");
 
 		struct cpw_status_fields sf;
 		memset(&sf, 0, sizeof(sf));

@@ -53,6 +53,8 @@ struct cpw_proc {
 	uint64_t max_rss_kib; /* highest seen (VmHWM when readable) */
 	int nthreads;
 	char state;           /* main thread's state letter */
+	char wait_now[16];    /* what the main thread waits on at the last sample, as a wait
+			       * kind ("network", "lock"...); "" on a CPU or unknown */
 
 	/* Rates over the last interval, for the live view. */
 	double cpu_pct;       /* 100 = one core */
