@@ -12,6 +12,7 @@
 #include "source/wait_kind.h"
 #include "source/proc_parse.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,8 +156,11 @@ enum cpw_fd_type cpw_fd_link_type(const char *link, unsigned long *inode)
 	if (strncmp(link, "socket:[", 8) == 0 || strncmp(link, "pipe:[", 6) == 0) {
 		const char *num = strchr(link, '[') + 1;
 		char *end;
+		if (*num < '0' || *num > '9') /* strtoul would take a sign or blanks */
+			return CPW_FD_UNKNOWN;
+		errno = 0;
 		unsigned long ino = strtoul(num, &end, 10);
-		if (end == num || *end != ']')
+		if (*end != ']' || errno)
 			return CPW_FD_UNKNOWN;
 		*inode = ino;
 		return link[0] == 's' ? CPW_FD_SOCKET : CPW_FD_PIPE;

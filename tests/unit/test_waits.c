@@ -120,6 +120,9 @@ static void test_fd_link_type(void)
 	CU_ASSERT_EQUAL(cpw_fd_link_type("pipe:[77]", &ino), CPW_FD_PIPE);
 	CU_ASSERT_EQUAL(ino, 77);
 	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[12", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[+0]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("pipe:[ 7]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[99999999999999999999999]", &ino), CPW_FD_UNKNOWN);
 	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/pts/4", &ino), CPW_FD_TTY);
 	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/tty1", &ino), CPW_FD_TTY);
 	CU_ASSERT_EQUAL(cpw_fd_link_type("/home/a\nb", &ino), CPW_FD_FILE);
