@@ -5,11 +5,13 @@
 #   port of 127.0.0.1 that the kernel picks and writes it to a file)
 #                                    waiting, on the network, on TCP 127.0.0.1:PORT, with
 #                                    the network advice
+#   three python3 threads, one lock  the lock kind and advice
+#   sleep 1.5                        the timer kind and advice
 #   sh -c 'spin 2 | cat'             the finding names spin, cpu-bound, as the pipeline's
 #                                    bottleneck; the pipe target names spin and its pid
 #   direct_read (O_DIRECT)           io-bound, naming the file (on a block device only)
 #
-# Every JSON report is validated against the schema where the validator exists.
+# The network case's JSON report is validated against the schema where the validator exists.
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
@@ -27,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 11
+plan 15
 
 # Prints one thing of a report: class, evidence text, findings, advice, the waits' targets.
 cat >"$SCRATCH/get.py" <<'EOF'
@@ -137,6 +139,29 @@ has "pipeline: the finding names the producer as the bottleneck" "$R" findings \
 	"is cpu-bound"
 has "pipeline: the finding names cat waiting on spin" "$R" findings "cat waits on a pipe fed by spin"
 has "pipeline: the pipe target names spin" "$R" targets "pipe pipe from spin (pid"
+
+# --- threads taking turns on one lock; a plain sleep ---------------------------------------
+cat >"$SCRATCH/lock.py" <<'EOF'
+import threading, time
+lock = threading.Lock()
+def worker():
+    for _ in range(5):
+        with lock:  # held while sleeping: the others wait on the lock (a futex)
+            time.sleep(0.1)
+ts = [threading.Thread(target=worker) for _ in range(3)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+EOF
+R=$SCRATCH/lock.json
+"$CPW" --json -o "$R" -- "$PY" "$SCRATCH/lock.py"
+has "lock: the evidence names the kind" "$R" evidence "was on lock"
+has "lock: the advice is the lock's" "$R" advice "shorten the critical sections"
+R=$SCRATCH/sleep.json
+"$CPW" --json -o "$R" -- sleep 1.5
+has "timer: the evidence names the kind" "$R" evidence "was on timer"
+has "timer: the advice is the timer's" "$R" advice "Remove the sleeps"
 
 # --- O_DIRECT reads: io-bound, naming the file ------------------------------------------
 block_dir() {
