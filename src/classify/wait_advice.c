@@ -53,6 +53,11 @@ bool cpw_wait_advice(const struct cpw_metrics *m, char *out, size_t outlen)
 			continue;
 		if (m->wait_target[0])
 			snprintf(target, sizeof(target), " (%.120s)", m->wait_target);
+		else if (strcmp(m->wait_kind, "child") == 0 && m->top_process_comm[0] &&
+			 cpw_known(m->top_process_cpu_share))
+			/* What it waits for: the child that did the work. */
+			snprintf(target, sizeof(target), " (pid %d, %.31s, did %.0f%% of the CPU work)",
+				 m->top_process_pid, m->top_process_comm, 100 * m->top_process_cpu_share);
 		snprintf(out, outlen, "%s%s%s", kinds[i].head, target, kinds[i].tail);
 		return true;
 	}
