@@ -92,3 +92,15 @@ public_copy() {
 done_testing() { exit "$_tap_failed"; }
 # Validates a cperfwatch JSON document against doc/cperfwatch.schema.json (python3-jsonschema).
 validate_json() { /usr/bin/python3 "$CPW_SRCDIR/tests/integration/validate_json.py" "$CPW_SRCDIR/doc/cperfwatch.schema.json" "$@"; }
+# Makes a directory on a real block device (fdatasync and O_DIRECT are free or refused on
+# tmpfs) and prints it; fails when there is none. The caller removes it.
+block_dir() {
+	for d in "$CPW_BUILDDIR" /var/tmp "${TMPDIR:-/tmp}"; do
+		if ! [ -d "$d" ] || ! [ -w "$d" ]; then continue; fi
+		case $(stat -f -c %T "$d" 2>/dev/null) in
+		tmpfs | ramfs | "") continue ;;
+		esac
+		mktemp -d "$d/cpw-io.XXXXXX" && return 0
+	done
+	return 1
+}

@@ -186,18 +186,6 @@ expect() {
 	fi
 }
 
-# A directory on a real block device: fdatasync and O_DIRECT are free or refused on tmpfs.
-block_dir() {
-	for d in "$CPW_BUILDDIR" /var/tmp "${TMPDIR:-/tmp}"; do
-		if ! [ -d "$d" ] || ! [ -w "$d" ]; then continue; fi
-		case $(stat -f -c %T "$d" 2>/dev/null) in
-		tmpfs | ramfs | "") continue ;;
-		esac
-		mktemp -d "$d/cpw-io.XXXXXX" && return 0
-	done
-	return 1
-}
-
 # The writable memory cgroup parent for the thrash case: prints "v1 DIR" or "v2 DIR".
 memory_cgroup_root() {
 	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && [ -w /sys/fs/cgroup/memory ]; then

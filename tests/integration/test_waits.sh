@@ -164,16 +164,6 @@ has "timer: the evidence names the kind" "$R" evidence "was on timer"
 has "timer: the advice is the timer's" "$R" advice "Remove the sleeps"
 
 # --- O_DIRECT reads: io-bound, naming the file ------------------------------------------
-block_dir() {
-	for d in "$CPW_BUILDDIR" /var/tmp "${TMPDIR:-/tmp}"; do
-		if ! [ -d "$d" ] || ! [ -w "$d" ]; then continue; fi
-		case $(stat -f -c %T "$d" 2>/dev/null) in
-		tmpfs | ramfs | "") continue ;;
-		esac
-		mktemp -d "$d/cpw-io.XXXXXX" && return 0
-	done
-	return 1
-}
 if IO_DIR=$(block_dir) && "$W/direct_read" "$IO_DIR" 1 0 4 2>"$SCRATCH/direct.err"; then
 	R=$SCRATCH/direct.json
 	"$CPW" --json -o "$R" -- "$W/direct_read" "$IO_DIR" 64 1.5 128
