@@ -166,7 +166,8 @@ has "timer: the advice is the timer's" "$R" advice "Remove the sleeps"
 # --- O_DIRECT reads: io-bound, naming the file ------------------------------------------
 if IO_DIR=$(block_dir) && "$W/direct_read" "$IO_DIR" 1 0 4 2>"$SCRATCH/direct.err"; then
 	R=$SCRATCH/direct.json
-	"$CPW" --json -o "$R" -- "$W/direct_read" "$IO_DIR" 64 1.5 128
+	# 1 MiB blocks: each read blocks long enough for samples to catch it in D.
+	"$CPW" --json -o "$R" -- "$W/direct_read" "$IO_DIR" 64 1.5 1024
 	case $(get class "$R") in
 	io-bound) ok "direct_read: verdict is io-bound" ;;
 	# On a busy host the reads also wait for a CPU: mixed or starved, still naming the file.
