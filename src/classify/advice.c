@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "classify/thresholds.h"
+#include "classify/wait_advice.h"
 
 /* Full advice, when the class is the verdict. Each well under half the 767 characters. */
 static const char *const advice_full[CPW_CLASS_COUNT] = {
@@ -117,6 +119,8 @@ static void cpu_detail(const struct cpw_advice_facts *f, struct cpw_verdict *v)
 void cpw_advice_fill(const struct cpw_metrics *m, const struct cpw_advice_facts *f,
 		     struct cpw_verdict *v)
 {
+	char extra[320];
+
 	v->advice[0] = '\0';
 	if (v->cls == CPW_CLASS_MIXED) {
 		append(v, advice_full[CPW_CLASS_MIXED]);
@@ -129,13 +133,15 @@ void cpw_advice_fill(const struct cpw_metrics *m, const struct cpw_advice_facts 
 		}
 		return;
 	}
-	append(v, cpw_advice_for(v->cls));
+	/* Waiting with a named kind: advice for that kind (wait_advice.c). */
+	if (v->cls != CPW_CLASS_WAITING || !cpw_wait_advice(m, v->advice, sizeof(v->advice)))
+		append(v, cpw_advice_for(v->cls));
+	if (v->cls == CPW_CLASS_IO_BOUND && cpw_wait_advice_files(m, extra, sizeof extra))
+		append(v, extra);
 
 	if (f != NULL && (v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND))
 		cpu_detail(f, v);
 	if (v->cls == CPW_CLASS_THRASHING && cpw_known(m->memory_limit_kib) && m->memory_limit_kib > 0) {
-		char extra[64];
-
 		snprintf(extra, sizeof extra, " Its memory limit is %.0f MiB.",
 			 m->memory_limit_kib / 1024.0);
 		append(v, extra);

@@ -31,6 +31,7 @@
 #define SRC_DELAYACCT "taskstats delay accounting"
 #define SRC_PROC_IO "/proc/PID/io"
 #define SRC_PERF "perf_event"
+#define SRC_WAITS "/proc/PID/task/TID/syscall + wchan"
 
 enum lane { LANE_CPU, LANE_DISK, LANE_MEM, LANE_WAIT, LANE_COUNT };
 
@@ -531,6 +532,10 @@ static void evidence_disk(const struct ctx *c, struct cpw_verdict *v, bool decis
 			     "storage bytes unknown: the D states could not be confirmed as disk traffic");
 	psi_line(v, "psi_io_some_share", m->psi_io_some_s, c->wall,
 		 m->psi_from_cgroup ? "cgroup io.pressure" : "/proc/pressure/io", "some task waited for IO");
+	if (m->io_file[0])
+		add_evidence(v, "io_files", (double)m->io_files_more + 1, NAN, SRC_WAITS,
+			     "disk waits were mostly on %.100s%s", m->io_file,
+			     m->io_files_more ? " (and other files)" : "");
 }
 
 static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisive)
@@ -579,6 +584,20 @@ static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisi
 		 "every task stalled on memory (full)");
 }
 
+/* What the waits were on (model/waits.c): the dominant kind and its top target. */
+static void wait_kind_evidence(const struct cpw_metrics *m, struct cpw_verdict *v)
+{
+	if (!m->wait_kind[0])
+		return;
+	add_evidence(v, "wait_kind", m->wait_kind_share, NAN, SRC_WAITS,
+		     "%.0f%% of the thread time waiting was on %s%s", pct(m->wait_kind_share), m->wait_kind,
+		     cpw_known(m->wait_child_share) && m->wait_child_share > 0 && strcmp(m->wait_kind, "child")
+			     ? " (waits for a child process aside)" : "");
+	if (m->wait_target[0])
+		add_evidence(v, "wait_target", m->wait_target_share, NAN, SRC_WAITS,
+			     "%s waits: %.0f%% on %.80s", m->wait_kind, pct(m->wait_target_share), m->wait_target);
+}
+
 static void evidence_wait(const struct ctx *c, struct cpw_verdict *v, bool decisive)
 {
 	const struct cpw_metrics *m = c->m;
@@ -597,6 +616,7 @@ static void evidence_wait(const struct ctx *c, struct cpw_verdict *v, bool decis
 		add_evidence(v, "d_other_share", (double)m->st_d_other / (double)m->thread_samples, NAN,
 			     SRC_SAMPLED, "%.0f%% of thread samples were blocked (D) on something that is not storage",
 			     pct((double)m->st_d_other / (double)m->thread_samples));
+	wait_kind_evidence(m, v);
 }
 
 static void evidence_lane(const struct ctx *c, struct cpw_verdict *v, enum lane lane, bool decisive)
@@ -795,6 +815,30 @@ static void advice_facts(const struct ctx *c, struct cpw_advice_facts *f)
 	f->python = c->python;
 }
 
+/* A process of the tree waiting on a pipe that another one feeds: the feeder sets the pace,
+ * so its own class is what the pipeline needs fixed. */
+static void pipeline_finding(const struct ctx *c, struct cpw_verdict *v)
+{
+	const struct cpw_metrics *m = c->m;
+	char feeder_class[48];
+
+	if (!cpw_known(m->pipe_wait_s) || m->pipe_wait_s < cpw_threshold(CPW_T_NOTABLE_SHARE) * c->wall)
+		return;
+	if (cpw_known(m->pipe_feeder_cpu_share) && m->pipe_feeder_cpu_share >= cpw_threshold(CPW_T_CPU_SHARE))
+		snprintf(feeder_class, sizeof feeder_class, "cpu-bound (%.0f%% of a core)",
+			 pct(m->pipe_feeder_cpu_share));
+	else if (strcmp(m->pipe_feeder_wait_kind, "disk") == 0)
+		snprintf(feeder_class, sizeof feeder_class, "io-bound");
+	else if (m->pipe_feeder_wait_kind[0])
+		snprintf(feeder_class, sizeof feeder_class, "waiting (on %s)", m->pipe_feeder_wait_kind);
+	else
+		snprintf(feeder_class, sizeof feeder_class, "of unknown class");
+	add_finding(v, "%.15s waits on a pipe fed by %.15s (pid %d) %.0f%% of the run; %.15s is %s: "
+		       "the pipeline's bottleneck", m->pipe_waiter_comm[0] ? m->pipe_waiter_comm : "?",
+		    m->pipe_feeder_comm[0] ? m->pipe_feeder_comm : "?", m->pipe_feeder_pid,
+		    pct(m->pipe_wait_s / c->wall), m->pipe_feeder_comm[0] ? m->pipe_feeder_comm : "it", feeder_class);
+}
+
 /* ---- unknown ---- */
 
 static bool too_little_data(const struct cpw_metrics *m, struct cpw_verdict *v)
@@ -975,6 +1019,7 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 		evidence_lane(&c, v, a, true);
 		evidence_lane(&c, v, b, true);
 	}
+	pipeline_finding(&c, v); /* first: findings past CPW_FINDINGS_MAX are dropped */
 	parallel_findings(&c, v);
 	if (c.serialised)
 		evidence_serialised(&c, v);

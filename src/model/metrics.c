@@ -4,6 +4,7 @@
 #include "config.h"
 #include "model/metrics.h"
 #include "model/tree.h"
+#include "model/waits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ void cpw_metrics_init(struct cpw_metrics *m)
 	m->cycles = m->instructions = m->cache_references = m->cache_misses = NAN;
 	m->llc_load_misses = m->branch_misses = m->stalled_cycles_backend = NAN;
 	m->topdown_memory_bound = NAN;
+	m->wait_kind_share = m->wait_target_share = m->wait_child_share = NAN;
+	m->pipe_wait_s = m->pipe_feeder_cpu_share = m->pipe_feeder_wait_share = NAN;
 }
 
 void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
@@ -136,4 +139,83 @@ void cpw_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s)
 	s->d_other = (double)m->st_d_other / n;
 	s->sleeping = (double)m->st_sleeping / n;
 	s->other = (double)m->st_other / n;
+}
+
+/* The process's CPU over its lifetime in the watch (1 = one core), NAN when unknown. */
+static double lifetime_cpu(const struct cpw_proc *p)
+{
+	double end = p->alive || isnan(p->exited_s) ? p->last_seen_s : p->exited_s;
+	double life = end - p->first_seen_s;
+	return life > 0 ? (p->user_s + p->sys_s) / life : NAN;
+}
+
+/* The process of the tree waiting longest on a pipe that another process of the tree
+ * feeds, and that feeder's own figures. */
+static void fill_pipeline(struct cpw_metrics *m, const struct cpw_waits *w, const struct cpw_tree *t)
+{
+	const struct cpw_wait_target_time *best = NULL;
+
+	for (size_t i = 0; i < w->ntargets; i++) {
+		const struct cpw_wait_target_time *x = &w->targets[i];
+		if (x->kind == CPW_WAIT_PIPE && x->peer_pid > 0 && x->peer_pid != x->pid &&
+		    (!best || x->seconds > best->seconds))
+			best = x;
+	}
+	if (!best)
+		return;
+	const struct cpw_proc *waiter = cpw_tree_find(t, best->pid);
+	const struct cpw_proc *feeder = cpw_tree_find(t, best->peer_pid);
+	m->pipe_wait_s = best->seconds;
+	m->pipe_waiter_pid = best->pid;
+	m->pipe_feeder_pid = best->peer_pid;
+	snprintf(m->pipe_waiter_comm, sizeof(m->pipe_waiter_comm), "%s", waiter ? waiter->comm : "");
+	snprintf(m->pipe_feeder_comm, sizeof(m->pipe_feeder_comm), "%s", feeder ? feeder->comm : "");
+	if (feeder)
+		m->pipe_feeder_cpu_share = lifetime_cpu(feeder);
+	const struct cpw_wait_proc_time *fw = cpw_waits_proc(w, best->peer_pid);
+	int fk = fw ? cpw_waits_proc_dominant(fw, &m->pipe_feeder_wait_share) : -1;
+	if (fk >= 0)
+		snprintf(m->pipe_feeder_wait_kind, sizeof(m->pipe_feeder_wait_kind), "%s",
+			 cpw_wait_kind_name((enum cpw_wait_kind)fk));
+}
+
+void cpw_metrics_from_waits(struct cpw_metrics *m, const struct cpw_waits *w, const struct cpw_tree *t)
+{
+	if (!w || !(w->total_s > 0))
+		return;
+	int k = cpw_waits_dominant(w, &m->wait_kind_share);
+	m->wait_child_share = w->seconds[CPW_WAIT_CHILD] / w->total_s;
+	if (k >= 0) {
+		snprintf(m->wait_kind, sizeof(m->wait_kind), "%s", cpw_wait_kind_name((enum cpw_wait_kind)k));
+		const struct cpw_wait_target_time *top = cpw_waits_top_target(w, (enum cpw_wait_kind)k);
+		if (top && w->seconds[k] > 0) {
+			snprintf(m->wait_target, sizeof(m->wait_target), "%s", top->target);
+			m->wait_target_share = top->seconds / w->seconds[k];
+		}
+	}
+	/* Files waited on for disk, most first (paths only: not "socket:[..]" leftovers). */
+	const struct cpw_wait_target_time *file = NULL;
+	unsigned nfiles = 0;
+	for (size_t i = 0; i < w->ntargets; i++) {
+		const struct cpw_wait_target_time *x = &w->targets[i];
+		if (x->kind != CPW_WAIT_DISK || x->target[0] != '/')
+			continue;
+		nfiles++;
+		if (!file || x->seconds > file->seconds)
+			file = x;
+	}
+	m->io_files_more = nfiles > 0 ? nfiles - 1 : 0;
+	if (file)
+		snprintf(m->io_file, sizeof(m->io_file), "%s", file->target);
+	if (t)
+		fill_pipeline(m, w, t);
+	/* The busiest process's share of thread time asleep on a lock (a futex): what tells
+	 * threads taking turns on a lock from threads that mostly sleep on other things. */
+	const struct cpw_wait_proc_time *top_waits = t ? cpw_waits_proc(w, m->top_process_pid) : NULL;
+	const struct cpw_proc *top = t ? cpw_tree_find(t, m->top_process_pid) : NULL;
+	if (top_waits && top && cpw_known(top->oncpu_s) && cpw_known(top->runq_wait_s)) {
+		double lifetime = top_waits->total_s + top->oncpu_s + top->runq_wait_s;
+		if (lifetime > 0)
+			m->top_process_futex_share = top_waits->seconds[CPW_WAIT_LOCK] / lifetime;
+	}
 }

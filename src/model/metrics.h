@@ -108,6 +108,25 @@ struct cpw_metrics {
 	double stalled_cycles_backend;
 	double topdown_memory_bound; /* share 0..1 of slots, where the PMU exposes top-down */
 	bool hw_counters_available;
+
+	/* Waits (model/waits.c): what off-CPU threads waited on; "" and NAN where not probed.
+	 * Strings are raw (from the kernel): escape to print. */
+	char wait_kind[16];          /* the dominant kind, child waits aside: "network", "lock"... */
+	double wait_kind_share;      /* its share of the thread-seconds waited, 0..1 */
+	char wait_target[160];       /* its top target ("TCP 127.0.0.1:8080"); "" when none */
+	double wait_target_share;    /* that target's share of the kind's thread-seconds */
+	double wait_child_share;     /* share of the waiting that was for a child process */
+	char io_file[160];           /* the file most waited on for disk; "" when none */
+	unsigned io_files_more;      /* other files waited on for disk */
+	/* A pipeline: a process of the tree waiting on a pipe that another one feeds. */
+	double pipe_wait_s;          /* thread-seconds the waiter spent on it; NAN when none */
+	int pipe_waiter_pid;
+	char pipe_waiter_comm[32];
+	int pipe_feeder_pid;
+	char pipe_feeder_comm[32];
+	double pipe_feeder_cpu_share;   /* the feeder's CPU over its lifetime (1 = one core) */
+	char pipe_feeder_wait_kind[16]; /* the feeder's own dominant wait; "" when none */
+	double pipe_feeder_wait_share;
 };
 
 /* Fills every double with NAN and every count with 0. */
@@ -119,6 +138,11 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t);
 /* The counters' part: the figures the classifier reads, and whether cycles and
  * instructions were both counted. */
 void cpw_metrics_from_counters(struct cpw_metrics *m, const struct cpw_counter_figures *f);
+
+struct cpw_waits;
+/* The waits' part: dominant kind, its top target, the files, the pipeline (the tree gives
+ * the feeder's CPU). */
+void cpw_metrics_from_waits(struct cpw_metrics *m, const struct cpw_waits *w, const struct cpw_tree *t);
 
 /* The share of thread samples in each state, 0..1 (NAN without samples). R samples are
  * split into running and runnable by schedstat's on-CPU against run-queue time. */

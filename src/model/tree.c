@@ -18,7 +18,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "model/waits.h"
 #include "source/proc_parse.h"
+#include "source/wait_kind.h"
 
 /* The model's part of a thread: what it counted since the watch began. */
 struct cpw_thread_slot {
@@ -42,6 +44,8 @@ struct cpw_tree {
 
 	unsigned generation;
 	double last_sample_s;
+	double interval_s;      /* since the previous sample: what each waiting thread adds */
+	struct cpw_waits waits; /* where the off-CPU thread time went */
 	int last_pss_errno;     /* why a process's PSS could not be read, at the last such failure */
 	struct cpw_tree_totals totals;
 	struct cpw_history history;
@@ -182,6 +186,12 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 		count_state(t, th->state, th->wchan);
 		if (th->state == 'R')
 			p->r_samples++;
+		bool waiting = th->wait && (th->state == 'S' || th->state == 'D');
+		if (waiting)
+			cpw_waits_add(&t->waits, p->pid, p->comm, th->wait, t->interval_s);
+		if (th->tid == p->pid)
+			snprintf(p->wait_now, sizeof(p->wait_now), "%s",
+				 waiting ? cpw_wait_kind_name(th->wait->kind) : "");
 
 		if (th->tid == p->pid && th->has_status) {
 			/* The main thread's status carries the process's VmHWM (since exec:
@@ -466,6 +476,7 @@ int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, dou
 	uint64_t running_before = tt->st_running;
 
 	t->generation++;
+	t->interval_s = now_s - t->last_sample_s;
 	for (size_t i = 0; i < sample->nprocs; i++)
 		apply_proc(t, sample, &sample->procs[i], now_s);
 
@@ -505,6 +516,8 @@ int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, dou
 	}
 	if (sample->pss_read)
 		sum_pss(t);
+	if (sample->wait_stats)
+		cpw_waits_set_probe_stats(&t->waits, sample->wait_stats);
 	if (tt->rss_kib > tt->peak_rss_kib)
 		tt->peak_rss_kib = tt->rss_kib;
 	t->last_sample_s = now_s;
@@ -555,6 +568,7 @@ struct cpw_tree *cpw_tree_new(bool baseline_existing)
 	if (t->hz <= 0)
 		t->hz = 100;
 	t->page_kib = sysconf(_SC_PAGESIZE) / 1024;
+	cpw_waits_init(&t->waits);
 	if (map_grow(t) < 0) {
 		cpw_tree_free(t);
 		return NULL;
@@ -617,4 +631,9 @@ size_t cpw_tree_live_tids(const struct cpw_tree *t, pid_t *tids, size_t max)
 			tids[n++] = p->threads[j].tid;
 	}
 	return n;
+}
+
+const struct cpw_waits *cpw_tree_waits(const struct cpw_tree *t)
+{
+	return &t->waits;
 }

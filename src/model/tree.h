@@ -54,6 +54,8 @@ struct cpw_proc {
 	uint64_t max_rss_kib; /* highest seen (VmHWM when readable) */
 	int nthreads;
 	char state;           /* main thread's state letter */
+	char wait_now[16];    /* what the main thread waits on at the last sample, as a wait
+			       * kind ("network", "lock"...); "" on a CPU or unknown */
 
 	/* Rates over the last interval, for the live view. */
 	double cpu_pct;       /* 100 = one core */
@@ -145,6 +147,10 @@ const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t);
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t);
 /* Point i (0 = oldest) of one history series. */
 double cpw_history_at(const struct cpw_history *h, const double *series, size_t i);
+
+/* Where the tree's off-CPU thread time went (model/waits.h), probed at each sample. */
+struct cpw_waits;
+const struct cpw_waits *cpw_tree_waits(const struct cpw_tree *t);
 
 /* Every tid of every live process at the last sample (attach mode arms counters on them).
  * Returns the count written to tids (at most max). */

@@ -13,6 +13,7 @@
 
 #include "report/counters_report.h"
 #include "report/phases_report.h"
+#include "report/waits_report.h"
 
 static json_object *jnum(double v)
 {
@@ -238,6 +239,7 @@ static json_object *build(const struct cpw_report *r)
 	add(root, "descendants_running", json_object_new_int((int)r->descendants_running));
 	add(root, "counters", r->counters ? cpw_counters_to_json(r->counters) : json_object_new_object());
 	add(root, "derived", r->counters ? cpw_counters_derived_json(r->counters) : json_object_new_object());
+	add(root, "waits", cpw_waits_to_json(r->waits));
 	add(root, "verdict", verdict_object(r));
 	add(root, "phases", cpw_phases_to_json(&r->phases));
 	add(root, "timeline", cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));

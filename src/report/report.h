@@ -15,6 +15,7 @@
 #include "source/perf.h"
 #include "model/metrics.h"
 #include "model/tree.h"
+#include "model/waits.h"
 #include "util/escape.h"
 #include "classify/verdict.h"
 #include "classify/phases.h"
@@ -46,6 +47,7 @@ struct cpw_report {
 	struct cpw_metrics metrics;
 	struct cpw_verdict verdict;
 	const struct cpw_tree *tree;
+	const struct cpw_waits *waits;       /* NULL where waits were not probed */
 	const struct cpw_counters *counters; /* NULL where counting was not set up */
 	const struct cpw_timeline *timeline; /* the run over time; NULL where none was kept */
 	struct cpw_phases phases;            /* n = 0: no timeline */

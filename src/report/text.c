@@ -14,6 +14,7 @@
 
 #include "report/counters_report.h"
 #include "report/phases_report.h"
+#include "report/waits_report.h"
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -262,6 +263,7 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 		fputs("Counters:\n", out);
 		cpw_counters_write_text(r->counters, out);
 	}
+	cpw_waits_write_text(r->waits, out);
 	cpw_phases_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
 	write_verdict_section(r, out);
 	if (r->nbudgets) {

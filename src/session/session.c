@@ -114,6 +114,7 @@ int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *
 	}
 	s->report.tree = s->tree;
 	s->report.timeline = s->priv->timeline;
+	s->report.waits = cpw_tree_waits(s->tree);
 	/* Only the JSON report names each process's user: the text and OpenMetrics reports
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
@@ -354,6 +355,7 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 static void fill_from_model(struct cpw_session *s, struct cpw_metrics *m)
 {
 	cpw_metrics_from_tree(m, s->tree);
+	cpw_metrics_from_waits(m, cpw_tree_waits(s->tree), s->tree);
 	m->cores_usable = s->priv->cores_usable;
 	if (s->priv->sampled_cores_n > 0) {
 		m->cores_usable_sampled = s->priv->sampled_cores_sum / (double)s->priv->sampled_cores_n;

@@ -37,6 +37,9 @@ struct thread_handle {
 	uint64_t vol, invol;                  /* at its last status read */
 	pid_t *kids;                          /* its children at the last read */
 	size_t nkids, kids_alloc;
+	struct cpw_wait *wait;                /* its last wait, once probed (its own allocation:
+						 readings point to it while handles move) */
+	bool wait_known;                      /* wait holds what it waits on now */
 };
 
 struct proc_handle {
@@ -100,6 +103,9 @@ struct cpw_proc_reader {
 	size_t cpus_threads;
 	bool want_pss;
 	double pss_cost_s;
+	struct cpw_wait_probe *waitprobe; /* NULL when it could not be allocated */
+	pid_t *probe_pids;                /* the processes of the last sample, for the probe */
+	size_t probe_pids_alloc;
 };
 
 static size_t pid_hash(pid_t pid, size_t size) { return ((size_t)pid * 2654435761u) & (size - 1); }
@@ -224,6 +230,9 @@ static void close_thread(struct cpw_proc_reader *r, struct thread_handle *th)
 	free(th->kids);
 	th->kids = NULL;
 	th->nkids = th->kids_alloc = 0;
+	free(th->wait);
+	th->wait = NULL;
+	th->wait_known = false;
 }
 
 /* Forgets everything read of h (a reused pid): it will be read as a new process. */
@@ -390,6 +399,34 @@ static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, const
 	th->nkids = n > 0 ? (size_t)n : 0;
 }
 
+/* What thread th (in S or D) waits on: probed again when it ran since the last sample (it
+ * may wait on something else now), was never probed, or its target may resolve now;
+ * otherwise its last wait stands. */
+static void probe_wait(struct cpw_proc_reader *r, const struct proc_handle *h, struct thread_handle *th,
+		       struct cpw_thread_reading *out)
+{
+	bool have = th->wait_known && !out->ran && !th->wait->retry;
+	if (!have) {
+		struct cpw_wait now;
+		int rc = cpw_wait_probe_thread(r->waitprobe, h->pid, th->tid, out->state, &now);
+		/* Seen without its target (the call not caught), a wait of the same kind keeps
+		 * the target the thread had. */
+		if (rc == 0 && !now.target[0] && th->wait_known && th->wait->kind == now.kind) {
+			memcpy(now.target, th->wait->target, sizeof(now.target));
+			now.peer_pid = th->wait->peer_pid;
+		}
+		if (rc == 0 && !th->wait && !(th->wait = malloc(sizeof(*th->wait))))
+			rc = -ENOMEM;
+		if (rc == 0)
+			*th->wait = now;
+		/* Back on a CPU when probed (its state said S or D): its last wait stands for
+		 * this sample, when it has one. */
+		have = rc == 0 || (rc == -EAGAIN && th->wait_known);
+	}
+	th->wait_known = have;
+	out->wait = have ? th->wait : NULL;
+}
+
 /* Reads one thread into out. Returns false when it ended between listing and reading. */
 static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct thread_handle *th,
 			char main_state, struct cpw_thread_reading *out)
@@ -439,6 +476,8 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 			snprintf(out->wchan, sizeof(out->wchan), "%s", buf);
 		}
 	}
+	if (r->waitprobe && (out->state == 'S' || out->state == 'D'))
+		probe_wait(r, h, th, out);
 	if (out->ran) {
 		snprintf(leaf, leaf_room, "status");
 		len = read_kept(r, &th->status_fd, path, buf, sizeof(buf));
@@ -693,6 +732,20 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 {
 	r->generation++;
 	r->nfront = r->nprocs = r->nthreads = r->nnew = 0;
+	if (r->waitprobe) {
+		/* The processes of the last sample: where the other end of a pipe is looked for. */
+		if (r->probe_pids_alloc < r->nhandles) {
+			pid_t *pids = realloc(r->probe_pids, r->nhandles * sizeof(*pids));
+			if (pids) {
+				r->probe_pids = pids;
+				r->probe_pids_alloc = r->nhandles;
+			}
+		}
+		size_t n = r->probe_pids_alloc >= r->nhandles ? r->nhandles : 0;
+		for (size_t i = 0; i < n; i++)
+			r->probe_pids[i] = r->handles[i].pid;
+		cpw_wait_probe_begin_sample(r->waitprobe, r->probe_pids, n);
+	}
 	memset(&r->cpus_allowed, 0, sizeof(r->cpus_allowed));
 	r->cpus_threads = 0;
 	r->pss_cost_s = 0;
@@ -713,6 +766,7 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 	out->nstill_there = r->nstill;
 	out->cpus_allowed = &r->cpus_allowed;
 	out->cpus_threads = r->cpus_threads;
+	out->wait_stats = r->waitprobe ? cpw_wait_probe_stats(r->waitprobe) : NULL;
 	out->pss_read = r->want_pss;
 	out->pss_cost_s = r->pss_cost_s;
 	r->want_pss = false;
@@ -743,6 +797,7 @@ struct cpw_proc_reader *cpw_proc_reader_new(const char *proc_root)
 	r->text = malloc(r->text_size);
 	/* libproc2 reads the real /proc only; a fixture root is read directly. */
 	r->procps_wanted = strcmp(r->proc_root, "/proc") == 0;
+	r->waitprobe = cpw_wait_probe_new(r->proc_root, 0);
 	if (!r->tids || !r->text || map_rebuild(r, 256) < 0) {
 		cpw_proc_reader_free(r);
 		return NULL;
@@ -768,6 +823,8 @@ void cpw_proc_reader_free(struct cpw_proc_reader *r)
 	free(r->ids);
 	free(r->tids);
 	free(r->text);
+	free(r->probe_pids);
+	cpw_wait_probe_free(r->waitprobe);
 	cpw_procps_free(r->procps);
 	free(r);
 }

@@ -5,8 +5,9 @@
  * tree is read, never all of /proc), reads each process and thread through descriptors
  * it keeps open, and skips what cannot have changed: a thread not scheduled since the last
  * sample (its schedstat says so) keeps its last state, context switches and children, so
- * an idle thread costs one small read. New processes are identified once (cmdline, and
- * the user through libproc2). It hands the model (model/tree.c) what it read; it keeps no
+ * an idle thread costs one small read. For a thread off the CPU the wait probe
+ * (source/waits.c) says what it waits on, again only after it ran. New processes are
+ * identified once (cmdline, and the user through libproc2). It hands the model (model/tree.c) what it read; it keeps no
  * figure of the model's.
  */
 #ifndef CPERFWATCH_PROC_READER_H
@@ -18,6 +19,7 @@
 #include <sys/types.h>
 
 #include "source/proc_parse.h"
+#include "source/waits.h"
 
 #define CPW_READING_CMDLINE_MAX 256
 #define CPW_READING_WCHAN_MAX 64
@@ -32,6 +34,10 @@ struct cpw_thread_reading {
 	bool has_status;       /* status was read now (only when it ran) */
 	struct cpw_status_fields status; /* vol/invol: the last read when it did not run */
 	char wchan[CPW_READING_WCHAN_MAX]; /* read for threads in D only; "" otherwise */
+	/* What a thread in S or D waits on (source/waits.h): probed when it ran since the
+	 * last sample, was never probed, or its target may resolve now; otherwise the last
+	 * probe's. NULL on a CPU or unknown. Valid until the next sample. */
+	const struct cpw_wait *wait;
 };
 
 /* One process as read in this sample. */
@@ -66,6 +72,8 @@ struct cpw_proc_sample {
 	 * means nothing is known of this sample. */
 	const struct cpw_cpuset *cpus_allowed;
 	size_t cpus_threads;
+	const struct cpw_wait_probe_stats *wait_stats; /* the wait probe's, all samples; NULL
+							  when there is no probe */
 	bool pss_read;         /* this sample read every process's PSS (cpw_proc_reader_want_pss) */
 	double pss_cost_s;     /* the time those reads took (they walk the page tables) */
 };

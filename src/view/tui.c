@@ -492,12 +492,12 @@ static int draw_sparklines(struct cpw_tui *ui, int y)
 	return 4;
 }
 
-/* Appends one right-aligned cell of width w and a space. */
+/* Appends one right-aligned cell of width w and a space (left-aligned for words: -w). */
 static size_t cell_right(char *line, size_t len, size_t at, const char *text, int w)
 {
 	if (at >= len)
 		return at;
-	int n = snprintf(line + at, len - at, "%*.*s ", w, w, text);
+	int n = snprintf(line + at, len - at, "%*.*s ", w, w < 0 ? -w : w, text);
 	return n > 0 ? at + (size_t)n : at;
 }
 
@@ -517,9 +517,10 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 		if (c == CPW_TUI_COL_COMMAND)
 			at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "%s%s", t,
 					       ui->tree ? " (tree)" : "");
-		else
-			at = cell_right(ui->line, sizeof(ui->line), at,
-					t, cpw_tui_col_width((enum cpw_tui_col)c) + ((enum cpw_tui_col)c == ui->sort && ui->utf8 ? 2 : 0));
+		else {
+			int w = cpw_tui_col_width((enum cpw_tui_col)c) + ((enum cpw_tui_col)c == ui->sort && ui->utf8 ? 2 : 0);
+			at = cell_right(ui->line, sizeof(ui->line), at, t, c == CPW_TUI_COL_WAIT ? -w : w);
+		}
 	}
 	attron(pair(ui, PAIR_HEAD, A_REVERSE));
 	mvhline(y0, 0, ' ', COLS);
@@ -551,6 +552,8 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 				/* X (dead) for the exited: their last state letter is stale. */
 				snprintf(v, sizeof(v), "%c", r->exited ? 'X' : r->state ? r->state : '?');
 				break;
+			/* "-" while it runs: a blank cell would shift the columns of a screen scrape. */
+			case CPW_TUI_COL_WAIT: snprintf(v, sizeof(v), "%s", r->wait[0] ? r->wait : "-"); break;
 			case CPW_TUI_COL_CPU: cpw_tui_fmt_pct(r->cpu_pct, v, sizeof(v)); break;
 			case CPW_TUI_COL_RSS: cpw_tui_fmt_kib(r->rss_kib, v, sizeof(v)); break;
 			case CPW_TUI_COL_MAJFLT: cpw_tui_fmt_count_rate(r->majflt_rate, v, sizeof(v)); break;
@@ -562,7 +565,7 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 			default: v[0] = '\0'; break;
 			}
 			if (c != CPW_TUI_COL_COMMAND) {
-				at = cell_right(ui->line, sizeof(ui->line), at, v, w);
+				at = cell_right(ui->line, sizeof(ui->line), at, v, c == CPW_TUI_COL_WAIT ? -w : w);
 				continue;
 			}
 			/* Command: tree branch, collapse mark, the escaped command line. */

@@ -39,6 +39,7 @@ struct cpw_view_snapshot {
 enum cpw_tui_col {
 	CPW_TUI_COL_PID,
 	CPW_TUI_COL_STATE,
+	CPW_TUI_COL_WAIT,
 	CPW_TUI_COL_CPU,
 	CPW_TUI_COL_RSS,
 	CPW_TUI_COL_MAJFLT,
@@ -59,6 +60,7 @@ struct cpw_tui_row {
 	size_t proc;        /* index in the tree (cpw_tree_proc), stable across samples */
 	pid_t pid;
 	char state;
+	char wait[16];      /* what its main thread waits on now (a wait kind); "" when running */
 	int depth;          /* tree mode: indentation level; 0 in flat mode */
 	bool has_children;  /* visible descendants exist */
 	bool collapsed;     /* its subtree is hidden and summed into this row */
@@ -71,7 +73,7 @@ struct cpw_tui_row {
 
 struct cpw_tui_opts {
 	bool tree;                 /* tree (indented by parent) or flat */
-	enum cpw_tui_col sort;     /* numeric columns sort high first, PID/STATE/COMMAND low first */
+	enum cpw_tui_col sort;     /* numeric columns sort high first, PID/STATE/WAIT/COMMAND low first */
 	const pid_t *collapsed;    /* pids whose subtree is collapsed */
 	size_t ncollapsed;
 	double now_s;              /* seconds since the watch began, for the linger of exits */

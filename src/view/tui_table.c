@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,9 @@ static int by_key(const struct node *a, const struct node *b)
 	case CPW_TUI_COL_STATE:
 		r = (a->p->state > b->p->state) - (a->p->state < b->p->state);
 		break;
+	case CPW_TUI_COL_WAIT:
+		r = strcmp(a->p->wait_now, b->p->wait_now);
+		break;
 	case CPW_TUI_COL_COMMAND:
 		r = strcmp(label(a->p), label(b->p));
 		break;
@@ -270,6 +274,7 @@ static void emit(struct cpw_tui_table *tb, const struct node *n, int depth)
 	r->proc = n->proc;
 	r->pid = n->p->pid;
 	r->state = n->p->state;
+	snprintf(r->wait, sizeof(r->wait), "%s", n->p->alive ? n->p->wait_now : "");
 	r->depth = depth;
 	r->has_children = n->has_children;
 	r->collapsed = n->collapsed && r->has_children;
@@ -398,6 +403,7 @@ static const struct {
 } cols[CPW_TUI_NCOLS] = {
 	[CPW_TUI_COL_PID] = { "PID", 7 },
 	[CPW_TUI_COL_STATE] = { "S", 1 },
+	[CPW_TUI_COL_WAIT] = { "WAIT", 10 },
 	[CPW_TUI_COL_CPU] = { "CPU%", 6 },
 	[CPW_TUI_COL_RSS] = { "RSS", 6 },
 	[CPW_TUI_COL_MAJFLT] = { "MAJF/s", 6 },
@@ -423,7 +429,7 @@ int cpw_tui_layout(int width, bool visible[CPW_TUI_NCOLS])
 {
 	/* What a user looks at first; the rest is dropped from the end as width shrinks. */
 	static const enum cpw_tui_col priority[] = {
-		CPW_TUI_COL_CPU, CPW_TUI_COL_RSS, CPW_TUI_COL_STATE, CPW_TUI_COL_READ,
+		CPW_TUI_COL_CPU, CPW_TUI_COL_RSS, CPW_TUI_COL_STATE, CPW_TUI_COL_WAIT, CPW_TUI_COL_READ,
 		CPW_TUI_COL_WRITE, CPW_TUI_COL_MAJFLT, CPW_TUI_COL_THREADS, CPW_TUI_COL_MINFLT,
 		CPW_TUI_COL_CTXSW,
 	};

@@ -152,7 +152,7 @@ fi
 # Header and row come from the same sample: poll until they agree (a loaded machine may
 # leave an interval with no CPU at all).
 collapsed_sum_ok() {
-	row_cpu=$(rows | awk -v p="$WP" '$1 == p { print $3 }')
+	row_cpu=$(rows | awk -v p="$WP" '$1 == p { print $4 }')
 	cores=$(sed -n 's/^cores \([0-9.]*\)\/.*/\1/p' "$SCRATCH/screen")
 	[ -n "$row_cpu" ] && [ -n "$cores" ] &&
 		awk -v r="$row_cpu" -v c="$cores" 'BEGIN { d = r - 100 * c; if (d < 0) d = -d; exit !(d <= 1.5 && r > 5) }'
@@ -188,16 +188,16 @@ if [ "$(rows | head -1 | awk '{ print $1 }')" = "$WP" ]; then
 else
 	not_ok "flat, by PID: the parent first" "$(show)"
 fi
-T send-keys -t one '>' '>'
+T send-keys -t one '>' '>' '>' # past S and WAIT
 parent_last() {
 	grep -Eq 'CPU%(▾|\*)' "$SCRATCH/screen" &&
 		[ "$(rows | tail -1 | awk '{ print $1 }')" = "$WP" ] &&
 		[ "$(rows | head -1 | awk '{ print $1 }')" != "$WP" ]
 }
 if until_ok one parent_last; then
-	ok "> > sorts by CPU%: the idle parent last"
+	ok "> > > sorts by CPU%: the idle parent last"
 else
-	not_ok "> > sorts by CPU%: the idle parent last" "$(show)"
+	not_ok "> > > sorts by CPU%: the idle parent last" "$(show)"
 fi
 
 # 11-13: resize: every line within the width, header and table title still there, and the

@@ -61,6 +61,33 @@ void report_fixture_build(struct cpw_report *r, struct cpw_config *cfg)
 	snprintf(r->verdict.evidence[0].text, 160, "bad \xff byte");
 	snprintf(r->verdict.advice, sizeof(r->verdict.advice), "think");
 	cpw_report_note(r, "a note %d", 1);
+	r->waits = report_fixture_waits();
+}
+
+const struct cpw_waits *report_fixture_waits(void)
+{
+	static struct cpw_waits w;
+	static const struct { pid_t pid; const char *comm; enum cpw_wait_kind kind; const char *target;
+			      pid_t peer; double s; } adds[] = {
+		{ 4321, "prog", CPW_WAIT_NETWORK, "TCP 127.0.0.1:8080", 0, 2.25 },
+		{ 4321, "prog", CPW_WAIT_NETWORK, "TCP [::1]:5432", 0, 0.125 },
+		{ 4321, "prog", CPW_WAIT_CHILD, "", 0, 0.5 },
+		{ 4322, "wc", CPW_WAIT_PIPE, "pipe from xz (pid 4323)", 4323, 0.75 },
+		{ 4323, "xz", CPW_WAIT_DISK, "/data/a\nfile\x1b[31m", 0, 0.375 },
+	};
+	cpw_waits_init(&w);
+	for (size_t i = 0; i < sizeof(adds) / sizeof(adds[0]); i++) {
+		struct cpw_wait one;
+		memset(&one, 0, sizeof(one));
+		one.kind = adds[i].kind;
+		snprintf(one.target, sizeof(one.target), "%s", adds[i].target);
+		one.peer_pid = adds[i].peer;
+		cpw_waits_add(&w, adds[i].pid, adds[i].comm, &one, adds[i].s);
+	}
+	struct cpw_wait_probe_stats st = { .probed = 40, .denied = 2, .over_budget = 3,
+					   .samples_over_budget = 1, .reads = 500, .budget = 256 };
+	cpw_waits_set_probe_stats(&w, &st);
+	return &w;
 }
 
 struct cpw_tree *report_fixture_tree(void)

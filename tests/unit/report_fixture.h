@@ -12,7 +12,7 @@
 
 /* Fills r and cfg (r->cfg = cfg): run mode of `prog arg<ESC>[31m`, pid 4321, exit status 3,
  * its rusage and metrics, a cpu-bound verdict with one evidence of invalid UTF-8, and the
- * note "a note 1". r->tree is NULL. */
+ * note "a note 1", the waits of report_fixture_waits(). r->tree is NULL. */
 void report_fixture_build(struct cpw_report *r, struct cpw_config *cfg);
 
 /* A tree of three exited processes (read from no /proc), for r->tree: pids 100, 101, 102
@@ -24,5 +24,9 @@ struct cpw_tree *report_fixture_tree(void);
  * computing on one core) and its two phases, hand-set, into r->timeline and r->phases.
  * Returns the timeline (free it with cpw_timeline_free()), NULL when out of memory. */
 struct cpw_timeline *report_fixture_timeline(struct cpw_report *r);
+/* The waits of the fixed report (r->waits): network on two sockets, a child, a pipe fed by
+ * another process, disk on a file whose name holds a newline and an escape sequence, and
+ * probe counts that give notes (denied, over budget). Static: do not free. */
+const struct cpw_waits *report_fixture_waits(void);
 
 #endif

@@ -83,6 +83,12 @@ static const struct field fields[] = {
 	FLD(top_process_runnable, F_DBL), FLD(top_process_futex_share, F_DBL),
 	FLD(top_process_is_python, F_INT), FLD(cores_usable_sampled, F_DBL),
 	FLD(cpus_allowed_sampled, F_STR),
+	FLD(wait_kind, F_STR), FLD(wait_kind_share, F_DBL), FLD(wait_target, F_STR),
+	FLD(wait_target_share, F_DBL), FLD(wait_child_share, F_DBL), FLD(io_file, F_STR),
+	FLD(io_files_more, F_UINT), FLD(pipe_wait_s, F_DBL), FLD(pipe_waiter_pid, F_INT),
+	FLD(pipe_waiter_comm, F_STR), FLD(pipe_feeder_pid, F_INT), FLD(pipe_feeder_comm, F_STR),
+	FLD(pipe_feeder_cpu_share, F_DBL), FLD(pipe_feeder_wait_kind, F_STR),
+	FLD(pipe_feeder_wait_share, F_DBL),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -391,6 +397,8 @@ static int check_invariants(const char *name, const struct cpw_verdict *v)
 static int check_advice(const char *name, const struct cpw_metrics *m, const struct cpw_verdict *v)
 {
 	bool serialised = has_finding(v, "take turns on a lock");
+	/* The wait analysis found the tree's waits on a lock (a futex). */
+	bool lock_waits = v->cls == CPW_CLASS_WAITING && strcmp(m->wait_kind, "lock") == 0;
 	bool gil = has_finding(v, "GIL");
 	bool oversub = has_finding(v, "oversubscribes");
 	double cores = cpw_known(m->cores_usable_sampled) && m->cores_usable_sampled > 0
@@ -420,9 +428,10 @@ static int check_advice(const char *name, const struct cpw_metrics *m, const str
 	NEVER(saturated, "to use the rest");
 	/* Its own oversubscription, or the CPUs it narrowed itself, is not other load. */
 	NEVER(!named[CPW_CLASS_CPU_STARVED], "other load");
-	/* The GIL only for Python; a lock's advice only where threads take turns. */
+	/* The GIL only for Python; a lock's advice only where threads take turns, or wait
+	 * on a lock. */
 	NEVER(!gil && m->top_process_is_python != 1, "GIL");
-	NEVER(!serialised, "critical sections");
+	NEVER(!serialised && !lock_waits, "critical sections");
 	/* More memory only with memory pressure; storage advice only with storage waits. */
 	NEVER(!named[CPW_CLASS_THRASHING], "more memory");
 	NEVER(!named[CPW_CLASS_IO_BOUND], "sync less");

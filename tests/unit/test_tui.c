@@ -65,6 +65,31 @@ static struct cpw_tui_opts opts(bool tree, enum cpw_tui_col sort)
 	return o;
 }
 
+/* The WAIT column: what the main thread waits on now, from the model, sorted as words;
+ * an exited process waits on nothing. */
+static void test_wait_column(void)
+{
+	struct cpw_tui_table tb = { 0 };
+	size_t n = fixture();
+	snprintf(procs[1].wait_now, sizeof(procs[1].wait_now), "network");
+	snprintf(procs[4].wait_now, sizeof(procs[4].wait_now), "lock");
+	snprintf(procs[3].wait_now, sizeof(procs[3].wait_now), "pipe"); /* exited */
+	struct cpw_tui_opts o = opts(false, CPW_TUI_COL_WAIT);
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
+	long ten = cpw_tui_table_find(&tb, 10), twelve = cpw_tui_table_find(&tb, 12);
+	CU_ASSERT_FATAL(ten >= 0 && twelve >= 0);
+	CU_ASSERT_STRING_EQUAL(tb.rows[ten].wait, "network");
+	CU_ASSERT_STRING_EQUAL(tb.rows[twelve].wait, "");
+	/* Low first, as words: "" (running) before "lock" before "network". */
+	CU_ASSERT_TRUE(cpw_tui_table_find(&tb, 20) < ten);
+	CU_ASSERT_TRUE(cpw_tui_table_find(&tb, 1) < cpw_tui_table_find(&tb, 20));
+	CU_ASSERT_STRING_EQUAL(cpw_tui_col_title(CPW_TUI_COL_WAIT), "WAIT");
+	memset(procs[1].wait_now, 0, sizeof(procs[1].wait_now));
+	memset(procs[3].wait_now, 0, sizeof(procs[3].wait_now));
+	memset(procs[4].wait_now, 0, sizeof(procs[4].wait_now));
+	cpw_tui_table_free(&tb);
+}
+
 static void pids_of(const struct cpw_tui_table *tb, pid_t *out)
 {
 	for (size_t i = 0; i < tb->nrows; i++)
@@ -411,6 +436,7 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("tui", NULL, NULL);
 	CU_add_test(s, "tree order and sibling sort", test_tree_order);
+	CU_add_test(s, "wait column", test_wait_column);
 	CU_add_test(s, "flat sort orders", test_flat_sorts);
 	CU_add_test(s, "collapse sums", test_collapse_sums);
 	CU_add_test(s, "exited linger, stale parent cycles", test_linger_and_cycles);

@@ -1,0 +1,217 @@
+/*
+ * waits_report.c: the Waits section, in text and JSON.
+ *
+ * Kinds are listed by thread-seconds, largest first, each with its top targets; then the
+ * processes that waited most, with their kinds. Targets and names come from the kernel
+ * and may hold anything (a path with a newline): text escapes them for the terminal,
+ * JSON for UTF-8 (json-c escapes the controls). What the probe could not resolve (no
+ * permission, no syscall file, the budget spent) becomes notes at the end.
+ */
+#include "config.h"
+#include "report/waits_report.h"
+#include "report/report.h"
+#include "util/escape.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kinds with time, largest first. Returns how many. */
+static int kinds_by_time(const struct cpw_waits *w, int *order)
+{
+	int n = 0;
+	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++) {
+		if (!(w->seconds[k] > 0))
+			continue;
+		int i = n++;
+		while (i > 0 && w->seconds[order[i - 1]] < w->seconds[k]) {
+			order[i] = order[i - 1];
+			i--;
+		}
+		order[i] = k;
+	}
+	return n;
+}
+
+/* The notes of what could not be resolved; returns how many were written to notes. */
+static int probe_notes(const struct cpw_waits *w, char notes[3][200])
+{
+	const struct cpw_wait_probe_stats *s = &w->probe;
+	int n = 0;
+
+	if (!w->probed)
+		return 0;
+	if (s->denied)
+		snprintf(notes[n++], 200, "the system calls of %llu probed thread%s were not readable (another "
+			 "user's processes): their kinds come from the wait channel alone",
+			 (unsigned long long)s->denied, s->denied == 1 ? "" : "s");
+	if (s->no_syscall)
+		snprintf(notes[n++], 200, "%llu probed thread%s had no readable syscall file (hidepid, or a "
+			 "kernel without it): kinds from the wait channel alone",
+			 (unsigned long long)s->no_syscall, s->no_syscall == 1 ? "" : "s");
+	if (s->samples_over_budget)
+		snprintf(notes[n++], 200, "in %llu sample%s the %u reads allowed for wait targets ran out: "
+			 "%llu wait%s left without a target",
+			 (unsigned long long)s->samples_over_budget, s->samples_over_budget == 1 ? "" : "s",
+			 s->budget, (unsigned long long)s->over_budget, s->over_budget == 1 ? "" : "s");
+	return n;
+}
+
+int cpw_waits_write_text(const struct cpw_waits *w, FILE *out)
+{
+	char esc[CPW_WAIT_TARGET_LEN * 4];
+	int order[CPW_WAIT_KIND_COUNT];
+
+	if (!w || !(w->total_s > 0))
+		return 0;
+	struct cpw_waits *sorted = malloc(sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	*sorted = *w;
+	cpw_waits_sort(sorted);
+
+	fputs("Waits (thread-seconds off the CPU, by what was waited on):\n", out);
+	int nkinds = kinds_by_time(sorted, order);
+	for (int i = 0; i < nkinds; i++) {
+		int k = order[i];
+		fprintf(out, "\t%-12s %10.2f s %5.1f%%\n", cpw_wait_kind_name((enum cpw_wait_kind)k),
+			sorted->seconds[k], 100 * sorted->seconds[k] / sorted->total_s);
+		int shown = 0;
+		for (size_t t = 0; t < sorted->ntargets && shown < CPW_WAITS_REPORT_TARGETS; t++) {
+			const struct cpw_wait_target_time *x = &sorted->targets[t];
+			if ((int)x->kind != k)
+				continue;
+			cpw_escape_for_terminal(x->target, esc, sizeof(esc));
+			fprintf(out, "\t    %-44s %8.2f s\n", esc, x->seconds);
+			shown++;
+		}
+	}
+	if (sorted->untracked_target_s > 0)
+		fprintf(out, "\t(%.2f s on targets past the %d listed)\n", sorted->untracked_target_s,
+			CPW_WAIT_TARGETS_MAX);
+	fputs("    By process:\n", out);
+	for (size_t i = 0; i < sorted->nprocs && i < CPW_WAITS_REPORT_PROCS; i++) {
+		const struct cpw_wait_proc_time *p = &sorted->procs[i];
+		int pk[CPW_WAIT_KIND_COUNT];
+		struct cpw_waits one;
+		memcpy(one.seconds, p->seconds, sizeof(one.seconds));
+		int npk = kinds_by_time(&one, pk);
+		cpw_escape_for_terminal(p->comm, esc, sizeof(esc));
+		fprintf(out, "\tpid %d (%s): %.2f s", (int)p->pid, esc, p->total_s);
+		for (int j = 0; j < npk && j < 3; j++)
+			fprintf(out, "%s %s %.2f s", j ? "," : ":", cpw_wait_kind_name((enum cpw_wait_kind)pk[j]),
+				p->seconds[pk[j]]);
+		fputc('\n', out);
+	}
+	if (sorted->nprocs > CPW_WAITS_REPORT_PROCS)
+		fprintf(out, "\t(%zu more processes)\n", sorted->nprocs - CPW_WAITS_REPORT_PROCS);
+	char notes[3][200];
+	int nnotes = probe_notes(sorted, notes);
+	for (int i = 0; i < nnotes; i++)
+		fprintf(out, "\t(%s)\n", notes[i]);
+	free(sorted);
+	return ferror(out) ? -EIO : 0;
+}
+
+static struct json_object *jnum(double v)
+{
+	char text[48];
+	if (!isfinite(v))
+		return NULL;
+	cpw_report_number(v, text, sizeof(text));
+	return json_object_new_double_s(v, text);
+}
+
+static struct json_object *jstr(const char *s)
+{
+	char clean[CPW_WAIT_TARGET_LEN * 4];
+	cpw_escape_utf8(s, clean, sizeof(clean));
+	return json_object_new_string(clean);
+}
+
+static void add(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static struct json_object *probe_json(const struct cpw_waits *w)
+{
+	const struct cpw_wait_probe_stats *s = &w->probe;
+	if (!w->probed)
+		return NULL;
+	struct json_object *o = json_object_new_object();
+	add(o, "threads_probed", json_object_new_int64((int64_t)s->probed));
+	add(o, "denied", json_object_new_int64((int64_t)s->denied));
+	add(o, "no_syscall_file", json_object_new_int64((int64_t)s->no_syscall));
+	add(o, "over_budget", json_object_new_int64((int64_t)s->over_budget));
+	add(o, "samples_over_budget", json_object_new_int64((int64_t)s->samples_over_budget));
+	add(o, "budget_reads_per_sample", json_object_new_int64((int64_t)s->budget));
+	return o;
+}
+
+struct json_object *cpw_waits_to_json(const struct cpw_waits *w)
+{
+	int order[CPW_WAIT_KIND_COUNT];
+
+	if (!w)
+		return NULL;
+	struct cpw_waits *sorted = malloc(sizeof(*sorted));
+	struct json_object *o = json_object_new_object();
+	if (!sorted || !o) {
+		free(sorted);
+		json_object_put(o);
+		return NULL;
+	}
+	*sorted = *w;
+	cpw_waits_sort(sorted);
+	add(o, "total_thread_s", jnum(sorted->total_s));
+	struct json_object *kinds = json_object_new_object();
+	int nkinds = kinds_by_time(sorted, order);
+	for (int i = 0; i < nkinds; i++) {
+		int k = order[i];
+		struct json_object *kind = json_object_new_object();
+		add(kind, "thread_s", jnum(sorted->seconds[k]));
+		add(kind, "share", jnum(sorted->seconds[k] / sorted->total_s));
+		struct json_object *targets = json_object_new_array();
+		for (size_t t = 0; t < sorted->ntargets; t++) {
+			const struct cpw_wait_target_time *x = &sorted->targets[t];
+			if ((int)x->kind != k)
+				continue;
+			struct json_object *e = json_object_new_object();
+			add(e, "target", jstr(x->target));
+			add(e, "thread_s", jnum(x->seconds));
+			add(e, "pid", json_object_new_int((int)x->pid));
+			add(e, "peer_pid", x->peer_pid ? json_object_new_int((int)x->peer_pid) : NULL);
+			json_object_array_add(targets, e);
+		}
+		add(kind, "targets", targets);
+		add(kinds, cpw_wait_kind_name((enum cpw_wait_kind)k), kind);
+	}
+	add(o, "kinds", kinds);
+	struct json_object *procs = json_object_new_array();
+	for (size_t i = 0; i < sorted->nprocs; i++) {
+		const struct cpw_wait_proc_time *p = &sorted->procs[i];
+		struct json_object *e = json_object_new_object(), *pk = json_object_new_object();
+		add(e, "pid", json_object_new_int((int)p->pid));
+		add(e, "comm", jstr(p->comm));
+		add(e, "thread_s", jnum(p->total_s));
+		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+			if (p->seconds[k] > 0)
+				add(pk, cpw_wait_kind_name((enum cpw_wait_kind)k), jnum(p->seconds[k]));
+		add(e, "kinds", pk);
+		json_object_array_add(procs, e);
+	}
+	add(o, "processes", procs);
+	add(o, "untracked_target_s", jnum(sorted->untracked_target_s));
+	add(o, "untracked_process_s", jnum(sorted->untracked_proc_s));
+	add(o, "probe", probe_json(sorted));
+	char notes[3][200];
+	int nnotes = probe_notes(sorted, notes);
+	struct json_object *jn = json_object_new_array();
+	for (int i = 0; i < nnotes; i++)
+		json_object_array_add(jn, json_object_new_string(notes[i]));
+	add(o, "notes", jn);
+	free(sorted);
+	return o;
+}

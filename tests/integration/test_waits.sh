@@ -1,0 +1,182 @@
+#!/bin/sh
+# test_waits.sh: the wait analysis on the real binary, end to end:
+#
+#   a TCP client and a slow local server (python3, both started here; the server binds a
+#   port of 127.0.0.1 that the kernel picks and writes it to a file)
+#                                    waiting, on the network, on TCP 127.0.0.1:PORT, with
+#                                    the network advice
+#   three python3 threads, one lock  the lock kind and advice
+#   sleep 1.5                        the timer kind and advice
+#   sh -c 'spin 2 | cat'             the finding names spin, cpu-bound, as the pipeline's
+#                                    bottleneck; the pipe target names spin and its pid
+#   direct_read (O_DIRECT)           io-bound, naming the file (on a block device only)
+#
+# The network case's JSON report is validated against the schema where the validator exists.
+
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+W=$CPW_WORKLOADS
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+SERVER_PID=
+IO_DIR=
+
+cleanup() {
+	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+	[ -n "$IO_DIR" ] && rm -rf "$IO_DIR"
+	remove_scratch
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+plan 15
+
+# Prints one thing of a report: class, evidence text, findings, advice, the waits' targets.
+cat >"$SCRATCH/get.py" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[2]))
+v = doc.get("verdict") or {}
+what = sys.argv[1]
+if what == "class":
+    print(v.get("class", ""))
+elif what == "evidence":
+    for e in v.get("evidence") or []:
+        print("%s: %s" % (e.get("metric"), e.get("text")))
+elif what == "findings":
+    print("\n".join(v.get("findings") or []))
+elif what == "advice":
+    print(v.get("advice") or "")
+elif what == "targets":
+    for kind, k in ((doc.get("waits") or {}).get("kinds") or {}).items():
+        for t in k.get("targets") or []:
+            print("%s %s peer=%s" % (kind, t.get("target"), t.get("peer_pid")))
+EOF
+get() { "$PY" "$SCRATCH/get.py" "$@"; }
+# has LABEL FILE WHAT TEXT: TEXT is among WHAT of the report.
+has() {
+	if get "$3" "$2" | grep -qF -- "$4"; then
+		ok "$1"
+	else
+		not_ok "$1" "no '$4' in $3:
+$(get "$3" "$2")
+$(get evidence "$2")"
+	fi
+}
+valid() {
+	if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+		check "$1" validate_json "$2"
+	else
+		missing "$1" python3-jsonschema
+	fi
+}
+
+# --- a TCP client waiting on a slow server ------------------------------------------------
+cat >"$SCRATCH/server.py" <<'EOF'
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(4)
+s.settimeout(30)  # bounded: gone after 30 s without a client
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    try:
+        c, _ = s.accept()
+    except socket.timeout:
+        break
+    c.settimeout(10)
+    try:
+        while c.recv(100):
+            time.sleep(0.2)  # slow: each answer takes 200 ms
+            c.sendall(b"ok\n")
+    except OSError:
+        pass
+    c.close()
+EOF
+cat >"$SCRATCH/client.py" <<'EOF'
+import socket, sys
+c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+for _ in range(int(sys.argv[2])):  # one request at a time: blocked in recv
+    c.sendall(b"ping\n")
+    if not c.recv(100):
+        break
+EOF
+"$PY" "$SCRATCH/server.py" "$SCRATCH/port" &
+SERVER_PID=$!
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	[ -s "$SCRATCH/port" ] && break
+	sleep 0.1
+done
+PORT=$(cat "$SCRATCH/port" 2>/dev/null)
+if [ -z "$PORT" ]; then
+	for t in "network: class" "network: kind" "network: target" "network: advice" \
+		"network: text Waits section" "network: JSON valid"; do
+		not_ok "$t" "the test server did not start"
+	done
+else
+	R=$SCRATCH/net.json
+	"$CPW" --json -o "$R" -- "$PY" "$SCRATCH/client.py" "$PORT" 8
+	has "network: verdict is waiting" "$R" class waiting
+	has "network: the evidence names the kind" "$R" evidence "was on network"
+	has "network: the evidence names TCP 127.0.0.1:$PORT" "$R" evidence "on TCP 127.0.0.1:$PORT"
+	has "network: the advice is the network's" "$R" advice "make the requests concurrent"
+	"$CPW" -o "$SCRATCH/net.txt" -- "$PY" "$SCRATCH/client.py" "$PORT" 5
+	if sed -n '/^Waits/,/^Verdict/p' "$SCRATCH/net.txt" | grep -qF "TCP 127.0.0.1:$PORT"; then
+		ok "network: the text Waits section lists the target"
+	else
+		not_ok "network: the text Waits section lists the target" "$(cat "$SCRATCH/net.txt")"
+	fi
+	valid "network: JSON report is valid" "$R"
+fi
+kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=
+
+# --- a pipeline whose producer is CPU-bound -----------------------------------------------
+R=$SCRATCH/pipe.json
+"$CPW" --json -o "$R" -- sh -c "'$W/spin' 2 | cat >/dev/null"
+has "pipeline: the finding names the producer as the bottleneck" "$R" findings \
+	"is cpu-bound"
+has "pipeline: the finding names cat waiting on spin" "$R" findings "cat waits on a pipe fed by spin"
+has "pipeline: the pipe target names spin" "$R" targets "pipe pipe from spin (pid"
+
+# --- threads taking turns on one lock; a plain sleep ---------------------------------------
+cat >"$SCRATCH/lock.py" <<'EOF'
+import threading, time
+lock = threading.Lock()
+def worker():
+    for _ in range(5):
+        with lock:  # held while sleeping: the others wait on the lock (a futex)
+            time.sleep(0.1)
+ts = [threading.Thread(target=worker) for _ in range(3)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+EOF
+R=$SCRATCH/lock.json
+"$CPW" --json -o "$R" -- "$PY" "$SCRATCH/lock.py"
+has "lock: the evidence names the kind" "$R" evidence "was on lock"
+has "lock: the advice is the lock's" "$R" advice "shorten the critical sections"
+R=$SCRATCH/sleep.json
+"$CPW" --json -o "$R" -- sleep 1.5
+has "timer: the evidence names the kind" "$R" evidence "was on timer"
+has "timer: the advice is the timer's" "$R" advice "Remove the sleeps"
+
+# --- O_DIRECT reads: io-bound, naming the file ------------------------------------------
+if IO_DIR=$(block_dir) && "$W/direct_read" "$IO_DIR" 1 0 4 2>"$SCRATCH/direct.err"; then
+	R=$SCRATCH/direct.json
+	# 1 MiB blocks: each read blocks long enough for samples to catch it in D.
+	"$CPW" --json -o "$R" -- "$W/direct_read" "$IO_DIR" 64 1.5 1024
+	case $(get class "$R") in
+	io-bound) ok "direct_read: verdict is io-bound" ;;
+	# On a busy host the reads also wait for a CPU: mixed or starved, still naming the file.
+	mixed | cpu-starved) ok "direct_read: verdict is io-bound # busy host: $(get class "$R")" ;;
+	*) not_ok "direct_read: verdict is io-bound" "$(get evidence "$R")" ;;
+	esac
+	has "direct_read: the report names the file" "$R" targets "disk $IO_DIR/cpw-direct."
+else
+	skip "direct_read: verdict is io-bound" "no directory on a block device with O_DIRECT: $(cat "$SCRATCH/direct.err" 2>/dev/null)"
+	skip "direct_read: the report names the file" "no directory on a block device with O_DIRECT"
+fi
+done_testing

@@ -1,0 +1,417 @@
+/*
+ * test_waits.c: the wait analysis: the syscall and /proc/net parsers, the kind classifier,
+ * and the probe on the fixture /proc root tests/fixtures/procroot-waits (sockets connected,
+ * listening, vanished; a pipe fed by another process of the tree; an epoll; a terminal;
+ * a file whose path holds a newline; a thread without syscall file; the cache and the
+ * budget). The fixture's syscall files hold x86-64 numbers: the probe tests run there only.
+ */
+#include "config.h"
+#include "source/wait_kind.h"
+#include "source/wait_parse.h"
+#include "source/waits.h"
+#include "model/waits.h"
+#include "model/metrics.h"
+#include "model/tree.h"
+#include "cunit_tap.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ROOT FIXTURES "/procroot-waits"
+
+static long nr_of(const char *name)
+{
+	const struct cpw_syscall_info *s = cpw_syscall_by_name(name);
+	return s ? s->nr : -100;
+}
+
+static void test_parse_syscall(void)
+{
+	struct cpw_syscall_fields f;
+	const char in_call[] = "45 0x3 0x7ffd 0x1000 0x0 0x0 0x0 0x7ffc0 0x7f001\n";
+	CU_ASSERT_EQUAL(cpw_parse_syscall(in_call, strlen(in_call), &f), 0);
+	CU_ASSERT_FALSE(f.running);
+	CU_ASSERT_EQUAL(f.nr, 45);
+	CU_ASSERT_EQUAL(f.nargs, 6);
+	CU_ASSERT_EQUAL(f.args[0], 3);
+	CU_ASSERT_EQUAL(f.args[2], 0x1000);
+
+	const char outside[] = "-1 0x7ffc0 0x7f001\n";
+	CU_ASSERT_EQUAL(cpw_parse_syscall(outside, strlen(outside), &f), 0);
+	CU_ASSERT_EQUAL(f.nr, -1);
+	CU_ASSERT_EQUAL(f.nargs, 0);
+
+	CU_ASSERT_EQUAL(cpw_parse_syscall("running\n", 8, &f), 0);
+	CU_ASSERT_TRUE(f.running);
+
+	const char *bad[] = { "", "x 0x1", "45 0x3 0x4\n", "-1 0x1\n", "-7 0x1 0x2\n", "45 0x3 zz 0 0 0 0 1 2\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT_EQUAL(cpw_parse_syscall(bad[i], strlen(bad[i]), &f), -EINVAL);
+}
+
+static const char tcp[] =
+	"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	"   0: 0100007F:A028 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 1001 1 0 20 4 30 10 -1\n"
+	"   1: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 1002 1 0 100 0 0 10 0\n"
+	"   2: 0100007F:A0";
+
+static void test_net_tcp(void)
+{
+	struct cpw_net_entry e;
+	char target[128];
+
+	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 1001, &e), 0);
+	CU_ASSERT_STRING_EQUAL(e.local, "127.0.0.1:41000");
+	CU_ASSERT_STRING_EQUAL(e.peer, "127.0.0.1:8080");
+	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_STRING_EQUAL(target, "TCP 127.0.0.1:8080");
+
+	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 1002, &e), 0);
+	CU_ASSERT_STRING_EQUAL(e.peer, "");
+	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_STRING_EQUAL(target, "TCP listening on 0.0.0.0:8080");
+
+	/* Absent, and the header's "inode" column is never taken for a socket. */
+	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 4242, &e), -ENOENT);
+	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 0, &e), -ENOENT);
+	/* Cut short: the text ends inside a line. */
+	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, 120, CPW_NET_TCP, 1002, &e), -ENOENT);
+}
+
+static void test_net_tcp6_udp_unix(void)
+{
+	static const char tcp6[] =
+		"  sl  local_address                         remote_address                        st\n"
+		"   0: 00000000000000000000000001000000:D431 00000000000000000000000001000000:1538 01 "
+		"00000000:00000000 00:00000000 00000000  1000        0 1003 1\n";
+	static const char udp[] =
+		"   sl  local_address rem_address   st\n"
+		"  512: 00000000:0035 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 1006 2 0 0\n";
+	static const char unx[] =
+		"Num       RefCount Protocol Flags    Type St Inode Path\n"
+		"0000000000000000: 00000002 00000000 00010000 0001 01 1004 /run/app.sock\n"
+		"0000000000000000: 00000003 00000000 00000000 0001 03 1005\n";
+	struct cpw_net_entry e;
+	char target[128];
+
+	CU_ASSERT_EQUAL_FATAL(cpw_net_find_inode(tcp6, strlen(tcp6), CPW_NET_TCP6, 1003, &e), 0);
+	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_STRING_EQUAL(target, "TCP [::1]:5432");
+	CU_ASSERT_EQUAL_FATAL(cpw_net_find_inode(udp, strlen(udp), CPW_NET_UDP, 1006, &e), 0);
+	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_STRING_EQUAL(target, "UDP 0.0.0.0:53 (local)");
+	CU_ASSERT_EQUAL_FATAL(cpw_net_find_inode(unx, strlen(unx), CPW_NET_UNIX, 1004, &e), 0);
+	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_STRING_EQUAL(target, "unix /run/app.sock");
+	CU_ASSERT_EQUAL_FATAL(cpw_net_find_inode(unx, strlen(unx), CPW_NET_UNIX, 1005, &e), 0);
+	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_STRING_EQUAL(target, "unix socket (unnamed)");
+	CU_ASSERT_STRING_EQUAL(cpw_net_table_name(CPW_NET_UDP6), "udp6");
+}
+
+static void test_fd_link_type(void)
+{
+	unsigned long ino;
+	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[123]", &ino), CPW_FD_SOCKET);
+	CU_ASSERT_EQUAL(ino, 123);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("pipe:[77]", &ino), CPW_FD_PIPE);
+	CU_ASSERT_EQUAL(ino, 77);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[12", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[+0]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("pipe:[ 7]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[99999999999999999999999]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/pts/4", &ino), CPW_FD_TTY);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/tty1", &ino), CPW_FD_TTY);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("/home/a\nb", &ino), CPW_FD_FILE);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("anon_inode:[timerfd]", &ino), CPW_FD_TIMER);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("anon_inode:[eventfd]", &ino), CPW_FD_ANON);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("net:[4026531840]", &ino), CPW_FD_UNKNOWN);
+}
+
+static void test_classify(void)
+{
+	if (!cpw_syscall_by_name("read")) {
+		CU_PASS("no system call table for this architecture: wait channels only");
+	} else {
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("recvfrom"), CPW_FD_UNKNOWN), CPW_WAIT_NETWORK);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("accept4"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_PIPE), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("write"), CPW_FD_PIPE), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_TTY), CPW_WAIT_TERMINAL);
+		CU_ASSERT_EQUAL(cpw_wait_classify('D', "", nr_of("pread64"), CPW_FD_FILE), CPW_WAIT_DISK);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_TIMER), CPW_WAIT_TIMER);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
+		/* read with an fd not resolved: the wait channel tells. */
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "pipe_read", nr_of("read"), CPW_FD_UNKNOWN), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("futex"), CPW_FD_UNKNOWN), CPW_WAIT_LOCK);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("clock_nanosleep"), CPW_FD_UNKNOWN), CPW_WAIT_TIMER);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("wait4"), CPW_FD_UNKNOWN), CPW_WAIT_CHILD);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("waitid"), CPW_FD_UNKNOWN), CPW_WAIT_CHILD);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("epoll_pwait"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("ppoll"), CPW_FD_UNKNOWN), CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_classify('D', "", nr_of("fsync"), CPW_FD_FILE), CPW_WAIT_DISK);
+	}
+	/* Outside a call in D: a page fault. */
+	CU_ASSERT_EQUAL(cpw_wait_classify('D', "folio_wait_bit_common", CPW_SYSCALL_NONE, CPW_FD_UNKNOWN),
+			CPW_WAIT_PAGE_IN);
+	/* Wait channels alone (the syscall file unreadable). */
+	struct { const char *wchan; char state; enum cpw_wait_kind kind; } w[] = {
+		{ "sk_wait_data", 'S', CPW_WAIT_NETWORK },
+		{ "inet_csk_accept", 'S', CPW_WAIT_NETWORK },
+		{ "unix_stream_read_generic", 'S', CPW_WAIT_NETWORK },
+		{ "pipe_read", 'S', CPW_WAIT_PIPE },
+		{ "futex_wait_queue", 'S', CPW_WAIT_LOCK },
+		{ "hrtimer_nanosleep", 'S', CPW_WAIT_TIMER },
+		{ "do_wait", 'S', CPW_WAIT_CHILD },
+		{ "do_epoll_wait", 'S', CPW_WAIT_EVENT_LOOP },
+		{ "do_select", 'S', CPW_WAIT_EVENT_LOOP },
+		{ "n_tty_read", 'S', CPW_WAIT_TERMINAL },
+		{ "filemap_fault", 'D', CPW_WAIT_PAGE_IN },
+		{ "jbd2_log_wait_commit", 'D', CPW_WAIT_DISK },
+		{ "", 'D', CPW_WAIT_DISK },
+		{ "rwsem_down_read_slowpath", 'D', CPW_WAIT_LOCK },
+		{ "wait_woken", 'S', CPW_WAIT_OTHER },
+		{ "0", 'S', CPW_WAIT_OTHER },
+	};
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		CU_ASSERT_EQUAL(cpw_wait_classify(w[i].state, w[i].wchan, CPW_SYSCALL_UNREAD, CPW_FD_UNKNOWN), w[i].kind);
+	CU_ASSERT_EQUAL(cpw_wait_classify('R', "", CPW_SYSCALL_UNREAD, CPW_FD_UNKNOWN), CPW_WAIT_OTHER);
+	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+		CU_ASSERT_EQUAL(cpw_wait_kind_from_name(cpw_wait_kind_name(k)), k);
+	CU_ASSERT_EQUAL(cpw_wait_kind_from_name("nope"), -1);
+}
+
+static void add_wait(struct cpw_waits *w, pid_t pid, const char *comm, enum cpw_wait_kind kind,
+		     const char *target, pid_t peer, double s)
+{
+	struct cpw_wait one;
+	memset(&one, 0, sizeof(one));
+	one.kind = kind;
+	snprintf(one.target, sizeof(one.target), "%s", target);
+	one.peer_pid = peer;
+	cpw_waits_add(w, pid, comm, &one, s);
+}
+
+/* Thread-seconds per kind, target and process; the dominant kind leaves child waits aside. */
+static void test_model_waits(void)
+{
+	struct cpw_waits w;
+	double share;
+
+	cpw_waits_init(&w);
+	CU_ASSERT_EQUAL(cpw_waits_dominant(&w, &share), -1);
+	add_wait(&w, 10, "sh", CPW_WAIT_CHILD, "", 0, 4.0);
+	CU_ASSERT_EQUAL(cpw_waits_dominant(&w, &share), CPW_WAIT_CHILD); /* all there is */
+	add_wait(&w, 11, "curl", CPW_WAIT_NETWORK, "TCP 10.0.0.1:80", 0, 1.0);
+	add_wait(&w, 11, "curl", CPW_WAIT_NETWORK, "TCP 10.0.0.2:80", 0, 3.0);
+	add_wait(&w, 11, "curl", CPW_WAIT_NETWORK, "TCP 10.0.0.1:80", 0, 0.5);
+	add_wait(&w, 11, "curl", CPW_WAIT_TIMER, "", 0, 0.5);
+	add_wait(&w, 11, "curl", CPW_WAIT_TIMER, "", 0, -1.0); /* ignored */
+	CU_ASSERT_DOUBLE_EQUAL(w.total_s, 9.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_NETWORK], 4.5, 1e-9);
+	CU_ASSERT_EQUAL(w.ntargets, 2);
+	CU_ASSERT_EQUAL(cpw_waits_dominant(&w, &share), CPW_WAIT_NETWORK);
+	CU_ASSERT_DOUBLE_EQUAL(share, 0.9, 1e-9);
+	const struct cpw_wait_target_time *top = cpw_waits_top_target(&w, CPW_WAIT_NETWORK);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(top);
+	CU_ASSERT_STRING_EQUAL(top->target, "TCP 10.0.0.2:80");
+	CU_ASSERT_PTR_NULL(cpw_waits_top_target(&w, CPW_WAIT_LOCK));
+	cpw_waits_sort(&w);
+	CU_ASSERT_EQUAL(w.procs[0].pid, 11);
+	CU_ASSERT_STRING_EQUAL(w.targets[0].target, "TCP 10.0.0.2:80");
+	CU_ASSERT_PTR_NOT_NULL(cpw_waits_proc(&w, 10));
+	CU_ASSERT_PTR_NULL(cpw_waits_proc(&w, 99));
+	/* Past the tables: counted apart. */
+	for (int i = 0; i < CPW_WAIT_TARGETS_MAX + 2; i++) {
+		char t[32];
+		snprintf(t, sizeof(t), "/f%d", i);
+		add_wait(&w, (pid_t)(100 + i), "p", CPW_WAIT_DISK, t, 0, 1.0);
+	}
+	CU_ASSERT_EQUAL(w.ntargets, CPW_WAIT_TARGETS_MAX);
+	CU_ASSERT_DOUBLE_EQUAL(w.untracked_target_s, 4.0, 1e-9);
+	CU_ASSERT_EQUAL(w.nprocs, CPW_WAIT_PROCS_MAX);
+	CU_ASSERT_TRUE(w.untracked_proc_s > 0);
+}
+
+/* The metrics the classifier reads: dominant kind, its target, the files, the pipeline. */
+static void test_metrics_from_waits(void)
+{
+	struct cpw_waits w;
+	struct cpw_metrics m;
+	struct cpw_tree *t = cpw_tree_new(false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	/* xz: 4 s of CPU in its 4 s of life; wc waits on the pipe it feeds. */
+	cpw_tree_record_exit(t, 20, 1, "xz", 3.9, 0.1, 0, 0, 1024, 4.0);
+	cpw_tree_record_exit(t, 21, 1, "wc", 0.0, 0.01, 0, 0, 512, 4.0);
+	cpw_waits_init(&w);
+	add_wait(&w, 21, "wc", CPW_WAIT_PIPE, "pipe from xz (pid 20)", 20, 3.5);
+	add_wait(&w, 20, "xz", CPW_WAIT_DISK, "/data/in.tar", 0, 0.25);
+	add_wait(&w, 20, "xz", CPW_WAIT_DISK, "/data/other", 0, 0.125);
+	add_wait(&w, 1, "sh", CPW_WAIT_CHILD, "", 0, 4.0);
+	cpw_metrics_init(&m);
+	CU_ASSERT_TRUE(isnan(m.pipe_wait_s));
+	cpw_metrics_from_waits(&m, &w, t);
+	CU_ASSERT_STRING_EQUAL(m.wait_kind, "pipe");
+	CU_ASSERT_DOUBLE_EQUAL(m.wait_kind_share, 3.5 / 3.875, 1e-9);
+	CU_ASSERT_STRING_EQUAL(m.wait_target, "pipe from xz (pid 20)");
+	CU_ASSERT_DOUBLE_EQUAL(m.wait_child_share, 4.0 / 7.875, 1e-9);
+	CU_ASSERT_STRING_EQUAL(m.io_file, "/data/in.tar");
+	CU_ASSERT_EQUAL(m.io_files_more, 1);
+	CU_ASSERT_EQUAL(m.pipe_waiter_pid, 21);
+	CU_ASSERT_EQUAL(m.pipe_feeder_pid, 20);
+	CU_ASSERT_STRING_EQUAL(m.pipe_feeder_comm, "xz");
+	CU_ASSERT_STRING_EQUAL(m.pipe_feeder_wait_kind, "disk");
+	CU_ASSERT_DOUBLE_EQUAL(m.pipe_wait_s, 3.5, 1e-9);
+	/* Nothing waited: everything stays unknown. */
+	cpw_waits_init(&w);
+	cpw_metrics_init(&m);
+	cpw_metrics_from_waits(&m, &w, t);
+	CU_ASSERT_STRING_EQUAL(m.wait_kind, "");
+	CU_ASSERT_TRUE(isnan(m.wait_kind_share));
+	cpw_tree_free(t);
+}
+
+#if defined(__x86_64__)
+static struct cpw_wait probe(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state)
+{
+	struct cpw_wait w;
+	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, pid, tid, state, &w), 0);
+	return w;
+}
+
+static void test_probe_fixture(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(wp);
+	const pid_t tree[] = { 100, 200, 300, 400 };
+	cpw_wait_probe_begin_sample(wp, tree, 4);
+	struct cpw_wait w;
+
+	w = probe(wp, 100, 100, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_NETWORK);
+	CU_ASSERT_STRING_EQUAL(w.syscall, "recvfrom");
+	CU_ASSERT_STRING_EQUAL(w.target, "TCP 127.0.0.1:8080");
+	CU_ASSERT_STRING_EQUAL(w.wchan, ""); /* the call told: not read */
+	w = probe(wp, 100, 101, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_LOCK);
+	w = probe(wp, 100, 102, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_TIMER);
+	w = probe(wp, 100, 103, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_CHILD);
+	w = probe(wp, 100, 104, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_EVENT_LOOP);
+	CU_ASSERT_STRING_EQUAL(w.target, "epoll on 2 fds");
+	/* The socket vanished: the fd link is there, no table has its inode. */
+	w = probe(wp, 100, 105, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_NETWORK);
+	CU_ASSERT_STRING_EQUAL(w.target, "socket:[9999] (not in /proc/net)");
+	/* A path with a newline comes back raw; writers escape it. */
+	w = probe(wp, 100, 106, 'D');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_DISK);
+	CU_ASSERT_STRING_EQUAL(w.target, "/data/evil\nname");
+	CU_ASSERT_STRING_EQUAL(w.wchan, "folio_wait_bit_common");
+	w = probe(wp, 100, 107, 'D');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_PAGE_IN);
+	CU_ASSERT_EQUAL(w.syscall_nr, CPW_SYSCALL_NONE);
+	/* No syscall file: the kind from the wait channel, and why. */
+	w = probe(wp, 100, 108, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_NETWORK);
+	CU_ASSERT_EQUAL(w.detail, CPW_WAIT_DETAIL_NO_SYSCALL);
+	CU_ASSERT_EQUAL(w.syscall_nr, CPW_SYSCALL_UNREAD);
+	w = probe(wp, 100, 109, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_TERMINAL);
+	CU_ASSERT_STRING_EQUAL(w.target, "/dev/pts/3");
+	w = probe(wp, 100, 110, 'S');
+	CU_ASSERT_STRING_EQUAL(w.target, "TCP [::1]:5432");
+	w = probe(wp, 100, 111, 'S');
+	CU_ASSERT_STRING_EQUAL(w.target, "TCP listening on 0.0.0.0:8080");
+	w = probe(wp, 100, 112, 'S');
+	CU_ASSERT_STRING_EQUAL(w.target, "unix /run/app.sock");
+	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, 100, 113, 'S', &w), -EAGAIN);
+	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, 100, 999, 'S', &w), -ESRCH);
+	/* "running" from a thread that blocks and wakes too fast to be caught (short O_DIRECT
+	 * reads): its wait channel says it is blocked; the call is unknown, to be retried. */
+	w = probe(wp, 100, 114, 'D');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_DISK);
+	CU_ASSERT_EQUAL(w.syscall_nr, CPW_SYSCALL_UNREAD);
+	CU_ASSERT_TRUE(w.retry);
+	/* A pipe: the other end is xz, another process of the tree. */
+	w = probe(wp, 200, 200, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_PIPE);
+	CU_ASSERT_EQUAL(w.peer_pid, 300);
+	CU_ASSERT_STRING_EQUAL(w.target, "pipe from xz (pid 300)");
+	w = probe(wp, 400, 400, 'D');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_DISK);
+	CU_ASSERT_STRING_EQUAL(w.syscall, "fsync");
+	CU_ASSERT_STRING_EQUAL(w.target, "/var/lib/db file");
+
+	const struct cpw_wait_probe_stats *s = cpw_wait_probe_stats(wp);
+	CU_ASSERT_EQUAL(s->no_syscall, 1);
+	CU_ASSERT_EQUAL(s->samples_over_budget, 0);
+	cpw_wait_probe_free(wp);
+}
+
+/* Sockets and pipes resolved once are cached by (pid, fd, inode): a thread still blocked
+ * on them next sample costs its fd link, not the tables or the tree's fds again. */
+static void test_probe_cache(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 0);
+	const pid_t tree[] = { 100, 200, 300, 400 };
+	cpw_wait_probe_begin_sample(wp, tree, 4);
+	probe(wp, 100, 100, 'S');
+	probe(wp, 200, 200, 'S');
+	uint64_t first = cpw_wait_probe_stats(wp)->reads;
+	cpw_wait_probe_begin_sample(wp, tree, 4);
+	struct cpw_wait a = probe(wp, 100, 100, 'S');
+	struct cpw_wait b = probe(wp, 200, 200, 'S');
+	CU_ASSERT_EQUAL(cpw_wait_probe_stats(wp)->reads - first, 2); /* two fd links */
+	CU_ASSERT_STRING_EQUAL(a.target, "TCP 127.0.0.1:8080");
+	CU_ASSERT_STRING_EQUAL(b.target, "pipe from xz (pid 300)");
+	CU_ASSERT_EQUAL(b.peer_pid, 300);
+	cpw_wait_probe_free(wp);
+}
+
+/* Past the budget the kind is still named; the target is not, and the stats say so. */
+static void test_probe_budget(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 1);
+	cpw_wait_probe_begin_sample(wp, NULL, 0);
+	struct cpw_wait w = probe(wp, 100, 100, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_NETWORK);
+	CU_ASSERT_EQUAL(w.detail, CPW_WAIT_DETAIL_OVER_BUDGET);
+	w = probe(wp, 100, 101, 'S'); /* futex: nothing to resolve, nothing spent */
+	CU_ASSERT_EQUAL(w.detail, CPW_WAIT_DETAIL_OK);
+	const struct cpw_wait_probe_stats *s = cpw_wait_probe_stats(wp);
+	CU_ASSERT_EQUAL(s->samples_over_budget, 1);
+	CU_ASSERT_EQUAL(s->over_budget, 1);
+	CU_ASSERT_EQUAL(s->budget, 1);
+	cpw_wait_probe_begin_sample(wp, NULL, 0);
+	w = probe(wp, 100, 109, 'S');
+	CU_ASSERT_EQUAL(w.detail, CPW_WAIT_DETAIL_OK); /* a fresh budget */
+	cpw_wait_probe_free(wp);
+}
+#endif
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("waits", NULL, NULL);
+	CU_add_test(s, "parse syscall file", test_parse_syscall);
+	CU_add_test(s, "tcp table by inode", test_net_tcp);
+	CU_add_test(s, "tcp6, udp, unix tables", test_net_tcp6_udp_unix);
+	CU_add_test(s, "fd link types", test_fd_link_type);
+	CU_add_test(s, "wait kinds", test_classify);
+	CU_add_test(s, "thread-seconds per kind, target, process", test_model_waits);
+	CU_add_test(s, "metrics from waits", test_metrics_from_waits);
+#if defined(__x86_64__)
+	CU_add_test(s, "probe on fixture /proc", test_probe_fixture);
+	CU_add_test(s, "probe caches targets", test_probe_cache);
+	CU_add_test(s, "probe budget", test_probe_budget);
+#endif
+	return cpw_cunit_run_tap();
+}
