@@ -35,6 +35,7 @@ void cpw_cli_usage(FILE *out)
 {
 	fputs("Usage: cperfwatch [OPTION]... -- COMMAND [ARG]...\n"
 	      "  or:  cperfwatch [OPTION]... --pid PID\n"
+	      "  or:  cperfwatch [OPTION]... --merge FILE...\n"
 	      "Run COMMAND (or watch process PID) with its whole process tree, measure where the\n"
 	      "time and memory go, and name the bottleneck with its evidence.\n"
 	      "\n"
@@ -50,6 +51,8 @@ void cpw_cli_usage(FILE *out)
 	      "                           output); FILE is written whole, then renamed into\n"
 	      "                           place; %r, %h, %p, %q{VAR}, %% expand (see below)\n"
 	      "      --label=NAME=VALUE   add this label to every prometheus/openmetrics sample\n"
+	      "      --merge              merge the JSON reports FILE... of a job's ranks into\n"
+	      "                           one job report (text, --json or --format prometheus)\n"
 
 	      "  -a, --wait-all           run mode: wait for every descendant, orphans included\n"
 	      "  -e, --events=LIST        count these perf events (libpfm4 names, comma-separated)\n"
@@ -256,6 +259,7 @@ static const struct option long_options[] = {
 	{ "max-rss", required_argument, NULL, OPT_MAX_RSS },
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -366,6 +370,9 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 				return CPW_CLI_ERROR;
 			cfg->labels[cfg->nlabels++] = optarg;
 			break;
+		case OPT_MERGE:
+			cfg->mode = CPW_MODE_MERGE;
+			break;
 		case 'h':
 			cpw_cli_usage(out);
 			return CPW_CLI_EXIT_OK;
@@ -390,6 +397,17 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 		FAIL("--label applies to --format prometheus or openmetrics");
 	if (expand_output(cfg, err) < 0)
 		return CPW_CLI_ERROR;
+	if (cfg->mode == CPW_MODE_MERGE) {
+		if (have_pid)
+			FAIL("--merge reads reports: give either --merge FILE... or --pid, not both");
+		if (optind >= argc)
+			FAIL("--merge needs the JSON reports to merge (cperfwatch --merge FILE...)");
+		if (cfg->format == CPW_FORMAT_OPENMETRICS)
+			FAIL("--merge writes text, JSON or prometheus, not openmetrics");
+		cfg->command = &argv[optind];
+		cfg->command_argc = argc - optind;
+		return CPW_CLI_OK;
+	}
 	bool had_dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
 	if (have_pid) {
 		if (optind < argc)

@@ -15,6 +15,7 @@
 #include "source/perf.h"
 #include "exitcodes.h"
 #include "modes/attach.h"
+#include "modes/merge.h"
 #include "modes/run.h"
 #include "report/output.h"
 #include "report/report.h"
@@ -81,7 +82,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.output_path, strerror(-rc));
 		return CPW_EXIT_FAILURE;
 	}
-	int status = cfg.mode == CPW_MODE_ATTACH ? cpw_attach_mode(&cfg, &out) : cpw_run_mode(&cfg, &out);
+	int status = cfg.mode == CPW_MODE_ATTACH  ? cpw_attach_mode(&cfg, &out)
+		     : cfg.mode == CPW_MODE_MERGE ? cpw_merge_mode(&cfg, &out)
+						  : cpw_run_mode(&cfg, &out);
 	cpw_output_abandon(&out); /* the temporary file, where no report was written */
 	return status;
 }

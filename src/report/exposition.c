@@ -83,10 +83,14 @@ void cpw_expo_sample(struct cpw_expo *e, const char *base, bool counter, const c
 		     double v)
 {
 	char text[64];
-	bool both = e->labels[0] && extra && extra[0];
+	bool has_extra = extra && extra[0];
 	cpw_report_number(v, text, sizeof(text));
+	if (!e->labels[0] && !has_extra) {
+		fprintf(e->out, "%s%s %s\n", base, counter ? "_total" : "", text);
+		return;
+	}
 	fprintf(e->out, "%s%s{%s%s%s} %s\n", base, counter ? "_total" : "", e->labels,
-		both ? "," : "", extra ? extra : "", text);
+		e->labels[0] && has_extra ? "," : "", has_extra ? extra : "", text);
 }
 
 void cpw_expo_gauge(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v)

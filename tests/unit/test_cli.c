@@ -118,6 +118,13 @@ static void test_fleet_options(void)
 		     "given twice");
 	expect_error(ARGS("--label", "a=1", "--", "x"), "--label applies to --format prometheus");
 	expect_error(ARGS("--format", "prom", "--", "x"), "expected text, json, prometheus or openmetrics");
+
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--json", "--merge", "r.0.json", "r.1.json")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.mode, CPW_MODE_MERGE);
+	CU_ASSERT_EQUAL(cfg.command_argc, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.command[1], "r.1.json");
+	expect_error(ARGS("--merge"), "--merge needs the JSON reports");
+	expect_error(ARGS("--merge", "--format", "openmetrics", "a.json"), "not openmetrics");
 }
 
 static void test_attach_mode(void)
