@@ -19,9 +19,14 @@ BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-de
 # valgrind, strace (no shell is run), util-linux (taskset, setpriv), procps (ps), linux-perf
 # (detects a PMU where there is one), jq and python3-yaml (the CI examples), python3-prometheus-client
 # (OpenMetrics parsers), bc (test_signals' arithmetic), mount (private mounts in test_counters),
-# libxml2-utils (xmllint: the --plot SVG is well-formed) and librsvg2-bin (rsvg-convert: it renders).
+# libxml2-utils (xmllint: the --plot SVG is well-formed), librsvg2-bin (rsvg-convert: it renders),
+# and the engines --format prometheus, -o %r and --merge are tested against (all in bookworm):
+# prometheus (promtool check metrics), prometheus-node-exporter (its textfile collector),
+# prometheus-pushgateway, curl (to push to and scrape them on 127.0.0.1), openmpi-bin (mpirun
+# runs cperfwatch per rank in test_mpi_merge). Their services are not started by the tests'
+# packages' install in a chroot (policy-rc.d); the tests start their own on free ports.
 # In CI (CI=true) a test whose tool is missing fails rather than skips: add it here.
-TEST_PKGS="time htop tmux python3-jsonschema python3-prometheus-client python3-yaml jq groff-base man-db clang libclang-rt-14-dev valgrind strace util-linux mount procps bc linux-perf bash-completion libxml2-utils librsvg2-bin"
+TEST_PKGS="time htop tmux python3-jsonschema python3-prometheus-client python3-yaml jq groff-base man-db clang libclang-rt-14-dev valgrind strace util-linux mount procps bc linux-perf bash-completion prometheus prometheus-node-exporter prometheus-pushgateway curl openmpi-bin libxml2-utils librsvg2-bin"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 

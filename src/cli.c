@@ -13,8 +13,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classify/verdict.h"
+#include "report/exposition.h"
+#include "util/outname.h"
 #include "util/round.h"
 
 void cpw_config_defaults(struct cpw_config *cfg)
@@ -26,12 +29,14 @@ void cpw_config_defaults(struct cpw_config *cfg)
 	cfg->format = CPW_FORMAT_TEXT;
 	const char *root = getenv("CPERFWATCH_PROC");
 	cfg->proc_root = root && root[0] ? root : "/proc";
+	cfg->rank = -1;
 }
 
 void cpw_cli_usage(FILE *out)
 {
 	fputs("Usage: cperfwatch [OPTION]... -- COMMAND [ARG]...\n"
 	      "  or:  cperfwatch [OPTION]... --pid PID\n"
+	      "  or:  cperfwatch [OPTION]... --merge FILE...\n"
 	      "Run COMMAND (or watch process PID) with its whole process tree, measure where the\n"
 	      "time and memory go, and name the bottleneck with its evidence.\n"
 	      "\n"
@@ -42,9 +47,14 @@ void cpw_cli_usage(FILE *out)
 	      "  -i, --interval=TIME      sampling interval (default 100ms, at least 10ms)\n"
 	      "  -d, --duration=TIME      attach mode: stop watching after TIME\n"
 	      "  -j, --json               write the report as one JSON document (cperfwatch/1)\n"
-	      "      --format=FORMAT      text (default), json or openmetrics\n"
-	      "  -o, --output=FILE        write the report to FILE instead\n"
+	      "      --format=FORMAT      text (default), json, prometheus or openmetrics\n"
+	      "  -o, --output=FILE        write the report to FILE instead (- for standard\n"
+	      "                           output); FILE is written whole, then renamed into\n"
+	      "                           place; %r, %h, %p, %q{VAR}, %% expand (see below)\n"
 	      "      --plot=FILE          also draw the run over time as an SVG picture in FILE\n"
+	      "      --label=NAME=VALUE   add this label to every prometheus/openmetrics sample\n"
+	      "      --merge              merge the JSON reports FILE... of a job's ranks into\n"
+	      "                           one job report (text, --json or --format prometheus)\n"
 	      "  -a, --wait-all           run mode: wait for every descendant, orphans included\n"
 	      "  -e, --events=LIST        count these perf events (libpfm4 names, comma-separated)\n"
 	      "      --list-events        list the events this machine's PMUs offer, then exit\n"
@@ -62,6 +72,9 @@ void cpw_cli_usage(FILE *out)
 	      "SIZE is a number of bytes with an optional unit: K, M, G, T (powers of 1024).\n"
 	      "CLASS is one of: cpu-bound, memory-bound, io-bound, thrashing, waiting,\n"
 	      "cpu-starved, mixed, unknown.\n"
+	      "In FILE, %r is the rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or\n"
+	      "SLURM_PROCID), %h the short host name, %p cperfwatch's pid, %q{VAR} the\n"
+	      "environment variable VAR, %% a per cent sign.\n"
 	      "\n"
 	      "Exit status: COMMAND's status, or 128+N if it died of signal N; 124 if COMMAND\n"
 	      "succeeded but a budget was broken; 125 if cperfwatch itself failed or was misused;\n"
@@ -166,9 +179,67 @@ static int parse_fail_on(const char *text, unsigned *mask)
 	return 0;
 }
 
+/* --label NAME=VALUE: the name by the Prometheus grammar, not one cperfwatch writes, not
+ * twice. Returns 0, or -1 after one line on err. */
+static int check_label(const char *arg, const struct cpw_config *cfg, FILE *err)
+{
+	const char *eq = strchr(arg, '=');
+	char name[128];
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name)) {
+		fprintf(err, "cperfwatch: invalid label '%s': expected NAME=VALUE\n", arg);
+		return -1;
+	}
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	if (!cpw_expo_label_name_ok(name)) {
+		fprintf(err, "cperfwatch: invalid label name '%s': expected letters, digits and _, "
+			"not starting with a digit or __, and none of: %s\n", name, cpw_expo_reserved_labels);
+		return -1;
+	}
+	if (cfg->nlabels >= CPW_LABELS_MAX) {
+		fprintf(err, "cperfwatch: too many labels (at most %d)\n", CPW_LABELS_MAX);
+		return -1;
+	}
+	for (int i = 0; i < cfg->nlabels; i++)
+		if (strncmp(cfg->labels[i], arg, (size_t)(eq - arg + 1)) == 0) {
+			fprintf(err, "cperfwatch: label '%s' given twice\n", name);
+			return -1;
+		}
+	return 0;
+}
+
+static const char *getenv_var(const char *name, const void *ctx)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* Fills the host name and rank the report carries, and expands %r, %h, %p, %q{VAR} in -o.
+ * Returns 0, or -1 after one line on err. */
+static int expand_output(struct cpw_config *cfg, FILE *err)
+{
+	static char host[256];
+	char why[512];
+	const char *var;
+	cpw_short_hostname(host, sizeof(host));
+	struct cpw_outname_env env = { getenv_var, NULL, host, (long)getpid() };
+	cfg->host = host[0] ? host : NULL;
+	long rank = cpw_outname_rank(&env, &var);
+	cfg->rank = rank >= 0 && rank <= INT_MAX ? (int)rank : -1;
+	if (!cfg->output_path || strcmp(cfg->output_path, "-") == 0)
+		return 0;
+	if (cpw_outname_expand(cfg->output_path, &env, cfg->output_expanded,
+			       sizeof(cfg->output_expanded), why, sizeof(why)) < 0) {
+		fprintf(err, "cperfwatch: output file %s\n", why);
+		return -1;
+	}
+	cfg->output_path = cfg->output_expanded;
+	return 0;
+}
+
 enum long_only {
 	OPT_FORMAT = 256, OPT_LIST_EVENTS, OPT_TUI, OPT_NO_TUI, OPT_NO_CGROUP,
-	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON, OPT_PLOT,
+	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON, OPT_PLOT, OPT_LABEL, OPT_MERGE,
 };
 
 static const struct option long_options[] = {
@@ -189,6 +260,8 @@ static const struct option long_options[] = {
 	{ "max-cpu", required_argument, NULL, OPT_MAX_CPU },
 	{ "max-rss", required_argument, NULL, OPT_MAX_RSS },
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -244,8 +317,10 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 				cfg->format = CPW_FORMAT_JSON;
 			else if (strcmp(optarg, "openmetrics") == 0)
 				cfg->format = CPW_FORMAT_OPENMETRICS;
+			else if (strcmp(optarg, "prometheus") == 0)
+				cfg->format = CPW_FORMAT_PROMETHEUS;
 			else
-				FAIL("invalid format '%s': expected text, json or openmetrics", optarg);
+				FAIL("invalid format '%s': expected text, json, prometheus or openmetrics", optarg);
 			break;
 		case 'o':
 			if (!*optarg)
@@ -297,6 +372,14 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 				     "memory-bound, io-bound, thrashing, waiting, cpu-starved, mixed, unknown",
 				     optarg);
 			break;
+		case OPT_LABEL:
+			if (check_label(optarg, cfg, err) < 0)
+				return CPW_CLI_ERROR;
+			cfg->labels[cfg->nlabels++] = optarg;
+			break;
+		case OPT_MERGE:
+			cfg->mode = CPW_MODE_MERGE;
+			break;
 		case 'h':
 			cpw_cli_usage(out);
 			return CPW_CLI_EXIT_OK;
@@ -315,6 +398,23 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 	if (cfg->mode == CPW_MODE_LIST_EVENTS) {
 		if (optind < argc || have_pid)
 			FAIL("--list-events takes no command and no --pid");
+		return CPW_CLI_OK;
+	}
+	if (cfg->nlabels && cfg->format != CPW_FORMAT_PROMETHEUS && cfg->format != CPW_FORMAT_OPENMETRICS)
+		FAIL("--label applies to --format prometheus or openmetrics");
+	if (expand_output(cfg, err) < 0)
+		return CPW_CLI_ERROR;
+	if (cfg->mode == CPW_MODE_MERGE) {
+		if (have_pid)
+			FAIL("--merge reads reports: give either --merge FILE... or --pid, not both");
+		if (optind >= argc)
+			FAIL("--merge needs the JSON reports to merge (cperfwatch --merge FILE...)");
+		if (cfg->format == CPW_FORMAT_OPENMETRICS)
+			FAIL("--merge writes text, JSON or prometheus, not openmetrics");
+		if (cfg->plot_path)
+			FAIL("--plot draws a run or a watch over time; --merge has no time series");
+		cfg->command = &argv[optind];
+		cfg->command_argc = argc - optind;
 		return CPW_CLI_OK;
 	}
 	bool had_dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;

@@ -15,7 +15,9 @@
 #include "source/perf.h"
 #include "exitcodes.h"
 #include "modes/attach.h"
+#include "modes/merge.h"
 #include "modes/run.h"
+#include "report/output.h"
 #include "report/report.h"
 
 /* Opens /dev/null on any of fds 0-2 that is closed, so that no descriptor cperfwatch opens
@@ -65,23 +67,30 @@ int main(int argc, char **argv)
 	}
 
 	/* The report's own stream was closed by the caller: it would be lost. */
-	if (!cfg.output_path && (closed & (1u << (cfg.mode == CPW_MODE_RUN ? 2 : 1)))) {
+	bool dash = cfg.output_path && strcmp(cfg.output_path, "-") == 0;
+	int report_fd = dash || cfg.mode != CPW_MODE_RUN ? 1 : 2;
+	if ((!cfg.output_path || dash) && (closed & (1u << report_fd))) {
 		fprintf(stderr, "cperfwatch: standard %s is closed: nowhere to write the report (use -o FILE)\n",
-			cfg.mode == CPW_MODE_RUN ? "error" : "output");
+			report_fd == 2 ? "error" : "output");
 		return CPW_EXIT_FAILURE;
 	}
-	/* Open the report's destination first: an unwritable -o fails before anything runs. */
-	FILE *out = cpw_report_open(&cfg);
-	if (!out) {
-		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.output_path, strerror(errno));
+	/* Open the report's destination first: an unwritable -o fails before anything runs
+	 * (its temporary file is made now, in the directory it will be renamed in). */
+	struct cpw_output out;
+	int rc = cpw_output_open(&out, &cfg);
+	if (rc < 0) {
+		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.output_path, strerror(-rc));
 		return CPW_EXIT_FAILURE;
 	}
 	/* The plot's file too: a bad --plot path fails before the command starts. */
 	if (cfg.plot_path && (cfg.plot_fd = cpw_report_open_plot(&cfg)) < 0) {
 		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.plot_path, strerror(errno));
+		cpw_output_abandon(&out);
 		return CPW_EXIT_FAILURE;
 	}
-	if (cfg.mode == CPW_MODE_ATTACH)
-		return cpw_attach_mode(&cfg, out);
-	return cpw_run_mode(&cfg, out);
+	int status = cfg.mode == CPW_MODE_ATTACH  ? cpw_attach_mode(&cfg, &out)
+		     : cfg.mode == CPW_MODE_MERGE ? cpw_merge_mode(&cfg, &out)
+						  : cpw_run_mode(&cfg, &out);
+	cpw_output_abandon(&out); /* the temporary file, where no report was written */
+	return status;
 }

@@ -10,9 +10,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum cpw_mode { CPW_MODE_RUN, CPW_MODE_ATTACH, CPW_MODE_LIST_EVENTS };
+enum cpw_mode { CPW_MODE_RUN, CPW_MODE_ATTACH, CPW_MODE_LIST_EVENTS, CPW_MODE_MERGE };
 
-enum cpw_format { CPW_FORMAT_TEXT, CPW_FORMAT_JSON, CPW_FORMAT_OPENMETRICS };
+enum cpw_format { CPW_FORMAT_TEXT, CPW_FORMAT_JSON, CPW_FORMAT_OPENMETRICS, CPW_FORMAT_PROMETHEUS };
+
+#define CPW_LABELS_MAX 16
+#define CPW_PATH_LEN 4096
 
 /* Default and smallest sampling intervals. The floor is the kernel's accounting
  * resolution: utime/stime in /proc move in clock ticks (USER_HZ = 100, so 10 ms). */
@@ -22,13 +25,19 @@ enum cpw_format { CPW_FORMAT_TEXT, CPW_FORMAT_JSON, CPW_FORMAT_OPENMETRICS };
 
 struct cpw_config {
 	enum cpw_mode mode;
-	char **command;          /* run mode: argv of COMMAND, NULL-terminated */
+	char **command;          /* run mode: argv of COMMAND, NULL-terminated; merge mode: the files */
 	int command_argc;
 	pid_t pid;               /* attach mode: the root of the watched tree */
 	unsigned interval_ms;    /* sampling interval */
 	double duration_s;       /* attach mode: stop after this long; 0 = until the target ends */
 	enum cpw_format format;
-	const char *output_path; /* -o FILE, or NULL for the mode's default stream */
+	const char *output_path; /* -o FILE (its %r, %h... expanded), or NULL for the mode's
+				  * default stream; "-" is standard output */
+	char output_expanded[CPW_PATH_LEN]; /* where output_path points when it was expanded */
+	const char *labels[CPW_LABELS_MAX]; /* --label NAME=VALUE, checked, as given */
+	int nlabels;
+	const char *host;        /* this machine's short name, for the report; NULL unknown */
+	int rank;                /* the job's rank of this process (MPI, Slurm); -1 unknown */
 	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none */
 	int plot_fd;             /* --plot's file, opened by main.c before anything runs; -1 */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */

@@ -55,7 +55,7 @@ static void arm_counters(struct cpw_session *s)
 		cpw_counters_attach_thread(s->counters, tids[i]);
 }
 
-int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
+int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 {
 	struct cpw_session s;
 	char err[256] = "";
@@ -120,7 +120,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, FILE *report_out)
 		 (int)cfg->pid, MB_CUR_MAX > 1 ? "\u2014" : "--");
 	/* The terminal is back before anything is printed. */
 	cpw_watch_view_end(&view, &s, ended && !cpw_signal_received ? notice : NULL);
-	int status = cpw_report_emit(cfg, &s.report, report_out) != 0 ? CPW_EXIT_FAILURE
+	int status = cpw_report_emit(&s.report, report_out) != 0 ? CPW_EXIT_FAILURE
 		     : budget_broken ? CPW_EXIT_BUDGET : CPW_EXIT_OK;
 	cpw_session_free(&s);
 	return status;

@@ -108,7 +108,7 @@ static void end_notice(int wait_status, char *notice, size_t len)
 			 WEXITSTATUS(wait_status), dash);
 }
 
-int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
+int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 {
 	struct cpw_session s;
 	struct cpw_launch launch;
@@ -244,7 +244,7 @@ int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out)
 	cpw_watch_view_end(&view, &s, notice); /* until q; gives the terminal back */
 	int exit_status = s.report.exit_signal ? CPW_EXIT_SIGNAL_BASE + s.report.exit_signal
 					       : s.report.exit_code;
-	if (cpw_report_emit(cfg, &s.report, report_out) != 0)
+	if (cpw_report_emit(&s.report, report_out) != 0)
 		exit_status = CPW_EXIT_FAILURE;
 	else if (budget_broken && exit_status == 0)
 		exit_status = CPW_EXIT_BUDGET;

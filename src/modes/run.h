@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "options.h"
 
-int cpw_run_mode(const struct cpw_config *cfg, FILE *report_out);
+struct cpw_output; /* report/output.h */
+int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out);
 
 #endif

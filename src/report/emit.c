@@ -1,6 +1,7 @@
 /*
  * emit.c: writes a finished report where it goes (standard error, standard output or the
- * -o file), as one write where the stream is unbuffered, and says so when it cannot.
+ * -o file, renamed into place when whole), as one write where the stream is unbuffered,
+ * and says so when it cannot.
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "report/output.h"
 #include "report/plot_svg.h"
 
 /* Writes the report to an unbuffered stream (standard error) in one go: one write instead
@@ -48,16 +50,26 @@ static int emit_plot(const struct cpw_config *cfg, const struct cpw_report *r)
 	return rc;
 }
 
-int cpw_report_emit(const struct cpw_config *cfg, const struct cpw_report *r, FILE *out)
+int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 {
-	int plot_rc = cfg->plot_fd >= 0 ? emit_plot(cfg, r) : 0;
-	int rc = out == stderr ? write_unbuffered(r, out) : cpw_report_write(r, out);
-	if (out != stdout && out != stderr && fclose(out) != 0 && rc == 0)
-		rc = -errno;
+	int plot_rc = r->cfg && r->cfg->plot_fd >= 0 ? emit_plot(r->cfg, r) : 0;
+	const char *name = cpw_output_name(out);
+	int rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
 	if (rc != 0) {
-		fprintf(stderr, "cperfwatch: cannot write the report to %s: %s\n",
-			cfg->output_path ? cfg->output_path : (out == stdout ? "standard output" : "standard error"),
-			strerror(-rc));
+		cpw_output_abandon(out); /* a file that was there before stays as it was */
+		fprintf(stderr, "cperfwatch: cannot write the report to %s: %s\n", name, strerror(-rc));
+		return -1;
+	}
+	char kept[CPW_PATH_LEN];
+	snprintf(kept, sizeof(kept), "%s", out->tmp_path);
+	rc = cpw_output_commit(out);
+	if (rc != 0 && out->tmp_path[0]) {
+		fprintf(stderr, "cperfwatch: cannot rename the report to %s: %s (it is in %s)\n", name,
+			strerror(-rc), kept);
+		return -1;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "cperfwatch: cannot write the report to %s: %s\n", name, strerror(-rc));
 		return -1;
 	}
 	return plot_rc == 0 ? 0 : -1;

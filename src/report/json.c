@@ -200,6 +200,9 @@ static json_object *build(const struct cpw_report *r)
 	}
 	add(root, "command", cmd);
 	add(root, "pid", json_object_new_int(r->pid));
+	/* Which process of a job this is, for cperfwatch --merge (util/outname.c). */
+	add(root, "host", r->cfg->host ? jstr(r->cfg->host) : NULL);
+	add(root, "rank", r->cfg->rank >= 0 ? json_object_new_int(r->cfg->rank) : NULL);
 
 	if (r->exit_known) {
 		json_object *e = json_object_new_object();

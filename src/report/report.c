@@ -1,6 +1,5 @@
 /*
- * report.c: what every report writer shares: notes, the output stream, and the choice of
- * writer.
+ * report.c: what every report writer shares: notes and the choice of writer.
  */
 #include "config.h"
 #include "report/report.h"
@@ -25,25 +24,9 @@ void cpw_report_note(struct cpw_report *r, const char *fmt, ...)
 		memcpy(note + CPW_NOTE_LEN - 4, "...", 4);
 }
 
-FILE *cpw_report_open(const struct cpw_config *cfg)
-{
-	if (!cfg->output_path)
-		return cfg->mode == CPW_MODE_RUN ? stderr : stdout;
-	/* O_NOFOLLOW: a symlink planted where the report goes is refused, not followed. */
-	int fd = open(cfg->output_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		int err = errno;
-		close(fd);
-		errno = err;
-	}
-	return f;
-}
-
 int cpw_report_open_plot(const struct cpw_config *cfg)
 {
+	/* O_NOFOLLOW: a symlink planted where the plot goes is refused, not followed. */
 	return open(cfg->plot_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
 }
 
@@ -58,6 +41,9 @@ int cpw_report_write(const struct cpw_report *r, FILE *out)
 		break;
 	case CPW_FORMAT_OPENMETRICS:
 		rc = cpw_report_write_openmetrics(r, out);
+		break;
+	case CPW_FORMAT_PROMETHEUS:
+		rc = cpw_report_write_prometheus(r, out);
 		break;
 	default:
 		rc = cpw_report_write_text(r, out);

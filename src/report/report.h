@@ -70,19 +70,16 @@ int cpw_report_write_json(const struct cpw_report *r, FILE *out);
  * it. Both must give the same document. */
 void cpw_report_json_stream_processes(bool stream);
 int cpw_report_write_openmetrics(const struct cpw_report *r, FILE *out);
+/* The same figures in the Prometheus text format 0.0.4 (openmetrics.c). */
+int cpw_report_write_prometheus(const struct cpw_report *r, FILE *out);
 
 /* A measured figure as text for the JSON and OpenMetrics writers: every digit of a whole
  * number (a byte count past 1e9 must not lose its last digits), 9 significant digits of
  * anything else (what the measurement carries, without binary noise). */
 void cpw_report_number(double v, char *buf, size_t len);
 
-/* Opens where the report goes: -o FILE (created new or truncated, with the user's umask,
- * never through a symlink), else stderr (run mode) or stdout (attach mode). NULL with
- * errno set on failure. */
-FILE *cpw_report_open(const struct cpw_config *cfg);
-
-/* Opens --plot's file as cpw_report_open() opens -o's (created or truncated, never
- * through a symlink, closed on exec). Returns the descriptor, or -1 with errno set. */
+/* Opens --plot's file (created or truncated, never through a symlink, closed on exec).
+ * Returns the descriptor, or -1 with errno set. */
 int cpw_report_open_plot(const struct cpw_config *cfg);
 
 /* Evaluates the configured budgets into r->budgets; true when any was broken (budgets.c). */
@@ -91,8 +88,10 @@ bool cpw_report_check_budgets(struct cpw_report *r);
 /* Writes the report in the configured format. Returns 0 or -errno. */
 int cpw_report_write(const struct cpw_report *r, FILE *out);
 
-/* Writes the report to out (closing it unless it is standard output or error) and says in
- * one line on standard error where it could not be written. Returns 0 or -1 (emit.c). */
-int cpw_report_emit(const struct cpw_config *cfg, const struct cpw_report *r, FILE *out);
+/* Writes the report to out and commits it (report/output.h: the -o file renamed into
+ * place), or abandons it and says in one line on standard error where it could not be
+ * written. Returns 0 or -1 (emit.c). */
+struct cpw_output;
+int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out);
 
 #endif

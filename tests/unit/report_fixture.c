@@ -23,6 +23,8 @@ void report_fixture_build(struct cpw_report *r, struct cpw_config *cfg)
 	cfg->interval_ms = 100;
 	cfg->command = command;
 	cfg->command_argc = 2;
+	cfg->host = "node1";
+	cfg->rank = 2;
 	r->cfg = cfg;
 	r->mode = CPW_MODE_RUN;
 	r->pid = 4321;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -83,6 +84,48 @@ static void test_run_mode(void)
 	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--", "make", "--", "x")), CPW_CLI_OK);
 	CU_ASSERT_EQUAL(cfg.command_argc, 3);
 	CU_ASSERT_EQUAL(cfg.interval_ms, CPW_INTERVAL_DEFAULT_MS);
+}
+
+/* --format prometheus, --label (checked), -o with %r and %q{VAR} expanded at parse time. */
+static void test_fleet_options(void)
+{
+	struct cpw_config cfg;
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("PMIX_RANK");
+	unsetenv("PMI_RANK");
+	setenv("SLURM_PROCID", "5", 1);
+	setenv("CPW_TEST_JOB", "j1", 1);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--format", "prometheus", "--label", "job=a b", "--label",
+					 "site=x=y", "-o", "r.%q{CPW_TEST_JOB}.%r.prom", "--", "x")),
+			CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.format, CPW_FORMAT_PROMETHEUS);
+	CU_ASSERT_EQUAL(cfg.nlabels, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.labels[1], "site=x=y");
+	CU_ASSERT_STRING_EQUAL(cfg.output_path, "r.j1.5.prom");
+	CU_ASSERT_EQUAL(cfg.rank, 5);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("-o", "-", "--", "x")), CPW_CLI_OK);
+	CU_ASSERT_STRING_EQUAL(cfg.output_path, "-");
+	unsetenv("SLURM_PROCID");
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--", "x")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.rank, -1);
+	expect_error(ARGS("-o", "r.%r.json", "--", "x"), "no rank variable is set");
+	expect_error(ARGS("-o", "r.%q{CPW_TEST_UNSET_VAR}", "--", "x"), "CPW_TEST_UNSET_VAR is not set");
+	expect_error(ARGS("--format", "prometheus", "--label", "a-b=1", "--", "x"), "invalid label name 'a-b'");
+	expect_error(ARGS("--format", "prometheus", "--label", "__x=1", "--", "x"), "invalid label name '__x'");
+	expect_error(ARGS("--format", "prometheus", "--label", "mode=1", "--", "x"), "invalid label name 'mode'");
+	expect_error(ARGS("--format", "prometheus", "--label", "novalue", "--", "x"), "expected NAME=VALUE");
+	expect_error(ARGS("--format", "prometheus", "--label", "a=1", "--label", "a=2", "--", "x"),
+		     "given twice");
+	expect_error(ARGS("--label", "a=1", "--", "x"), "--label applies to --format prometheus");
+	expect_error(ARGS("--format", "prom", "--", "x"), "expected text, json, prometheus or openmetrics");
+
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--json", "--merge", "r.0.json", "r.1.json")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.mode, CPW_MODE_MERGE);
+	CU_ASSERT_EQUAL(cfg.command_argc, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.command[1], "r.1.json");
+	expect_error(ARGS("--merge"), "--merge needs the JSON reports");
+	expect_error(ARGS("--merge", "--format", "openmetrics", "a.json"), "not openmetrics");
+	expect_error(ARGS("--merge", "--plot", "p.svg", "a.json"), "--merge has no time series");
 }
 
 static void test_attach_mode(void)
@@ -182,6 +225,7 @@ int main(void)
 	CU_add_test(s, "attach mode options", test_attach_mode);
 	CU_add_test(s, "budgets", test_budgets);
 	CU_add_test(s, "time, size and pid values", test_value_parsers);
+	CU_add_test(s, "prometheus, labels, -o %r %q{VAR} and -", test_fleet_options);
 	CU_add_test(s, "bad inputs: one line each", test_bad_inputs);
 	CU_add_test(s, "help, version, list-events", test_help_version);
 	return cpw_cunit_run_tap();

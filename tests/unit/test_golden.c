@@ -1,7 +1,7 @@
 /*
  * test_golden.c: golden outputs of the report writers. The fixed report of report_fixture.c,
- * with its three-process tree, is rendered by the text, JSON and OpenMetrics writers and
- * compared byte for byte with tests/expected/report.txt, report.json and report.om. On a
+ * with its three-process tree, is rendered by the text, JSON, OpenMetrics and Prometheus writers and
+ * compared byte for byte with tests/expected/report.txt, report.json, report.om and report.prom. On a
  * mismatch the test fails and `diff -u` of expected against got goes to standard error (the
  * test's log), so any change to a writer shows up as a diff.
  *
@@ -174,6 +174,7 @@ static void check_golden(const char *name, report_writer writer)
 static void test_text(void) { check_golden("report.txt", cpw_report_write_text); }
 static void test_json(void) { check_golden("report.json", cpw_report_write_json); }
 static void test_openmetrics(void) { check_golden("report.om", cpw_report_write_openmetrics); }
+static void test_prometheus(void) { check_golden("report.prom", cpw_report_write_prometheus); }
 
 int main(void)
 {
@@ -182,5 +183,6 @@ int main(void)
 	CU_add_test(s, "text writer matches tests/expected/report.txt", test_text);
 	CU_add_test(s, "json writer matches tests/expected/report.json", test_json);
 	CU_add_test(s, "openmetrics writer matches tests/expected/report.om", test_openmetrics);
+	CU_add_test(s, "prometheus writer matches tests/expected/report.prom", test_prometheus);
 	return cpw_cunit_run_tap();
 }

@@ -11,9 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "report/report.h"
 #include "report/plot_svg.h"
+#include "report/exposition.h"
+#include "report/output.h"
 #include "model/tree.h"
 #include "cunit_tap.h"
 #include "report_fixture.h"
@@ -223,6 +227,57 @@ static void test_openmetrics(void)
 	free(text);
 }
 
+/* Prometheus 0.0.4: HELP then TYPE on every family, counters named with _total, no UNIT
+ * and no EOF; --label pairs on every sample, values escaped. */
+static void test_prometheus_labels(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	report_fixture_build(&r, &cfg);
+	cfg.labels[cfg.nlabels++] = "job=nightly";
+	cfg.labels[cfg.nlabels++] = "note=a \"q\"\\b\nc=d";
+	char *text = render(&r, cpw_report_write_prometheus);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "# HELP cperfwatch_user_cpu_seconds_total User CPU time of the tree.\n"
+					    "# TYPE cperfwatch_user_cpu_seconds_total counter\n"
+					    "cperfwatch_user_cpu_seconds_total{command=\"prog\",mode=\"run\","
+					    "job=\"nightly\",note=\"a \\\"q\\\"\\\\b\\nc=d\"} 1.5\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, ",class=\"cpu-bound\"} 1\n"));
+	CU_ASSERT_PTR_NULL(strstr(text, "# UNIT"));
+	CU_ASSERT_PTR_NULL(strstr(text, "# EOF"));
+	/* every family has its HELP right before its TYPE */
+	int types = 0;
+	for (const char *t = text; (t = strstr(t, "# TYPE ")); t++) {
+		types++;
+		CU_ASSERT_TRUE(t > text + 7);
+	}
+	int helps = 0;
+	for (const char *h = text; (h = strstr(h, "# HELP ")); h++)
+		helps++;
+	CU_ASSERT_EQUAL(types, helps);
+	free(text);
+	/* the same labels reach OpenMetrics */
+	text = render(&r, cpw_report_write_openmetrics);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "mode=\"run\",job=\"nightly\","));
+	free(text);
+}
+
+static void test_label_names(void)
+{
+	CU_ASSERT_TRUE(cpw_expo_label_name_ok("job"));
+	CU_ASSERT_TRUE(cpw_expo_label_name_ok("_x9"));
+	CU_ASSERT_TRUE(cpw_expo_label_name_ok("Cluster_Name"));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok(""));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok("9job"));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok("__name__"));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok("a-b"));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok("a.b"));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok("caf\xc3\xa9"));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok("command"));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok("class"));
+	CU_ASSERT_FALSE(cpw_expo_label_name_ok("rank"));
+	CU_ASSERT_TRUE(cpw_expo_label_name_ok("ranks"));
+}
+
 static void test_budgets(void)
 {
 	struct cpw_report r;
@@ -301,6 +356,58 @@ static void test_plot_svg(void)
 	cpw_tree_free(tree);
 }
 
+/* -o FILE: written under a temporary name beside it and renamed whole; a symlink refused;
+ * a device written in place; an abandoned report leaves nothing behind. */
+static void test_output_rename(void)
+{
+	char dir[] = "/tmp/cpw-output-XXXXXX", path[256], link[256];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.prom", dir);
+	struct cpw_config cfg;
+	struct cpw_output o;
+	cpw_config_defaults(&cfg);
+	cfg.output_path = path;
+	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), 0);
+	CU_ASSERT_EQUAL(access(path, F_OK), -1); /* not there until whole */
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.tmp_path, "/.r.prom."));
+	fputs("x 1\n", o.stream);
+	CU_ASSERT_EQUAL(cpw_output_commit(&o), 0);
+	CU_ASSERT_EQUAL(access(path, F_OK), 0);
+	CU_ASSERT_STRING_EQUAL(o.tmp_path, "");
+	cpw_output_abandon(&o); /* after a commit: nothing */
+	CU_ASSERT_EQUAL(access(path, F_OK), 0);
+
+	/* A report that is not written leaves the old file as it was, and no temporary. */
+	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), 0);
+	char tmp[CPW_PATH_LEN];
+	snprintf(tmp, sizeof(tmp), "%s", o.tmp_path);
+	fputs("half", o.stream);
+	cpw_output_abandon(&o);
+	CU_ASSERT_EQUAL(access(tmp, F_OK), -1);
+	FILE *in = fopen(path, "r");
+	char line[16] = "";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+	CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof(line), in));
+	fclose(in);
+	CU_ASSERT_STRING_EQUAL(line, "x 1\n");
+
+	snprintf(link, sizeof(link), "%s/l.prom", dir);
+	CU_ASSERT_EQUAL_FATAL(symlink(path, link), 0);
+	cfg.output_path = link;
+	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), -ELOOP);
+	cfg.output_path = "/dev/null";
+	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), 0);
+	CU_ASSERT_STRING_EQUAL(o.tmp_path, "");
+	CU_ASSERT_EQUAL(cpw_output_commit(&o), 0);
+	cfg.output_path = "-";
+	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), 0);
+	CU_ASSERT_PTR_EQUAL(o.stream, stdout);
+	CU_ASSERT_STRING_EQUAL(cpw_output_name(&o), "standard output");
+	unlink(link);
+	unlink(path);
+	CU_ASSERT_EQUAL(rmdir(dir), 0); /* nothing else was left in it */
+}
+
 int main(void)
 {
 	CU_initialize_registry();
@@ -309,10 +416,13 @@ int main(void)
 	CU_add_test(s, "json: parses back, nulls, escaping", test_json_round_trip);
 	CU_add_test(s, "json: the processes array, written one by one", test_json_processes_streamed);
 	CU_add_test(s, "openmetrics framing and names", test_openmetrics);
+	CU_add_test(s, "prometheus: HELP and TYPE, _total families, labels escaped", test_prometheus_labels);
+	CU_add_test(s, "label names by the Prometheus grammar", test_label_names);
 	CU_add_test(s, "budgets", test_budgets);
 	CU_add_test(s, "a long note is cut visibly", test_long_note);
 	CU_add_test(s, "escaping for terminals and JSON", test_escape);
 	CU_add_test(s, "a failed write is reported", test_write_failure);
+	CU_add_test(s, "-o: a temporary file renamed into place", test_output_rename);
 	CU_add_test(s, "numbers: every digit of whole ones, usable cores as written", test_numbers);
 	CU_add_test(s, "the SVG plot: phases named, names escaped", test_plot_svg);
 	return cpw_cunit_run_tap();

@@ -1,0 +1,135 @@
+/*
+ * exposition.c: the Prometheus text exposition formats, OpenMetrics and Prometheus 0.0.4
+ * (see exposition.h for how they differ): families, samples, labels and their escaping,
+ * and the check of label names given with --label.
+ */
+#include "config.h"
+#include "report/exposition.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/report.h"
+
+const char cpw_expo_reserved_labels[] = "command mode class budget rank host le quantile";
+
+void cpw_expo_init(struct cpw_expo *e, FILE *out, enum cpw_expo_dialect dialect)
+{
+	e->out = out;
+	e->dialect = dialect;
+	e->labels[0] = '\0';
+}
+
+void cpw_expo_label_value(const char *src, char *dst, size_t len)
+{
+	char clean[1024];
+	size_t n = 0;
+
+	cpw_escape_utf8(src, clean, sizeof(clean));
+	for (const char *s = clean; *s && n + 3 < len; s++) {
+		if (*s == '\\' || *s == '"') {
+			dst[n++] = '\\';
+			dst[n++] = *s;
+		} else if (*s == '\n') {
+			dst[n++] = '\\';
+			dst[n++] = 'n';
+		} else {
+			dst[n++] = *s;
+		}
+	}
+	dst[n] = '\0';
+}
+
+void cpw_expo_add_label(struct cpw_expo *e, const char *name, const char *value)
+{
+	char esc[1024];
+	size_t used = strlen(e->labels);
+	cpw_expo_label_value(value, esc, sizeof(esc));
+	snprintf(e->labels + used, sizeof(e->labels) - used, "%s%s=\"%s\"", used ? "," : "", name, esc);
+}
+
+void cpw_expo_add_config_labels(struct cpw_expo *e, const struct cpw_config *cfg)
+{
+	for (int i = 0; i < cfg->nlabels; i++) {
+		const char *eq = strchr(cfg->labels[i], '=');
+		char name[128];
+		if (!eq || (size_t)(eq - cfg->labels[i]) >= sizeof(name))
+			continue; /* cli.c let no such label through */
+		memcpy(name, cfg->labels[i], (size_t)(eq - cfg->labels[i]));
+		name[eq - cfg->labels[i]] = '\0';
+		cpw_expo_add_label(e, name, eq + 1);
+	}
+}
+
+void cpw_expo_family(struct cpw_expo *e, const char *base, bool counter, const char *unit,
+		     const char *help)
+{
+	const char *type = counter ? "counter" : "gauge";
+	if (e->dialect == CPW_EXPO_OPENMETRICS) {
+		fprintf(e->out, "# TYPE %s %s\n", base, type);
+		if (unit)
+			fprintf(e->out, "# UNIT %s %s\n", base, unit);
+		fprintf(e->out, "# HELP %s %s\n", base, help);
+		return;
+	}
+	/* Prometheus 0.0.4: the family carries the name its samples have. */
+	const char *suffix = counter ? "_total" : "";
+	fprintf(e->out, "# HELP %s%s %s\n", base, suffix, help);
+	fprintf(e->out, "# TYPE %s%s %s\n", base, suffix, type);
+}
+
+void cpw_expo_sample(struct cpw_expo *e, const char *base, bool counter, const char *extra,
+		     double v)
+{
+	char text[64];
+	bool has_extra = extra && extra[0];
+	cpw_report_number(v, text, sizeof(text));
+	if (!e->labels[0] && !has_extra) {
+		fprintf(e->out, "%s%s %s\n", base, counter ? "_total" : "", text);
+		return;
+	}
+	fprintf(e->out, "%s%s{%s%s%s} %s\n", base, counter ? "_total" : "", e->labels,
+		e->labels[0] && has_extra ? "," : "", has_extra ? extra : "", text);
+}
+
+void cpw_expo_gauge(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v)
+{
+	if (!cpw_known(v))
+		return;
+	cpw_expo_family(e, base, false, unit, help);
+	cpw_expo_sample(e, base, false, NULL, v);
+}
+
+void cpw_expo_counter(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v)
+{
+	if (!cpw_known(v))
+		return;
+	cpw_expo_family(e, base, true, unit, help);
+	cpw_expo_sample(e, base, true, NULL, v);
+}
+
+int cpw_expo_end(struct cpw_expo *e)
+{
+	if (e->dialect == CPW_EXPO_OPENMETRICS)
+		fputs("# EOF\n", e->out);
+	return ferror(e->out) ? (errno ? -errno : -EIO) : 0;
+}
+
+bool cpw_expo_label_name_ok(const char *name)
+{
+	if (!name[0] || (name[0] >= '0' && name[0] <= '9') || strncmp(name, "__", 2) == 0)
+		return false;
+	for (const char *s = name; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_'))
+			return false;
+	size_t len = strlen(name);
+	for (const char *w = cpw_expo_reserved_labels; *w;) {
+		size_t wl = strcspn(w, " ");
+		if (wl == len && strncmp(w, name, len) == 0)
+			return false;
+		w += wl + (w[wl] == ' ');
+	}
+	return true;
+}
