@@ -21,6 +21,7 @@
 
 #include "classify/advice.h"
 #include "classify/thresholds.h"
+#include "util/arith.h"
 
 #define PAGE_KIB 4.0
 
@@ -302,7 +303,7 @@ static void measure_io(struct ctx *c)
 	/* The cgroup's io.pressure counts the time some task of the tree waited for IO: an
 	 * exact clock. System-wide pressure would count other programs too. */
 	c->disk_corroborated = c->disk_sampled && m->psi_from_cgroup && cpw_known(m->psi_io_some_s) &&
-		c->disk > 0 && m->psi_io_some_s >= 0.5 * fmin(c->disk, c->wall);
+		c->disk > 0 && m->psi_io_some_s >= 0.5 * cpw_min(c->disk, c->wall);
 
 	c->io_bytes = NAN;
 	c->io_src = SRC_PROC_IO;
@@ -699,7 +700,7 @@ static bool lane_sampled(const struct ctx *c, enum lane lane, enum cpw_class cls
 static double sampled_quality(const struct ctx *c, double share)
 {
 	double p = clamp01(share), n = (double)c->m->thread_samples;
-	double q = n > 0 ? 1.0 - 2.0 * sqrt(p * (1.0 - p) / n) : 0;
+	double q = n > 0 ? 1.0 - 2.0 * cpw_sqrt(p * (1.0 - p) / n) : 0;
 
 	return q > c->samples_quality ? q : c->samples_quality;
 }

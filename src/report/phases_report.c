@@ -14,6 +14,7 @@
 
 #include "report/report.h"
 #include "util/escape.h"
+#include "util/round.h"
 
 static const char ramp[] = " .:-=+*#%@";
 
@@ -89,7 +90,7 @@ static void spark_row(FILE *out, const char *label, const double *v, size_t n, d
 {
 	fprintf(out, "\t%-7s|", label);
 	for (size_t i = 0; i < n; i++) {
-		int level = top > 0 ? (int)lround(v[i] / top * (double)(sizeof(ramp) - 2)) : 0;
+		int level = top > 0 ? (int)cpw_round(v[i] / top * (double)(sizeof(ramp) - 2)) : 0;
 		if (level < 0)
 			level = 0;
 		if (level > (int)sizeof(ramp) - 2)

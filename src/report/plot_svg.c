@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util/escape.h"
+#include "util/arith.h"
 
 #define WIDTH 1000
 #define LEFT 78
@@ -72,7 +73,7 @@ static void put_text(FILE *out, const char *s)
 /* A round step for about five ticks up to top. */
 static double tick_step(double top)
 {
-	double raw = top / 5, mag = pow(10, floor(log10(raw)));
+	double raw = top / 5, mag = cpw_decade_below(raw);
 	double norm = raw / mag;
 	return (norm < 1.5 ? 1 : norm < 3.5 ? 2 : norm < 7.5 ? 5 : 10) * mag;
 }

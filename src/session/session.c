@@ -23,6 +23,7 @@
 #include "source/psi.h"
 #include "source/taskstats.h"
 #include "source/vmstat.h"
+#include "util/arith.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define PENDING_MAX 4096
@@ -334,7 +335,7 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 	int rc = cpw_proc_reader_sample(p->reader, roots, nroots, &sample);
 	if (rc == 0) {
 		if (sample.pss_read)
-			p->next_pss_s = now + fmax(PSS_PERIOD_S, sample.pss_cost_s / PSS_COST_SHARE);
+			p->next_pss_s = now + cpw_max(PSS_PERIOD_S, sample.pss_cost_s / PSS_COST_SHARE);
 		rc = cpw_tree_apply(s->tree, &sample, now);
 		/* The CPUs the threads themselves may use now: the command may narrow them
 		 * (taskset, numactl, os.sched_setaffinity) after cperfwatch saw its own. */

@@ -724,7 +724,8 @@ static void sweep(struct cpw_proc_reader *r)
 		}
 		drop_handle(r, i);
 	}
-	qsort(r->still_there, r->nstill, sizeof(*r->still_there), compare_pids);
+	if (r->nstill > 1)
+		qsort(r->still_there, r->nstill, sizeof(*r->still_there), compare_pids);
 }
 
 int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t nroots,

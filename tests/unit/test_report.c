@@ -21,6 +21,7 @@
 #include "model/tree.h"
 #include "cunit_tap.h"
 #include "report_fixture.h"
+#include "util/arith.h"
 
 static char *render(const struct cpw_report *r, int (*writer)(const struct cpw_report *, FILE *))
 {
@@ -408,6 +409,24 @@ static void test_output_rename(void)
 	CU_ASSERT_EQUAL(rmdir(dir), 0); /* nothing else was left in it */
 }
 
+/* util/arith.h stands in for libm (the binary loads none): against libm itself. */
+static void test_arith_without_libm(void)
+{
+	const double xs[] = { 0.0, 1e-12, 0.0025, 0.1875, 0.25, 1.0, 2.0, 3.999, 4.0, 1234.5678, 1e12 };
+	for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
+		CU_ASSERT_DOUBLE_EQUAL(cpw_sqrt(xs[i]), sqrt(xs[i]), 1e-12 * (1 + sqrt(xs[i])));
+	CU_ASSERT_EQUAL(cpw_sqrt(-1.0), 0.0);
+	CU_ASSERT_EQUAL(cpw_sqrt(NAN), 0.0);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_decade_below(0.2), 0.1, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_decade_below(1.0), 1.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_decade_below(999.0), 100.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_decade_below(1000.0), 1000.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_decade_below(13047.3), 10000.0, 0);
+	CU_ASSERT_EQUAL(cpw_decade_below(0.0), 1.0);
+	CU_ASSERT_EQUAL(cpw_max(NAN, 2.0), 2.0);
+	CU_ASSERT_EQUAL(cpw_min(1.0, 2.0), 1.0);
+}
+
 int main(void)
 {
 	CU_initialize_registry();
@@ -425,5 +444,6 @@ int main(void)
 	CU_add_test(s, "-o: a temporary file renamed into place", test_output_rename);
 	CU_add_test(s, "numbers: every digit of whole ones, usable cores as written", test_numbers);
 	CU_add_test(s, "the SVG plot: phases named, names escaped", test_plot_svg);
+	CU_add_test(s, "arithmetic without libm: square root, decades", test_arith_without_libm);
 	return cpw_cunit_run_tap();
 }
