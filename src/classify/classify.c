@@ -286,12 +286,19 @@ static void measure_io(struct ctx *c)
 	 * they are runnable, so sampled R overstates CPU and sampled D understates the disk.
 	 * schedstat's on-CPU and run-queue times are exact: the rest of the lifetime is off
 	 * the CPU, and the off-CPU samples (D, S, other) only have to split it. */
-	uint64_t off_samples = m->st_disk_wait + m->st_d_other + m->st_sleeping + m->st_other;
+	/* A thread waiting for a child (a shell, make, a Python parent) is held up by that
+	 * child, whose own time is counted: its sleep is taken out of both the off-CPU time
+	 * and the samples that split it, or a parent asleep all the run would dilute its
+	 * child's disk wait (the wait analysis measures it; 0 without). */
+	double child_wait = cpw_known(m->wait_child_s) && m->wait_child_s > 0 ? m->wait_child_s : 0;
+	double child_samples = c->lifetime > 0 ? child_wait * (double)m->thread_samples / c->lifetime : 0;
+	double sleeping = (double)m->st_sleeping > child_samples ? (double)m->st_sleeping - child_samples : 0;
+	double off_samples = (double)(m->st_disk_wait + m->st_d_other + m->st_other) + sleeping;
 	if (c->disk_sampled && off_samples > 0 && cpw_known(m->oncpu_s) && cpw_known(m->runq_wait_s)) {
-		double off_cpu = c->lifetime - m->oncpu_s - m->runq_wait_s;
+		double off_cpu = c->lifetime - m->oncpu_s - m->runq_wait_s - child_wait;
 		if (off_cpu > 0) {
-			double disk = off_cpu * (double)m->st_disk_wait / (double)off_samples;
-			double dother = off_cpu * (double)m->st_d_other / (double)off_samples;
+			double disk = off_cpu * (double)m->st_disk_wait / off_samples;
+			double dother = off_cpu * (double)m->st_d_other / off_samples;
 			if (disk > c->disk) {
 				c->disk = disk;
 				c->disk_src = SRC_SAMPLED_SPLIT;

@@ -107,6 +107,7 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 	m->tree_peak_rss_kib = w.rss_kib_max;
 	m->read_bytes = w.read_bytes;
 	m->write_bytes = w.write_bytes;
+	m->wait_child_s = w.child_wait_s;
 	m->psi_cpu_some_s = w.psi_cpu_s;
 	m->psi_io_some_s = w.psi_io_s;
 	m->psi_mem_some_s = w.psi_mem_s;

@@ -36,6 +36,7 @@ void cpw_metrics_init(struct cpw_metrics *m)
 	m->topdown_memory_bound = NAN;
 	m->wait_kind_share = m->wait_target_share = m->wait_child_share = NAN;
 	m->pipe_wait_s = m->pipe_feeder_cpu_share = m->pipe_feeder_wait_share = NAN;
+	m->wait_child_s = NAN;
 }
 
 void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
@@ -185,6 +186,7 @@ void cpw_metrics_from_waits(struct cpw_metrics *m, const struct cpw_waits *w, co
 		return;
 	int k = cpw_waits_dominant(w, &m->wait_kind_share);
 	m->wait_child_share = w->seconds[CPW_WAIT_CHILD] / w->total_s;
+	m->wait_child_s = w->seconds[CPW_WAIT_CHILD];
 	if (k >= 0) {
 		snprintf(m->wait_kind, sizeof(m->wait_kind), "%s", cpw_wait_kind_name((enum cpw_wait_kind)k));
 		const struct cpw_wait_target_time *top = cpw_waits_top_target(w, (enum cpw_wait_kind)k);

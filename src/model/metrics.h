@@ -116,6 +116,7 @@ struct cpw_metrics {
 	char wait_target[160];       /* its top target ("TCP 127.0.0.1:8080"); "" when none */
 	double wait_target_share;    /* that target's share of the kind's thread-seconds */
 	double wait_child_share;     /* share of the waiting that was for a child process */
+	double wait_child_s;         /* thread-seconds waiting for a child (wait4, waitid); NAN */
 	char io_file[160];           /* the file most waited on for disk; "" when none */
 	unsigned io_files_more;      /* other files waited on for disk */
 	/* A pipeline: a process of the tree waiting on a pipe that another one feeds. */

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "model/timeline.h"
+#include "model/waits.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -25,7 +26,7 @@ struct proc_mark {
 
 /* The tree's cumulative sums at one record. */
 struct sums {
-	double user_s, sys_s, oncpu_s, runq_s, read_bytes, write_bytes;
+	double user_s, sys_s, oncpu_s, runq_s, read_bytes, write_bytes, child_wait_s;
 	uint64_t majflt, minflt;
 	bool io_known;
 };
@@ -158,6 +159,7 @@ void cpw_tl_point_merge(struct cpw_tl_point *into, const struct cpw_tl_point *ne
 	into->write_bytes = add_known(into->write_bytes, next->write_bytes);
 	into->majflt += next->majflt;
 	into->minflt += next->minflt;
+	into->child_wait_s += next->child_wait_s;
 	/* Pressure is known for the merged point only where it is for both. */
 	into->psi_cpu_s += next->psi_cpu_s;
 	into->psi_io_s += next->psi_io_s;
@@ -238,6 +240,7 @@ static double nonneg(double x) { return x > 0 ? x : 0; }
 static void tree_sums(const struct cpw_tree *t, struct sums *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->child_wait_s = cpw_tree_waits(t)->seconds[CPW_WAIT_CHILD];
 	for (size_t i = 0; i < cpw_tree_size(t); i++) {
 		const struct cpw_proc *p = cpw_tree_proc(t, i);
 		s->user_s += p->user_s;
@@ -316,6 +319,7 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 	pt.sys_s = nonneg(now.sys_s - was->sys_s);
 	pt.oncpu_s = nonneg(now.oncpu_s - was->oncpu_s);
 	pt.runq_s = nonneg(now.runq_s - was->runq_s);
+	pt.child_wait_s = nonneg(now.child_wait_s - was->child_wait_s);
 	pt.majflt = count_delta(now.majflt, was->majflt);
 	pt.minflt = count_delta(now.minflt, was->minflt);
 	if (now.io_known) {

@@ -52,6 +52,7 @@ struct cpw_tl_point {
 	uint64_t majflt, minflt;        /* faults (deltas) */
 	/* Pressure stall seconds ("some") in the point; NAN where the session has none. */
 	double psi_cpu_s, psi_io_s, psi_mem_s;
+	double child_wait_s;    /* thread-seconds waiting for a child (the wait analysis; deltas) */
 	struct cpw_tl_proc top[CPW_TIMELINE_TOP]; /* largest part first */
 };
 

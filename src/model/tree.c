@@ -108,6 +108,7 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->read_rate = p->write_rate = NAN;
 	p->last_read = p->last_write = NAN;
 	p->last_sample_s = NAN;
+	p->raw_read = p->raw_write = NAN;
 	p->pss_kib = NAN;
 	p->is_python = -1;
 	t->map[map_slot(t, pid)] = (int)t->nprocs;
@@ -271,8 +272,10 @@ static void apply_io(struct cpw_proc *p, const struct cpw_proc_reading *pr, bool
 		p->base_read = (double)pr->io.read_bytes;
 		p->base_write = (double)pr->io.write_bytes;
 	}
-	double r = (double)pr->io.read_bytes - p->base_read;
-	double w = (double)pr->io.write_bytes - p->base_write;
+	p->raw_read = (double)pr->io.read_bytes;
+	p->raw_write = (double)pr->io.write_bytes;
+	double r = p->raw_read - p->base_read - p->child_read;
+	double w = p->raw_write - p->base_write - p->child_write;
 	if (!(p->read_bytes >= r))
 		p->read_bytes = r;
 	if (!(p->write_bytes >= w))
@@ -280,9 +283,24 @@ static void apply_io(struct cpw_proc *p, const struct cpw_proc_reading *pr, bool
 	p->io_reason[0] = '\0';
 }
 
+/* Its parent reaps it (or has): the parent's /proc/PID/io gains its raw figures, which
+ * are this process's already. Its IO after the last sample stays counted under the parent
+ * (a parent that ignores SIGCHLD gains nothing, and is undercounted by as much). */
+static void credit_parent_io(struct cpw_tree *t, struct cpw_proc *p)
+{
+	if (p->io_credited || isnan(p->raw_read))
+		return;
+	p->io_credited = true;
+	struct cpw_proc *parent = find_proc(t, p->ppid);
+	if (!parent || !parent->alive || parent == p)
+		return;
+	parent->child_read += p->raw_read;
+	parent->child_write += p->raw_write;
+}
+
 static void mark_exited(struct cpw_tree *t, struct cpw_proc *p, double now_s)
 {
-	(void)t;
+	credit_parent_io(t, p);
 	p->alive = false;
 	p->exited_s = now_s;
 	p->cpu_pct = 0;
@@ -477,9 +495,13 @@ int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, dou
 
 	t->generation++;
 	t->interval_s = now_s - t->last_sample_s;
-	for (size_t i = 0; i < sample->nprocs; i++)
-		apply_proc(t, sample, &sample->procs[i], now_s);
-
+	/* Exits first: a parent that reaped a child has the child's IO in its own figures
+	 * (credit_parent_io), which must be known before those figures are read. */
+	for (size_t i = 0; i < sample->nprocs; i++) {
+		struct cpw_proc *p = find_proc(t, sample->procs[i].pid);
+		if (p && p->alive && p->starttime_ticks == sample->procs[i].stat.starttime_ticks)
+			p->generation = t->generation;
+	}
 	/* What was alive and was not found has exited, unless it is still there: an orphan
 	 * between its dead parent and its new one is under neither for a moment. It gets one
 	 * sample's grace; marked exited, it would be listed twice once found again. */
@@ -493,6 +515,8 @@ int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, dou
 		}
 		mark_exited(t, p, isnan(p->missed_s) ? now_s : p->missed_s);
 	}
+	for (size_t i = 0; i < sample->nprocs; i++)
+		apply_proc(t, sample, &sample->procs[i], now_s);
 
 	tt->samples++;
 	tt->runnable_sum += tt->st_running - running_before;

@@ -78,6 +78,12 @@ struct cpw_proc {
 	uint64_t starttime_ticks; /* tells a reused pid from the process we knew */
 	uint64_t base_utime, base_stime, base_minflt, base_majflt;
 	double base_read, base_write;
+	/* The kernel adds a reaped child's IO to its parent's /proc/PID/io: the last raw
+	 * figures of this process (what its parent gains when it reaps it), and what its own
+	 * reaped children added (taken off its figures, so no byte counts twice). */
+	double raw_read, raw_write;
+	double child_read, child_write;
+	bool io_credited;         /* its raw figures were taken off its parent's */
 	uint64_t last_ticks;      /* utime+stime at the previous sample, for rates */
 	uint64_t last_minflt, last_majflt, last_ctxsw;
 	double last_read, last_write, last_sample_s;

@@ -235,6 +235,7 @@ static double get_minflt(const struct cpw_tl_point *p) { return (double)p->minfl
 static double get_psi_cpu(const struct cpw_tl_point *p) { return p->psi_cpu_s; }
 static double get_psi_io(const struct cpw_tl_point *p) { return p->psi_io_s; }
 static double get_psi_mem(const struct cpw_tl_point *p) { return p->psi_mem_s; }
+static double get_child_wait(const struct cpw_tl_point *p) { return p->child_wait_s; }
 
 static const struct column columns[] = {
 	{ "t_s", "s since the start", get_t },
@@ -255,6 +256,7 @@ static const struct column columns[] = {
 	{ "psi_cpu_some_s", "stall s in the point", get_psi_cpu },
 	{ "psi_io_some_s", "stall s in the point", get_psi_io },
 	{ "psi_mem_some_s", "stall s in the point", get_psi_mem },
+	{ "child_wait_s", "thread s waiting for a child in the point", get_child_wait },
 };
 
 struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double interval_s)

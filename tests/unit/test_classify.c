@@ -84,7 +84,7 @@ static const struct field fields[] = {
 	FLD(top_process_is_python, F_INT), FLD(cores_usable_sampled, F_DBL),
 	FLD(cpus_allowed_sampled, F_STR),
 	FLD(wait_kind, F_STR), FLD(wait_kind_share, F_DBL), FLD(wait_target, F_STR),
-	FLD(wait_target_share, F_DBL), FLD(wait_child_share, F_DBL), FLD(io_file, F_STR),
+	FLD(wait_target_share, F_DBL), FLD(wait_child_share, F_DBL), FLD(wait_child_s, F_DBL), FLD(io_file, F_STR),
 	FLD(io_files_more, F_UINT), FLD(pipe_wait_s, F_DBL), FLD(pipe_waiter_pid, F_INT),
 	FLD(pipe_waiter_comm, F_STR), FLD(pipe_feeder_pid, F_INT), FLD(pipe_feeder_comm, F_STR),
 	FLD(pipe_feeder_cpu_share, F_DBL), FLD(pipe_feeder_wait_kind, F_STR),

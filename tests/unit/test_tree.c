@@ -215,6 +215,39 @@ static void test_pss_sum(void)
 	watch_free(t);
 }
 
+/* The kernel adds a reaped child's IO to its parent's /proc/PID/io: those bytes are the
+ * child's, and count once. Only what the child did after its last sample (here 100 bytes)
+ * stays under the parent. */
+static void test_reaped_child_io_counts_once(void)
+{
+	struct cpw_tree *t = watch_new(root, false);
+	pid_t top = 100;
+	write_file("101/io", "rchar: 0\nwchar: 0\nsyscr: 0\nsyscw: 0\nread_bytes: 5000\n"
+			     "write_bytes: 700\ncancelled_write_bytes: 0\n");
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.1), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->read_bytes, 5000, 1e-9);
+
+	/* cc1 ends and make reaps it: make's counters gain cc1's 5000 (and 100 more). */
+	write_file("100/task/100/children", "");
+	write_file("100/task/100/schedstat", "1600000000 20000000 31\n");
+	write_file("100/io", "rchar: 0\nwchar: 0\nsyscr: 0\nsyscw: 0\nread_bytes: 9196\n"
+			     "write_bytes: 8892\ncancelled_write_bytes: 0\n");
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/101'", root);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.2), 1);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 100)->read_bytes, 4096 + 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 100)->write_bytes, 8192, 1e-9);
+	struct cpw_metrics m;
+	cpw_metrics_init(&m);
+	cpw_metrics_from_tree(&m, t);
+	CU_ASSERT_DOUBLE_EQUAL(m.read_bytes, 4096 + 100 + 5000, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(m.write_bytes, 8192 + 700, 1e-9);
+	/* No rate spike at the reaping either. */
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 100)->read_rate, 100 / 0.1, 1e-6);
+	watch_free(t);
+}
+
 static void test_missing_root(void)
 {
 	struct cpw_tree *t = watch_new(root, false);
@@ -299,6 +332,8 @@ int main(void)
 	CU_add_test(s3, "a root that does not exist", test_missing_root);
 	CU_pSuite s3b = CU_add_suite("tree memory", setup, teardown);
 	CU_add_test(s3b, "proportional set sizes: sum, peak, unreadable ones", test_pss_sum);
+	CU_pSuite s3c = CU_add_suite("tree io", setup, teardown);
+	CU_add_test(s3c, "a reaped child's IO counts once, not again under its parent", test_reaped_child_io_counts_once);
 	CU_pSuite s4 = CU_add_suite("tree on the real /proc", NULL, NULL);
 	CU_add_test(s4, "users through libproc2, and why when it cannot be opened", test_identity_through_libproc2);
 	return cpw_cunit_run_tap();
