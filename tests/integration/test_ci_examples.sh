@@ -144,10 +144,17 @@ fi
 # 5-6: GitLab CI
 if [ -s "$SCRATCH/gitlab.sh" ]; then
 	FAKE_CHECK_SECONDS=0 run_step gitlab "$SCRATCH/gitlab.sh"
-	if [ "$step_rc" -eq 0 ] &&
-		[ "$(grep -c '^cperfwatch_[a-z_]* [0-9.eNa+-]*$' "$SCRATCH/gitlab/metrics.txt" 2>/dev/null)" != 3 ]; then
+	# The metrics report: the Prometheus text format, with the job's wall and CPU time.
+	if [ "$step_rc" -eq 0 ] && ! /usr/bin/python3 - "$SCRATCH/gitlab/metrics.txt" >"$SCRATCH/metrics.out" 2>&1 <<'EOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families as prom
+names = {s.name for f in prom(open(sys.argv[1]).read()) for s in f.samples}
+for want in ("cperfwatch_job_wall_seconds", "cperfwatch_job_cpu_seconds_total"):
+    assert want in names, "no %s in %s" % (want, sorted(names))
+EOF
+	then
 		not_ok "the GitLab job passes and writes a valid report and metrics" \
-			"metrics.txt: $(cat "$SCRATCH/gitlab/metrics.txt" 2>&1)"
+			"$(cat "$SCRATCH/metrics.out"); metrics.txt: $(head -n 20 "$SCRATCH/gitlab/metrics.txt" 2>&1)"
 	else
 		check_pass "the GitLab job passes and writes a valid report and metrics" gitlab log
 	fi
