@@ -48,7 +48,9 @@ struct cpw_session_private {
 	/* Exits whose parent is not known yet; allocated at the first (1 MB: most runs never
 	 * need it, and mapping and unmapping it cost ~0.1 ms of every start). */
 	struct cpw_taskstats_rec *pending;
+	uint64_t *pending_drain;           /* the drain each pending record came in */
 	size_t npending;
+	uint64_t drains;                   /* drain_exits() calls so far */
 	uint64_t exit_records;             /* accepted into the tree */
 	/* Delays summed over the exit records of the tree's threads (delay accounting). */
 	double blkio_ns, swapin_ns, thrashing_ns, reclaim_ns;
@@ -299,21 +301,49 @@ static void drain_exits(struct cpw_session *s)
 
 	if (!p->exits)
 		return;
+	p->drains++;
 	while ((n = cpw_taskstats_poll(p->exits, recs, EXIT_BATCH)) > 0)
-		for (int i = 0; i < n; i++)
-			if (!accept_exit(s, &recs[i]) && p->npending < PENDING_MAX &&
-			    (p->pending || (p->pending = malloc(PENDING_MAX * sizeof(*p->pending)))))
-				p->pending[p->npending++] = recs[i];
+		for (int i = 0; i < n; i++) {
+			if (accept_exit(s, &recs[i]) || p->npending >= PENDING_MAX)
+				continue;
+			if (!p->pending) {
+				p->pending = malloc(PENDING_MAX * sizeof(*p->pending));
+				p->pending_drain = malloc(PENDING_MAX * sizeof(*p->pending_drain));
+				if (!p->pending || !p->pending_drain) {
+					free(p->pending);
+					free(p->pending_drain);
+					p->pending = NULL;
+					p->pending_drain = NULL;
+					continue;
+				}
+			}
+			p->pending_drain[p->npending] = p->drains;
+			p->pending[p->npending++] = recs[i];
+		}
 	/* Accepting one may make another's parent known: repeat until nothing moves. */
 	for (bool moved = true; moved;) {
 		moved = false;
 		for (size_t i = 0; i < p->npending;) {
 			if (accept_exit(s, &p->pending[i])) {
-				p->pending[i] = p->pending[--p->npending];
+				p->npending--;
+				p->pending[i] = p->pending[p->npending];
+				p->pending_drain[i] = p->pending_drain[p->npending];
 				moved = true;
 			} else {
 				i++;
 			}
+		}
+	}
+	/* A parent unknown three drains on (a sample in between would have found it in the
+	 * tree) is not of the tree: most pending records are other programs' exits, which
+	 * would otherwise fill the buffer on a busy machine (1.3 MB). */
+	for (size_t i = 0; i < p->npending;) {
+		if (p->drains - p->pending_drain[i] >= 3) {
+			p->npending--;
+			p->pending[i] = p->pending[p->npending];
+			p->pending_drain[i] = p->pending_drain[p->npending];
+		} else {
+			i++;
 		}
 	}
 }
@@ -609,6 +639,7 @@ void cpw_session_free(struct cpw_session *s)
 	s->counters = NULL;
 	if (s->priv) {
 		free(s->priv->pending);
+		free(s->priv->pending_drain);
 		cpw_timeline_free(s->priv->timeline);
 	}
 	free(s->priv);
