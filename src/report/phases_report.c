@@ -40,8 +40,7 @@ int cpw_phase_at(const struct cpw_phases *ph, double t)
 	return ph->n - 1;
 }
 
-/* The mark of phase i in the timeline rows: 1-9, then a, b, c. */
-static char phase_mark(int i)
+char cpw_phase_mark(int i)
 {
 	return i < 0 ? ' ' : i < 9 ? (char)('1' + i) : (char)('a' + i - 9);
 }
@@ -128,7 +127,7 @@ static void write_timeline(const struct cpw_phases *ph, const struct cpw_timelin
 	spark_row(out, "disk", r.disk, r.ncols, disk_top, scale);
 	fprintf(out, "\t%-7s|", "phase");
 	for (size_t c = 0; c < r.ncols; c++)
-		fputc(phase_mark(r.phase[c]), out);
+		fputc(cpw_phase_mark(r.phase[c]), out);
 	fputs("|\n", out);
 }
 
@@ -154,7 +153,7 @@ int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline
 			snprintf(who, sizeof who, "%s (pid %d)", comm, p->procs[0].pid);
 		}
 		cpw_escape_for_terminal(p->evidence, esc, sizeof esc);
-		fprintf(out, "\t[%c] %-13s %-12s %3.0f%%  %-24s %s\n", phase_mark(i), range,
+		fprintf(out, "\t[%c] %-13s %-12s %3.0f%%  %-24s %s\n", cpw_phase_mark(i), range,
 			cpw_class_name(p->cls), 100 * p->confidence, who[0] ? who : "-", esc);
 	}
 	write_timeline(ph, tl, cores_usable, out);

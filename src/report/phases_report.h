@@ -33,5 +33,8 @@ struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double i
 void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, struct cpw_tl_point *out);
 /* The phase that holds time t (the last one for t past the end); -1 without phases. */
 int cpw_phase_at(const struct cpw_phases *ph, double t);
+/* The mark of phase i in the timeline rows (text report and live view): 1-9, then a, b, c;
+ * a blank for -1. */
+char cpw_phase_mark(int i);
 
 #endif

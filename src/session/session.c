@@ -595,6 +595,10 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 	cpw_session_interim(s, &snap->verdict);
 	snap->elapsed_s = t;
 	snap->cores_usable = p->cores_usable;
+	/* The phases so far, once per snapshot: at most CPW_TIMELINE_CAPACITY points. */
+	snap->timeline = p->timeline;
+	cpw_phases_find(cpw_timeline_point(p->timeline, 0), cpw_timeline_count(p->timeline),
+			p->cores_usable, s->cfg->interval_ms / 1000.0, &snap->phases);
 	snap->psi_available = snap->psi_ok = false;
 	if (cpw_psi_read_system(s->cfg->proc_root, &p->view_psi_files, &psi) < 0 || !psi.available)
 		return;

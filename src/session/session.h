@@ -74,8 +74,9 @@ void cpw_session_read_cpus(struct cpw_session *s);
 double cpw_session_elapsed(const struct cpw_session *s);
 /* One sample of the tree below roots; run mode passes the children of cperfwatch itself. */
 int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots);
-/* What the live view draws after a sample: the tree, the verdict so far, usable cores and
- * system pressure over the interval since the last snapshot. */
+/* What the live view draws after a sample: the tree, the verdict so far, the phases so far
+ * (cut from the timeline, once per snapshot) with the timeline, usable cores and system
+ * pressure over the interval since the last snapshot. */
 void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap);
 /* The verdict so far, for the live view (cheap: no I/O beyond what sampling read). */
 void cpw_session_interim(struct cpw_session *s, struct cpw_verdict *v);

@@ -1,5 +1,6 @@
 /*
- * tui.c: the live view (tui.h): header, sparklines, the process table, keys, help.
+ * tui.c: the live view (tui.h): header, sparklines and the phases so far, the process
+ * table, keys, help.
  *
  * One thread: the mode's loop samples, calls cpw_tui_update() to draw, then
  * cpw_tui_wait(), which poll()s the terminal for keys until the next sample is due. Drawing
@@ -442,29 +443,56 @@ static void draw_header(struct cpw_tui *ui)
 	put(ui, 2, 0, ui->line, 0);
 }
 
+/* A sparkline's geometry in w cells: a 4-cell label, a space, the line, a space and the
+ * latest figure in a fixed width, so that every row of a column of sparklines (and the
+ * phase row under them) has its time columns at the same places. */
+#define SPARK_LABEL_CELLS 4
+#define SPARK_NOW_CELLS 8 /* the widest figure: "999.9M/s" */
+
+static int spark_cells(int w)
+{
+	return w - SPARK_LABEL_CELLS - 1 - 1 - SPARK_NOW_CELLS;
+}
+
 /* One sparkline with its label and latest figure, in w cells at (y, x). */
 static void draw_spark(struct cpw_tui *ui, int y, int x, int w, const char *name, const double *series,
 		       double max, const char *now)
 {
 	const struct cpw_history *hist = cpw_tree_history(ui->snap.tree);
 	char lbl[24];
-	int lw = snprintf(lbl, sizeof(lbl), "%-4s", name);
-	int nw = (int)strlen(now) + 1;
-	int sw = w - lw - 1 - nw;
+	int sw = spark_cells(w);
 	if (sw < 4)
 		return;
+	snprintf(lbl, sizeof(lbl), "%-*s", SPARK_LABEL_CELLS, name);
 	put(ui, y, x, lbl, A_BOLD);
 	cpw_tui_sparkline(hist, series, sw, max, ui->utf8, ui->line, sizeof(ui->line));
-	put(ui, y, x + lw + 1, ui->line, pair(ui, PAIR_SPARK, 0));
-	put(ui, y, x + lw + 1 + sw + 1, now, 0);
+	put(ui, y, x + SPARK_LABEL_CELLS + 1, ui->line, pair(ui, PAIR_SPARK, 0));
+	put(ui, y, x + SPARK_LABEL_CELLS + 1 + sw + 1, now, 0);
 }
 
-/* Returns the number of lines used. */
+/* Under a column of sparklines of w cells at (y, x), the phase of each of their columns:
+ * "PH   111112222222". */
+static void draw_phase_row(struct cpw_tui *ui, int y, int x, int w)
+{
+	const struct cpw_history *hist = cpw_tree_history(ui->snap.tree);
+	const struct cpw_timeline *tl = ui->snap.timeline;
+	int sw = spark_cells(w);
+	if (sw < 4 || !tl)
+		return;
+	put(ui, y, x, "PH", A_BOLD);
+	cpw_tui_phase_row(&ui->snap.phases, cpw_timeline_point(tl, 0), cpw_timeline_count(tl), hist->count, sw,
+			  ui->line, sizeof(ui->line));
+	put(ui, y, x + SPARK_LABEL_CELLS + 1, ui->line, pair(ui, PAIR_TITLE, A_BOLD));
+}
+
+/* Returns the number of lines used: the sparklines, and under them the phase of each of
+ * their columns once there are two phases. */
 static int draw_sparklines(struct cpw_tui *ui, int y)
 {
 	const struct cpw_history *hist = cpw_tree_history(ui->snap.tree);
 	char cpu[16], rss[16], io[24], flt[24];
 	size_t last = hist->count ? hist->count - 1 : 0;
+	bool phases = ui->snap.phases.n >= 2 && ui->snap.timeline;
 
 	if (LINES < 20 || COLS < 40)
 		return 0;
@@ -478,18 +506,37 @@ static int draw_sparklines(struct cpw_tui *ui, int y)
 	/* CPU is scaled to the usable cores, so a full bar means all of them are busy. */
 	double cpu_max = isfinite(ui->snap.cores_usable) ? 100.0 * ui->snap.cores_usable : 0;
 	if (COLS >= 100) {
-		int half = COLS / 2;
-		draw_spark(ui, y, 0, half - 1, "CPU", hist->cpu_pct, cpu_max, cpu);
-		draw_spark(ui, y, half, COLS - half, "RSS", hist->rss_kib, 0, rss);
-		draw_spark(ui, y + 1, 0, half - 1, "IO", hist->io_bytes_rate, 0, io);
-		draw_spark(ui, y + 1, half, COLS - half, "FLT", hist->fault_rate, 0, flt);
-		return 2;
+		/* Two columns of the same width, so that their time columns line up. */
+		int w = (COLS - 1) / 2;
+		draw_spark(ui, y, 0, w, "CPU", hist->cpu_pct, cpu_max, cpu);
+		draw_spark(ui, y, w + 1, w, "RSS", hist->rss_kib, 0, rss);
+		draw_spark(ui, y + 1, 0, w, "IO", hist->io_bytes_rate, 0, io);
+		draw_spark(ui, y + 1, w + 1, w, "FLT", hist->fault_rate, 0, flt);
+		if (!phases)
+			return 2;
+		draw_phase_row(ui, y + 2, 0, w);
+		draw_phase_row(ui, y + 2, w + 1, w);
+		return 3;
 	}
 	draw_spark(ui, y, 0, COLS, "CPU", hist->cpu_pct, cpu_max, cpu);
 	draw_spark(ui, y + 1, 0, COLS, "RSS", hist->rss_kib, 0, rss);
 	draw_spark(ui, y + 2, 0, COLS, "IO", hist->io_bytes_rate, 0, io);
 	draw_spark(ui, y + 3, 0, COLS, "FLT", hist->fault_rate, 0, flt);
-	return 4;
+	if (!phases)
+		return 4;
+	draw_phase_row(ui, y + 4, 0, COLS);
+	return 5;
+}
+
+/* The phases so far on one line, where the screen has room for it (12 lines and 24
+ * columns); returns the lines used. */
+static int draw_phase_list(struct cpw_tui *ui, int y)
+{
+	if (ui->snap.phases.n < 2 || LINES < 12 || COLS < 24)
+		return 0;
+	cpw_tui_phase_list(&ui->snap.phases, !ui->ended, COLS - 1, ui->line, sizeof(ui->line));
+	put(ui, y, 0, ui->line, 0);
+	return 1;
 }
 
 /* Appends one right-aligned cell of width w and a space (left-aligned for words: -w). */
@@ -688,6 +735,7 @@ static void draw(struct cpw_tui *ui)
 	int y = 3;
 	if (LINES >= 20)
 		y += draw_sparklines(ui, y);
+	y += draw_phase_list(ui, y);
 	int rows = LINES - 1 - (y + 1);
 	if (rows > 0)
 		draw_table(ui, y, rows);

@@ -2,11 +2,11 @@
  * tui.h: the live view of the watched tree (view/tui*.c).
  *
  * It draws from a snapshot that the session hands it after each sample (the tree, the
- * verdict so far, usable cores, pressure over the last interval) and reads nothing from
- * the kernel. The loop that samples and hands snapshots over is the modes' (watch.c).
+ * verdict so far, the phases so far and the timeline they were found in, usable cores,
+ * pressure over the last interval) and reads nothing from the kernel nor classifies. The loop that samples and hands snapshots over is the modes' (watch.c).
  *
- * Two layers. The pure helpers (tui_table.c, tui_spark.c, tui_format.c) turn the model into
- * rows, columns, sparklines and short figures; they draw nothing and are unit-tested. The
+ * Two layers. The pure helpers (tui_table.c, tui_spark.c, tui_phases.c, tui_format.c) turn
+ * the model into rows, columns, sparklines, phase marks and short figures; they draw nothing and are unit-tested. The
  * view (tui.c) owns the terminal through ncurses: it reads keys with poll() on the
  * terminal between samples, draws only after a sample or a key, and always gives the
  * terminal back (quit, signal, exit, fatal signal) before the report is written.
@@ -18,7 +18,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "classify/phases.h"
 #include "classify/verdict.h"
+#include "model/timeline.h"
 #include "model/tree.h"
 #include "options.h"
 
@@ -31,6 +33,11 @@ struct cpw_view_snapshot {
 	bool psi_available;           /* system pressure can be read here */
 	bool psi_ok;                  /* and was, over the last interval: */
 	double psi_cpu, psi_io, psi_mem; /* % of it that some task stalled */
+	/* The phases so far (cpw_phases_find over the timeline when the snapshot was made;
+	 * n 0 before the first sample), and the timeline they were found in: its points give
+	 * the sparklines' columns their times. */
+	struct cpw_phases phases;
+	const struct cpw_timeline *timeline; /* NULL: none */
 };
 
 /* ---- The table (tui_table.c) ---- */
@@ -113,6 +120,23 @@ int cpw_tui_layout(int width, bool visible[CPW_TUI_NCOLS]);
  * left, NAN points are blanks. Returns the number of cells written. */
 int cpw_tui_sparkline(const struct cpw_history *h, const double *series, int width, double max,
 		      bool utf8, char *out, size_t outlen);
+
+/* ---- Phases on the timeline (tui_phases.c) ---- */
+
+/* The row of phase marks under the sparklines: width cells, one per column of a sparkline
+ * of the same width (the last `width` of the history's `count` points, newest at the
+ * right, blanks on the left where there are fewer). Each column shows the mark of the phase
+ * at its sample's time (1-9, then a, b, c, as in the text report), taken from the
+ * timeline's points[0..npoints) (oldest first; the newest history point is the newest
+ * sample; a merged point's samples are spread over its interval). Blank where the
+ * timeline does not reach back, and all blank with fewer than two phases. Returns the
+ * cells written (width, cut to outlen - 1). */
+int cpw_tui_phase_row(const struct cpw_phases *ph, const struct cpw_tl_point *points, size_t npoints,
+		      size_t count, int width, char *out, size_t outlen);
+/* The phases so far on one line of at most width cells: "phases: [1] 0.0-1.3 s io-bound
+ * [2] 1.3 s- cpu-bound" (ongoing: the last one has no end yet). Where they do not all fit,
+ * the oldest give way to "..."; empty with fewer than two phases. Returns the cells used. */
+int cpw_tui_phase_list(const struct cpw_phases *ph, bool ongoing, int width, char *out, size_t outlen);
 
 /* ---- Formatting (tui_format.c): every result fits in 6 cells ---- */
 

@@ -48,36 +48,8 @@ if [ -z "$TMUX_BIN" ] || ! [ -x "$TMUX_BIN" ]; then
 	done_testing
 fi
 
-T() { "$TMUX_BIN" -L "$SOCK" -f /dev/null "$@"; }
+. "$CPW_SRCDIR/tests/integration/tmux_pane.sh"
 
-# screen SESSION [HISTORY]: the pane's text into $SCRATCH/screen.
-screen() {
-	if [ -n "${2:-}" ]; then
-		T capture-pane -p -t "$1" -S -400 >"$SCRATCH/screen" 2>/dev/null
-	else
-		T capture-pane -p -t "$1" >"$SCRATCH/screen" 2>/dev/null
-	fi
-}
-# wait_for SESSION ERE [SECONDS] [history]: polls the pane until a line matches.
-wait_for() {
-	_deadline=$(( $(date +%s) + ${3:-10} ))
-	while :; do
-		screen "$1" "${4:-}"
-		grep -Eq -- "$2" "$SCRATCH/screen" && return 0
-		[ "$(date +%s)" -ge "$_deadline" ] && return 1
-		sleep 0.1
-	done
-}
-# wait_gone SESSION ERE [SECONDS]
-wait_gone() {
-	_deadline=$(( $(date +%s) + ${3:-10} ))
-	while :; do
-		screen "$1"
-		grep -Eq -- "$2" "$SCRATCH/screen" || return 0
-		[ "$(date +%s)" -ge "$_deadline" ] && return 1
-		sleep 0.1
-	done
-}
 # children PID N: the pids of PID's children once it has N (all of spin_tree's, so that
 # none outlives the test: one left running holds the test's output open until it ends).
 children() {
@@ -99,7 +71,6 @@ same_modes() {
 }
 # The table's data rows (PID first) on the current screen.
 rows() { grep -E '^ *[0-9]+ [A-Z] ' "$SCRATCH/screen"; }
-show() { sed 's/^/  | /' "$SCRATCH/screen"; }
 # start SESSION W H ENV PID: cperfwatch --pid PID in a fresh pane, with the terminal modes
 # saved before and after, and its exit status printed.
 start() {

@@ -1,8 +1,9 @@
 /*
  * test_tui.c: the pure parts of the live view: table rows from a hand-built tree (tree
  * order, flat order, collapse sums, sort orders, exited processes lingering, orphans and
- * stale parent cycles), column choice for a width, sparklines, short figures, the interval
- * ladder and cutting strings to terminal cells.
+ * stale parent cycles), column choice for a width, sparklines, the phase marks under them
+ * and the list of phases, short figures, the interval ladder and cutting strings to
+ * terminal cells.
  */
 #include "config.h"
 
@@ -327,6 +328,120 @@ static void test_sparkline(void)
 	CU_ASSERT_TRUE(strlen(out) < 8);
 }
 
+/* Two phases: io-bound up to split_s, cpu-bound from there to end_s (and a third, waiting,
+ * from third_s when third_s > 0). */
+static void two_phases(struct cpw_phases *ph, double split_s, double end_s, double third_s)
+{
+	memset(ph, 0, sizeof(*ph));
+	ph->n = 2;
+	ph->phase[0] = (struct cpw_phase){ .start_s = 0, .end_s = split_s, .cls = CPW_CLASS_IO_BOUND };
+	ph->phase[1] = (struct cpw_phase){ .start_s = split_s, .end_s = end_s, .cls = CPW_CLASS_CPU_BOUND };
+	if (third_s > 0) {
+		ph->phase[1].end_s = third_s;
+		ph->phase[2] = (struct cpw_phase){ .start_s = third_s, .end_s = end_s, .cls = CPW_CLASS_WAITING };
+		ph->n = 3;
+	}
+}
+
+/* Appends k points of `samples` samples, each covering dt_s, to points[*n]. */
+static void add_points(struct cpw_tl_point *points, size_t *n, int k, double dt_s, uint64_t samples)
+{
+	for (int i = 0; i < k; i++) {
+		double start = *n ? points[*n - 1].start_s + points[*n - 1].dt_s : 0;
+		cpw_tl_point_init(&points[*n], start);
+		points[*n].dt_s = dt_s;
+		points[*n].samples = samples;
+		(*n)++;
+	}
+}
+
+static void test_phase_row(void)
+{
+	struct cpw_tl_point pts[64];
+	struct cpw_phases ph;
+	char out[128];
+	size_t n = 0;
+
+	/* 20 samples of 0.1 s, the phases cut at 1.0 s: a column per sample, newest at the
+	 * right, blanks on the left where the history is shorter than the width. */
+	add_points(pts, &n, 20, 0.1, 1);
+	two_phases(&ph, 1.0, 2.0, 0);
+	CU_ASSERT_EQUAL(cpw_tui_phase_row(&ph, pts, n, 20, 24, out, sizeof(out)), 24);
+	CU_ASSERT_STRING_EQUAL(out, "    11111111112222222222");
+	/* Narrower than the history: the newest columns, as the sparkline shows them. */
+	cpw_tui_phase_row(&ph, pts, n, 20, 15, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "111112222222222");
+	/* A history longer than the timeline (samples before it): blank where it has no time. */
+	cpw_tui_phase_row(&ph, pts, n, 22, 22, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "  11111111112222222222");
+	/* One phase, or none: nothing to mark. */
+	ph.n = 1;
+	CU_ASSERT_EQUAL(cpw_tui_phase_row(&ph, pts, n, 20, 10, out, sizeof(out)), 10);
+	CU_ASSERT_STRING_EQUAL(out, "          ");
+	ph.n = 0;
+	cpw_tui_phase_row(&ph, pts, n, 20, 4, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "    ");
+
+	/* The interval changed in the view: 10 samples of 0.1 s, then 4 of 0.5 s; the cut at
+	 * 1.0 s falls between them (an even spread over the range would put it at 2.5 s). */
+	n = 0;
+	add_points(pts, &n, 10, 0.1, 1);
+	add_points(pts, &n, 4, 0.5, 1);
+	two_phases(&ph, 1.0, 3.0, 0);
+	cpw_tui_phase_row(&ph, pts, n, 14, 14, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "11111111112222");
+
+	/* A compacted timeline: points of 2 samples each, spread over their interval. The cut
+	 * at 0.5 s falls in the middle of the third point (0.4-0.6 s). */
+	n = 0;
+	add_points(pts, &n, 4, 0.2, 2);
+	two_phases(&ph, 0.5, 0.8, 0);
+	cpw_tui_phase_row(&ph, pts, n, 8, 8, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "11111222");
+
+	/* Three phases, the third mark after the second; a small buffer cuts the row. */
+	n = 0;
+	add_points(pts, &n, 6, 1.0, 1);
+	two_phases(&ph, 2.0, 6.0, 4.0);
+	cpw_tui_phase_row(&ph, pts, n, 6, 6, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "112233");
+	CU_ASSERT_EQUAL(cpw_tui_phase_row(&ph, pts, n, 6, 6, out, 4), 3);
+	CU_ASSERT_STRING_EQUAL(out, "233");
+	/* No timeline: blanks. */
+	cpw_tui_phase_row(&ph, NULL, 0, 6, 6, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "      ");
+}
+
+static void test_phase_list(void)
+{
+	struct cpw_phases ph;
+	char out[256];
+
+	two_phases(&ph, 1.3, 3.5, 0);
+	/* While the watch goes on, the last phase has no end yet. */
+	int cells = cpw_tui_phase_list(&ph, true, 80, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "phases: [1] 0.0-1.3 s io-bound  [2] 1.3 s- cpu-bound");
+	CU_ASSERT_EQUAL(cells, (int)strlen(out));
+	cpw_tui_phase_list(&ph, false, 80, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "phases: [1] 0.0-1.3 s io-bound  [2] 1.3-3.5 s cpu-bound");
+	/* Too narrow for all: the oldest give way; never wider than the width. */
+	two_phases(&ph, 1.3, 9.0, 4.0);
+	cpw_tui_phase_list(&ph, true, 60, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "phases: ... [2] 1.3-4.0 s cpu-bound  [3] 4.0 s- waiting");
+	cpw_tui_phase_list(&ph, true, 39, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "phases: ... [3] 4.0 s- waiting");
+	CU_ASSERT_EQUAL(cpw_tui_phase_list(&ph, true, 20, out, sizeof(out)), 20);
+	CU_ASSERT_STRING_EQUAL(out, "phases: ... [3] 4.0 ");
+	/* One phase or none: nothing. */
+	ph.n = 1;
+	CU_ASSERT_EQUAL(cpw_tui_phase_list(&ph, true, 80, out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	/* A small buffer is never overrun. */
+	two_phases(&ph, 1.3, 3.5, 0);
+	CU_ASSERT_TRUE(cpw_tui_phase_list(&ph, true, 80, out, 10) <= 9);
+	CU_ASSERT_EQUAL(strlen(out), 9);
+}
+
 static void test_formats(void)
 {
 	char b[16];
@@ -442,6 +557,8 @@ int main(void)
 	CU_add_test(s, "exited linger, stale parent cycles", test_linger_and_cycles);
 	CU_add_test(s, "columns for a width", test_layout);
 	CU_add_test(s, "sparklines", test_sparkline);
+	CU_add_test(s, "phase marks under the sparklines", test_phase_row);
+	CU_add_test(s, "the phases so far on one line", test_phase_list);
 	CU_add_test(s, "short figures", test_formats);
 	CU_add_test(s, "interval ladder", test_interval_ladder);
 	CU_add_test(s, "cut to terminal cells", test_fit);

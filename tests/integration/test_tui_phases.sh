@@ -1,0 +1,132 @@
+#!/bin/sh
+# test_tui_phases.sh: the live view shows the phases so far, driven in tmux: a run that
+# reads with O_DIRECT for 1.5 s and then computes for 2 s, watched with --tui and NO_COLOR.
+# Once the command has ended (the view holds its last screen):
+#   - the row under the sparklines marks two phases, 1s then 2s, ending in the sparklines'
+#     last column, with about as many 1s as there were samples in the first phase;
+#   - the list of phases says io-bound, then cpu-bound (or cpu-starved where other load
+#     takes the CPUs);
+#   - at 120x40 a phase row under each column of sparklines; at 40x12 no sparklines but
+#     the list, no line wider than 40; no colours anywhere;
+#   - q gives the report, whose Phases section has the same two phases.
+#
+# The run needs a directory on a real block device (O_DIRECT is refused on tmpfs), and is
+# tried up to three times: on a busy machine a phase can come out otherwise. Every wait
+# polls the screen with a timeout; the tmux server is killed at the end.
+
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+plan 6
+
+SOCK="cpw-phases-$$"
+IO_DIR=
+cleanup() {
+	[ -n "$TMUX_BIN" ] && "$TMUX_BIN" -L "$SOCK" kill-server >/dev/null 2>&1
+	[ -n "$IO_DIR" ] && rm -rf "$IO_DIR"
+	remove_scratch
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+if [ -z "$TMUX_BIN" ] || ! [ -x "$TMUX_BIN" ]; then
+	missing_all "phases in the live view" tmux
+fi
+if ! IO_DIR=$(block_dir); then
+	IO_DIR=
+	skip_all "phases in the live view" "no writable directory on a block device (only tmpfs)"
+fi
+
+. "$CPW_SRCDIR/tests/integration/tmux_pane.sh"
+
+# resize SESSION WxH: until tmux has it and the view has redrawn into it (ERE on screen).
+resize() {
+	_deadline=$(( $(date +%s) + 10 ))
+	while :; do
+		if [ "$(T display-message -p -t "$1" '#{pane_width}x#{pane_height}')" != "$2" ]; then
+			T resize-window -t "$1" -x "${2%x*}" -y "${2#*x}"
+			sleep 0.1
+		else
+			screen "$1"
+			grep -Eq -- "$3" "$SCRATCH/screen" && return 0
+		fi
+		[ "$(date +%s)" -ge "$_deadline" ] && return 1
+		sleep 0.1
+	done
+}
+
+LIST='^phases: \[1\] 0\.0-[0-9.]+ s io-bound  \[2\] [0-9.]+-[0-9.]+ s (cpu-bound|cpu-starved)$'
+W=$CPW_WORKLOADS
+cat >"$SCRATCH/run.sh" <<EOF
+env LC_ALL=C.UTF-8 NO_COLOR=1 "$CPW" --no-cgroup --tui -- sh -c "'$W/direct_read' '$IO_DIR' 64 1.5 256; '$W/spin' 2"
+echo "CPW-EXIT=\$?"
+exec sleep 600
+EOF
+for try in 1 2 3; do
+	T kill-session -t run >/dev/null 2>&1
+	T new-session -d -s run -x 80 -y 24 "sh $SCRATCH/run.sh"
+	wait_for run 'the command exited' 30 || break
+	grep -Eq "$LIST" "$SCRATCH/screen" && break
+done
+cp "$SCRATCH/screen" "$SCRATCH/final"
+
+# 1-2: the phase row and the list at 80x24.
+ph_row=$(grep -E '^PH ' "$SCRATCH/final")
+cpu_row=$(grep -E '^CPU ' "$SCRATCH/final")
+if printf '%s\n' "$ph_row" | grep -Eq '^PH   +1+2+$'; then
+	# Its last mark in the sparklines' last column: as wide as the CPU row without its figure.
+	ph_w=$(printf '%s' "$ph_row" | LC_ALL=C.UTF-8 wc -m)
+	cpu_w=$(printf '%s' "$cpu_row" | sed 's/ [^ ]*$//' | LC_ALL=C.UTF-8 wc -m)
+	ones=$(printf '%s' "$ph_row" | tr -cd 1 | wc -c)
+	end1=$(sed -n 's/^phases: \[1\] 0\.0-\([0-9.]*\) s.*/\1/p' "$SCRATCH/final")
+	# One column per 100 ms sample: the 1s cover the first phase, give or take 3 samples.
+	if [ "$ph_w" = "$cpu_w" ] && [ -n "$end1" ] &&
+		awk -v n="$ones" -v e="$end1" 'BEGIN { d = n * 0.1 - e; if (d < 0) d = -d; exit !(d <= 0.3) }'; then
+		ok "the phase row marks 1s then 2s under the sparklines' columns ($ones 1s, first phase ends at $end1 s)"
+	else
+		not_ok "the phase row marks 1s then 2s under the sparklines' columns" \
+			"row $ph_w cells, CPU sparkline $cpu_w; $ones 1s, phase 1 ends at ${end1:-?} s
+$(sed 's/^/  | /' "$SCRATCH/final")"
+	fi
+else
+	not_ok "the phase row marks 1s then 2s under the sparklines' columns" "$(sed 's/^/  | /' "$SCRATCH/final")"
+fi
+if grep -Eq "$LIST" "$SCRATCH/final"; then
+	ok "the list of phases: io-bound, then cpu-bound"
+else
+	not_ok "the list of phases: io-bound, then cpu-bound" "$(sed 's/^/  | /' "$SCRATCH/final")"
+fi
+
+# 3: two columns of sparklines, a phase row under each.
+if resize run 120x40 '^CPU .* RSS ' && [ "$(grep -Ec '^PH   +1+2+ +PH   +1+2+$' "$SCRATCH/screen")" = 1 ] &&
+	grep -Eq "$LIST" "$SCRATCH/screen"; then
+	ok "at 120x40: a phase row under each column of sparklines"
+else
+	not_ok "at 120x40: a phase row under each column of sparklines" "$(show)"
+fi
+
+# 4: 40x12: no sparklines, the list cut to the width, nothing wider.
+if resize run 40x12 '^phases: ' && ! grep -q '^CPU ' "$SCRATCH/screen" &&
+	[ "$(LC_ALL=C.UTF-8 wc -L <"$SCRATCH/screen")" -le 40 ] && grep -q ' PID' "$SCRATCH/screen" &&
+	grep -Eq '^phases: (\.\.\. )?\[2\] [0-9.]+-[0-9.]+ s cpu-' "$SCRATCH/screen"; then
+	ok "at 40x12: the list of phases, newest first to stay, within 40 columns"
+else
+	not_ok "at 40x12: the list of phases, newest first to stay, within 40 columns" "$(show)"
+fi
+
+# 5: NO_COLOR: no colour escapes on the phase lines or anywhere.
+if resize run 80x24 '^PH ' && T capture-pane -p -e -t run >"$SCRATCH/escapes" && ! grep -Eq '\[([0-9;]*;)?(3[0-7]|4[0-7])(;[0-9;]*)?m' "$SCRATCH/escapes"; then
+	ok "NO_COLOR: the phases drawn without colours"
+else
+	not_ok "NO_COLOR: the phases drawn without colours" "$(cat -v "$SCRATCH/escapes" | head -12)"
+fi
+
+# 6: q: the report's Phases section says the same.
+T send-keys -t run q
+if wait_for run '^CPW-EXIT=0' 10 history && grep -q '^Phases: 2 ' "$SCRATCH/screen" &&
+	grep -Eq '^[[:space:]]+\[1\] 0\.0-[0-9.]+ s +io-bound ' "$SCRATCH/screen"; then
+	ok "q: the report has the same two phases"
+else
+	not_ok "q: the report has the same two phases" "$(show)"
+fi
+
+done_testing
