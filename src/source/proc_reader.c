@@ -27,6 +27,10 @@
 /* A thread that did not run since the last sample has its stat read one sample in this
  * many: it may have been woken and have waited for a CPU ever since. */
 #define STATE_REFRESH 8
+/* A process that did not run since its last PSS reading keeps it while the tree's
+ * processes stay the same (its pages did not move; a sharer coming or going changes its
+ * share), except at one PSS pass in this many (sharers outside the tree). */
+#define PSS_REFRESH 10
 
 struct thread_handle {
 	pid_t tid;
@@ -48,6 +52,10 @@ struct proc_handle {
 	unsigned generation; /* last sample that reached it */
 	bool missed;         /* not reached by the last sample, but still there */
 	bool python_asked;   /* whether it runs Python, asked once it has a second thread */
+	bool pss_cached;     /* last_pss_kib holds its last PSS reading */
+	bool ran_since_pss;  /* a thread ran since then */
+	double last_pss_kib;
+	unsigned pss_membership; /* the reader's membership count at that reading */
 	char comm[64];       /* at the last reading: a change is an exec, when it is asked again */
 	int stat_fd, io_fd;
 	struct thread_handle *threads;
@@ -102,6 +110,8 @@ struct cpw_proc_reader {
 	struct cpw_cpuset cpus_allowed, thread_cpus; /* the sample's union; one thread's */
 	size_t cpus_threads;
 	bool want_pss;
+	unsigned pss_passes;   /* samples that read the PSS */
+	unsigned membership;   /* processes added to or dropped from the handles so far */
 	double pss_cost_s;
 	struct cpw_wait_probe *waitprobe; /* NULL when it could not be allocated */
 	pid_t *probe_pids;                /* the processes of the last sample, for the probe */
@@ -243,6 +253,8 @@ static void reset_handle(struct cpw_proc_reader *r, struct proc_handle *h)
 	h->nthreads = 0;
 	close_kept(r, &h->stat_fd);
 	close_kept(r, &h->io_fd);
+	h->pss_cached = false;
+	r->membership++;
 }
 
 static struct proc_handle *add_handle(struct cpw_proc_reader *r, pid_t pid)
@@ -257,6 +269,7 @@ static struct proc_handle *add_handle(struct cpw_proc_reader *r, pid_t pid)
 	h->stat_fd = h->io_fd = -1;
 	r->map[map_slot(r, pid)] = (int)r->nhandles;
 	r->nhandles++;
+	r->membership++;
 	return h;
 }
 
@@ -631,8 +644,6 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	pr->stat = st;
 	pr->is_python = -1;
 	pr->pss_kib = NAN;
-	if (r->want_pss)
-		read_pss(r, pr);
 	if (first || strcmp(h->comm, st.comm) != 0) {
 		snprintf(h->comm, sizeof(h->comm), "%s", st.comm);
 		h->python_asked = false;
@@ -649,8 +660,22 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 			r->new_readings[r->nnew++] = r->nprocs - 1;
 	}
 	/* IO needs the process to run: it is re-read only when a thread ran. */
-	if (read_threads(r, h, &st, pr) || first)
+	bool ran = read_threads(r, h, &st, pr);
+	if (ran || first)
 		read_io(r, h, pr);
+	h->ran_since_pss |= ran;
+	if (r->want_pss) {
+		if (!h->pss_cached || h->ran_since_pss || h->pss_membership != r->membership ||
+		    r->pss_passes % PSS_REFRESH == 0) {
+			read_pss(r, pr);
+			h->pss_cached = !isnan(pr->pss_kib);
+			h->last_pss_kib = pr->pss_kib;
+			h->pss_membership = r->membership;
+			h->ran_since_pss = false;
+		} else {
+			pr->pss_kib = h->last_pss_kib;
+		}
+	}
 }
 
 /* Whether h, not reached by this sample, still runs: its stat reads, with the same start
@@ -769,6 +794,7 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 	out->cpus_threads = r->cpus_threads;
 	out->wait_stats = r->waitprobe ? cpw_wait_probe_stats(r->waitprobe) : NULL;
 	out->pss_read = r->want_pss;
+	r->pss_passes += r->want_pss;
 	out->pss_cost_s = r->pss_cost_s;
 	r->want_pss = false;
 	return 0;

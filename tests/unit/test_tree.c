@@ -194,14 +194,22 @@ static void test_pss_sum(void)
 
 	/* A sample that does not read them leaves them be. */
 	write_file("101/smaps_rollup", "Pss: 9000 kB\n");
+	write_file("101/task/101/schedstat", "3500000000 500000000 120\n"); /* cc1 ran */
 	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.2), 2);
 	CU_ASSERT_EQUAL(tt->pss_samples, 1);
 	cpw_proc_reader_want_pss(reader);
 	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
 	CU_ASSERT_DOUBLE_EQUAL(tt->peak_pss_kib, 10000, 1e-9);
 
+	/* A process that did not run since its last reading keeps it (not read again). */
+	write_file("101/smaps_rollup", "Pss: 7777 kB\n");
+	cpw_proc_reader_want_pss(reader);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.35), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->pss_kib, 9000, 1e-9);
+
 	/* cc1's cannot be read: the sum is partial, and says so. */
 	write_file("101/smaps_rollup", "garbage\n");
+	write_file("101/task/101/schedstat", "3600000000 500000000 121\n");
 	write_file("100/smaps_rollup", "Pss: 500 kB\n");
 	cpw_proc_reader_want_pss(reader);
 	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.4), 2);
