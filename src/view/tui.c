@@ -413,9 +413,9 @@ static void draw_header(struct cpw_tui *ui)
 
 	if (h->have_verdict) {
 		const struct cpw_verdict *v = &h->verdict;
+		const char *headline = cpw_tui_verdict_headline(v);
 		snprintf(ui->line, sizeof(ui->line), "verdict: %s (%.0f%%)%s%s", cpw_class_name(v->cls),
-			 100.0 * v->confidence, v->nevidence > 0 ? "  " : "",
-			 v->nevidence > 0 ? v->evidence[0].text : "");
+			 100.0 * v->confidence, headline[0] ? "  " : "", headline);
 		cpw_escape_for_terminal(ui->line, ui->cell, sizeof(ui->cell));
 		snprintf(ui->line, sizeof(ui->line), "%s", ui->cell);
 		put(ui, 1, 0, ui->line, A_BOLD | pair(ui, PAIR_VERDICT, 0));

@@ -145,6 +145,10 @@ void cpw_tui_fmt_bytes_rate(double bps, char *buf, size_t len); /* "0" "512" "1.
 void cpw_tui_fmt_count_rate(double per_s, char *buf, size_t len); /* "0" "12" "1.2k" "34k" */
 void cpw_tui_fmt_pct(double pct, char *buf, size_t len);        /* "12.3" "1234"; N/A */
 void cpw_tui_fmt_elapsed(double s, char *buf, size_t len);      /* "12.3s" "4m05s" "2h03m" */
+/* The verdict's most telling evidence line for the one-line header: what the tree waits on
+ * (its target, else its kind), the files an io-bound tree waits for, else the first
+ * line; "" without evidence. */
+const char *cpw_tui_verdict_headline(const struct cpw_verdict *v);
 /* The next refresh interval up (dir > 0) or down, on a 1-2-5 ladder within
  * [CPW_INTERVAL_MIN_MS, CPW_TUI_INTERVAL_MAX_MS]. */
 #define CPW_TUI_INTERVAL_MAX_MS 10000u

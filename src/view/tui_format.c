@@ -151,3 +151,14 @@ int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen)
 	dst[out] = '\0';
 	return cells;
 }
+
+const char *cpw_tui_verdict_headline(const struct cpw_verdict *v)
+{
+	static const char *const telling[] = { "wait_target", "wait_kind", "io_files" };
+
+	for (size_t k = 0; k < sizeof(telling) / sizeof(telling[0]); k++)
+		for (int i = 0; i < v->nevidence; i++)
+			if (strcmp(v->evidence[i].metric, telling[k]) == 0)
+				return v->evidence[i].text;
+	return v->nevidence > 0 ? v->evidence[0].text : "";
+}

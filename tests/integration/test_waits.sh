@@ -21,7 +21,11 @@ PY=/usr/bin/python3
 SERVER_PID=
 IO_DIR=
 
+SOCK="cpw-waits-$$"
+. "$CPW_SRCDIR/tests/integration/tmux_pane.sh"
+
 cleanup() {
+	[ -n "$TMUX_BIN" ] && "$TMUX_BIN" -L "$SOCK" kill-server >/dev/null 2>&1
 	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
 	[ -n "$IO_DIR" ] && rm -rf "$IO_DIR"
 	remove_scratch
@@ -29,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 15
+plan 16
 
 # Prints one thing of a report: class, evidence text, findings, advice, the waits' targets.
 cat >"$SCRATCH/get.py" <<'EOF'
@@ -111,7 +115,7 @@ done
 PORT=$(cat "$SCRATCH/port" 2>/dev/null)
 if [ -z "$PORT" ]; then
 	for t in "network: class" "network: kind" "network: target" "network: advice" \
-		"network: text Waits section" "network: JSON valid"; do
+		"network: text Waits section" "network: JSON valid" "network: live view"; do
 		not_ok "$t" "the test server did not start"
 	done
 else
@@ -128,6 +132,21 @@ else
 		not_ok "network: the text Waits section lists the target" "$(cat "$SCRATCH/net.txt")"
 	fi
 	valid "network: JSON report is valid" "$R"
+	# The live view: the client's WAIT column says network, the header's verdict line the
+	# target.
+	if [ -z "$TMUX_BIN" ] || ! [ -x "$TMUX_BIN" ]; then
+		missing "network: the live view names the wait and its target" tmux
+	else
+		T new-session -d -s net -x 120 -y 30 \
+			"NO_COLOR=1 '$CPW' --tui -- '$PY' '$SCRATCH/client.py' '$PORT' 40; sleep 30"
+		if wait_for net "^ *[0-9]+ S network " 10 &&
+		   wait_for net "^verdict: waiting .*on TCP 127\.0\.0\.1:$PORT" 10; then
+			ok "network: the live view names the wait and its target"
+		else
+			not_ok "network: the live view names the wait and its target" "$(show)"
+		fi
+		T kill-session -t net 2>/dev/null
+	fi
 fi
 kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=

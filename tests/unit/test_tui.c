@@ -543,6 +543,26 @@ static void test_fit(void)
 	setlocale(LC_CTYPE, "C.UTF-8");
 }
 
+/* The header's verdict line names what the tree waits on where the verdict knows it. */
+static void test_verdict_headline(void)
+{
+	struct cpw_verdict v;
+	memset(&v, 0, sizeof(v));
+	CU_ASSERT_STRING_EQUAL(cpw_tui_verdict_headline(&v), "");
+	snprintf(v.evidence[0].metric, sizeof(v.evidence[0].metric), "wait_share");
+	snprintf(v.evidence[0].text, sizeof(v.evidence[0].text), "off-CPU 94%%");
+	v.nevidence = 1;
+	CU_ASSERT_STRING_EQUAL(cpw_tui_verdict_headline(&v), "off-CPU 94%");
+	snprintf(v.evidence[1].metric, sizeof(v.evidence[1].metric), "wait_kind");
+	snprintf(v.evidence[1].text, sizeof(v.evidence[1].text), "100%% on network");
+	snprintf(v.evidence[2].metric, sizeof(v.evidence[2].metric), "wait_target");
+	snprintf(v.evidence[2].text, sizeof(v.evidence[2].text), "network waits: 100%% on TCP 127.0.0.1:80");
+	v.nevidence = 3;
+	CU_ASSERT_STRING_EQUAL(cpw_tui_verdict_headline(&v), "network waits: 100% on TCP 127.0.0.1:80");
+	v.nevidence = 2;
+	CU_ASSERT_STRING_EQUAL(cpw_tui_verdict_headline(&v), "100% on network");
+}
+
 int main(void)
 {
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
@@ -552,6 +572,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("tui", NULL, NULL);
 	CU_add_test(s, "tree order and sibling sort", test_tree_order);
 	CU_add_test(s, "wait column", test_wait_column);
+	CU_add_test(s, "the verdict's headline names the wait", test_verdict_headline);
 	CU_add_test(s, "flat sort orders", test_flat_sorts);
 	CU_add_test(s, "collapse sums", test_collapse_sums);
 	CU_add_test(s, "exited linger, stale parent cycles", test_linger_and_cycles);
