@@ -153,6 +153,8 @@ static json_object *verdict_object(const struct cpw_report *r)
 
 /* Stands for the processes array in the document until it is written. */
 #define PROCESSES_PLACEHOLDER "@cperfwatch-processes@"
+#define TIMELINE_PLACEHOLDER "@cperfwatch-timeline@"
+static bool stream_processes = true;
 
 static json_object *process_object(const struct cpw_proc *p)
 {
@@ -245,7 +247,9 @@ static json_object *build(const struct cpw_report *r)
 	add(root, "waits", cpw_waits_to_json(r->waits));
 	add(root, "verdict", verdict_object(r));
 	add(root, "phases", cpw_phases_to_json(&r->phases));
-	add(root, "timeline", cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
+	/* Streamed too (a long run's columns held at once cost ~1 MB). */
+	add(root, "timeline", stream_processes ? json_object_new_string(TIMELINE_PLACEHOLDER)
+			      : cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
 	/* Written one process at a time by cpw_report_write_json(): a tree of 500 held as
 	 * json-c objects next to its text costs ~2 MB of peak memory. */
 	add(root, "processes", json_object_new_string(PROCESSES_PLACEHOLDER));
@@ -279,6 +283,23 @@ static void put_indented(const char *text, const char *indent, FILE *out)
 	fputs(text, out);
 }
 
+/* The "timeline" object, as json-c prints it at the top level of the document, member by
+ * member. */
+static void write_timeline(const struct cpw_report *r, FILE *out)
+{
+	size_t n = cpw_timeline_json_members();
+	fputs("{\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const char *key;
+		json_object *v = cpw_timeline_json_member(r->timeline, r->cfg->interval_ms / 1000.0, i, &key);
+		fprintf(out, "    \"%s\": ", key);
+		put_indented(v ? json_object_to_json_string_ext(v, JSON_FLAGS) : "null", "    ", out);
+		fputs(i + 1 < n ? ",\n" : "\n", out);
+		json_object_put(v);
+	}
+	fputs("  }", out);
+}
+
 /* The "processes" array, as json-c prints it at the top level of the document. */
 static void write_processes(const struct cpw_report *r, FILE *out)
 {
@@ -294,8 +315,6 @@ static void write_processes(const struct cpw_report *r, FILE *out)
 	fputs("  ]", out);
 }
 
-static bool stream_processes = true;
-
 void cpw_report_json_stream_processes(bool stream)
 {
 	stream_processes = stream;
@@ -305,23 +324,29 @@ int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 {
 	json_object *root = build(r);
 	const char *text = json_object_to_json_string_ext(root, JSON_FLAGS);
-	/* The placeholder is the value of the top-level "processes" key: a string in the
-	 * document cannot contain this unescaped key-and-quote sequence. */
-	const char *hole = stream_processes ? strstr(text, "\"processes\": \"" PROCESSES_PLACEHOLDER "\"")
-					    : NULL;
+	/* The placeholders are the values of top-level keys: a string in the document cannot
+	 * contain these unescaped key-and-quote sequences. The timeline comes first. */
+	static const char tl_key[] = "\"timeline\": ", pr_key[] = "\"processes\": ";
+	const char *tl = stream_processes ? strstr(text, "\"timeline\": \"" TIMELINE_PLACEHOLDER "\"") : NULL;
+	const char *pr = stream_processes ? strstr(text, "\"processes\": \"" PROCESSES_PLACEHOLDER "\"") : NULL;
 	errno = 0;
-	if (hole) {
-		hole += strlen("\"processes\": ");
-		fwrite(text, 1, (size_t)(hole - text), out);
+	if (tl && pr && tl < pr) {
+		tl += strlen(tl_key);
+		pr += strlen(pr_key);
+		fwrite(text, 1, (size_t)(tl - text), out);
+		write_timeline(r, out);
+		tl += strlen("\"" TIMELINE_PLACEHOLDER "\"");
+		fwrite(tl, 1, (size_t)(pr - tl), out);
 		write_processes(r, out);
-		fputs(hole + strlen("\"" PROCESSES_PLACEHOLDER "\""), out);
+		fputs(pr + strlen("\"" PROCESSES_PLACEHOLDER "\""), out);
 	} else {
-		/* A json-c that lays the key out otherwise: build the array in the document,
+		/* A json-c that lays the keys out otherwise: build them in the document,
 		 * whatever it costs in memory. */
 		json_object *all = json_object_new_array();
 		size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
 		for (size_t i = 0; i < n; i++)
 			json_object_array_add(all, process_object(cpw_tree_proc(r->tree, i)));
+		add(root, "timeline", cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
 		add(root, "processes", all);
 		fputs(json_object_to_json_string_ext(root, JSON_FLAGS), out);
 	}

@@ -258,27 +258,52 @@ static const struct column columns[] = {
 	{ "child_wait_s", "thread s waiting for a child in the point", get_child_wait },
 };
 
+/* Members: interval_s, samples_per_point, points, one per column, then units. */
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+size_t cpw_timeline_json_members(void) { return 3 + NCOLUMNS + 1; }
+
+struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, double interval_s, size_t i,
+					     const char **key)
+{
+	size_t n = tl ? cpw_timeline_count(tl) : 0;
+
+	switch (i) {
+	case 0:
+		*key = "interval_s";
+		return jnum(interval_s);
+	case 1:
+		*key = "samples_per_point";
+		return json_object_new_int64((int64_t)(tl ? cpw_timeline_stride(tl) : 1));
+	case 2:
+		*key = "points";
+		return json_object_new_int64((int64_t)n);
+	default:
+		break;
+	}
+	if (i - 3 < NCOLUMNS) {
+		const struct column *c = &columns[i - 3];
+		struct json_object *arr = json_object_new_array_ext((int)n);
+		*key = c->name;
+		for (size_t k = 0; arr && k < n; k++)
+			json_object_array_add(arr, jnum(c->get(cpw_timeline_point(tl, k))));
+		return arr;
+	}
+	*key = "units";
+	struct json_object *units = json_object_new_object();
+	for (size_t k = 0; units && k < NCOLUMNS; k++)
+		json_object_object_add(units, columns[k].name, json_object_new_string(columns[k].unit));
+	return units;
+}
+
 struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double interval_s)
 {
-	struct json_object *o = json_object_new_object(), *units = json_object_new_object();
-	size_t n = tl ? cpw_timeline_count(tl) : 0;
-	uint64_t stride = tl ? cpw_timeline_stride(tl) : 1;
+	struct json_object *o = json_object_new_object();
 
-	if (!o || !units) {
-		json_object_put(o);
-		json_object_put(units);
-		return NULL;
+	for (size_t i = 0; o && i < cpw_timeline_json_members(); i++) {
+		const char *key;
+		struct json_object *v = cpw_timeline_json_member(tl, interval_s, i, &key);
+		json_object_object_add(o, key, v);
 	}
-	json_object_object_add(o, "interval_s", jnum(interval_s));
-	json_object_object_add(o, "samples_per_point", json_object_new_int64((int64_t)stride));
-	json_object_object_add(o, "points", json_object_new_int64((int64_t)n));
-	for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); c++) {
-		struct json_object *arr = json_object_new_array_ext((int)n);
-		for (size_t i = 0; arr && i < n; i++)
-			json_object_array_add(arr, jnum(columns[c].get(cpw_timeline_point(tl, i))));
-		json_object_object_add(units, columns[c].name, json_object_new_string(columns[c].unit));
-		json_object_object_add(o, columns[c].name, arr);
-	}
-	json_object_object_add(o, "units", units);
 	return o;
 }

@@ -27,6 +27,12 @@ struct json_object *cpw_phases_to_json(const struct cpw_phases *ph);
 /* {interval_s, samples_per_point, points, units: {...}, t_s: [...], dt_s: [...], ...}: the
  * series as columns; an object with points 0 when tl is NULL. A new reference. */
 struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double interval_s);
+/* The same object's members one at a time, in its order, so that a writer can stream
+ * them (a long run's 19 columns of 512 points held at once cost ~1 MB): how many there
+ * are, and member i's key and value (the caller frees it; NULL is a JSON null). */
+size_t cpw_timeline_json_members(void);
+struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, double interval_s, size_t i,
+					     const char **key);
 
 /* The column c (of ncols) of the series: points c*n/ncols up to (c+1)*n/ncols merged.
  * Used by the text timeline and the SVG plot. */
