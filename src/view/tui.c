@@ -443,6 +443,20 @@ static void draw_header(struct cpw_tui *ui)
 	put(ui, 2, 0, ui->line, 0);
 }
 
+/* The verdict's advice so far, on one line (cut at the screen's edge); returns the rows
+ * used. */
+static int draw_advice(struct cpw_tui *ui, int y)
+{
+	const struct header *h = &ui->hdr;
+	if (!h->have_verdict || !h->verdict.advice[0])
+		return 0;
+	snprintf(ui->line, sizeof(ui->line), "advice: %s", h->verdict.advice);
+	cpw_escape_for_terminal(ui->line, ui->cell, sizeof(ui->cell));
+	snprintf(ui->line, sizeof(ui->line), "%s", ui->cell);
+	put(ui, y, 0, ui->line, 0);
+	return 1;
+}
+
 /* A sparkline's geometry in w cells: a 4-cell label, a space, the line, a space and the
  * latest figure in a fixed width, so that every row of a column of sparklines (and the
  * phase row under them) has its time columns at the same places. */
@@ -733,6 +747,8 @@ static void draw(struct cpw_tui *ui)
 	}
 	draw_header(ui);
 	int y = 3;
+	if (LINES >= 20)
+		y += draw_advice(ui, y);
 	if (LINES >= 20)
 		y += draw_sparklines(ui, y);
 	y += draw_phase_list(ui, y);

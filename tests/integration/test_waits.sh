@@ -133,17 +133,18 @@ else
 	fi
 	valid "network: JSON report is valid" "$R"
 	# The live view: the client's WAIT column says network, the header's verdict line the
-	# target.
+	# target, the advice line the network's advice.
 	if [ -z "$TMUX_BIN" ] || ! [ -x "$TMUX_BIN" ]; then
-		missing "network: the live view names the wait and its target" tmux
+		missing "network: the live view names the wait, its target and the advice" tmux
 	else
 		T new-session -d -s net -x 120 -y 30 \
 			"NO_COLOR=1 '$CPW' --tui -- '$PY' '$SCRATCH/client.py' '$PORT' 40; sleep 30"
 		if wait_for net "^ *[0-9]+ S network " 10 &&
-		   wait_for net "^verdict: waiting .*on TCP 127\.0\.0\.1:$PORT" 10; then
-			ok "network: the live view names the wait and its target"
+		   wait_for net "^verdict: waiting .*on TCP 127\.0\.0\.1:$PORT" 10 &&
+		   wait_for net "^advice: Waiting on the network .*make the requests concurrent" 10; then
+			ok "network: the live view names the wait, its target and the advice"
 		else
-			not_ok "network: the live view names the wait and its target" "$(show)"
+			not_ok "network: the live view names the wait, its target and the advice" "$(show)"
 		fi
 		T kill-session -t net 2>/dev/null
 	fi
