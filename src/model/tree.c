@@ -176,6 +176,7 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 			  const struct cpw_proc_reading *pr, bool at_baseline)
 {
 	size_t hint = 0;
+	unsigned waiting_in[CPW_WAIT_KIND_COUNT] = { 0 };
 
 	for (size_t i = 0; i < pr->nthreads; i++) {
 		const struct cpw_thread_reading *th = &sample->threads[pr->first_thread + i];
@@ -188,11 +189,11 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 		if (th->state == 'R')
 			p->r_samples++;
 		bool waiting = th->wait && (th->state == 'S' || th->state == 'D');
-		if (waiting)
+		if (waiting) {
 			cpw_waits_add(&t->waits, p->pid, p->comm, th->wait, t->interval_s);
-		if (th->tid == p->pid)
-			snprintf(p->wait_now, sizeof(p->wait_now), "%s",
-				 waiting ? cpw_wait_kind_name(th->wait->kind) : "");
+			if (th->wait->kind >= 0 && th->wait->kind < CPW_WAIT_KIND_COUNT)
+				waiting_in[th->wait->kind]++;
+		}
 
 		if (th->tid == p->pid && th->has_status) {
 			/* The main thread's status carries the process's VmHWM (since exec:
@@ -221,6 +222,20 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 		ADVANCE(invol, th->status.invol_ctxsw, slot->base_invol);
 #undef ADVANCE
 	}
+
+	/* What its threads wait on now: the kind most of them wait on, with how many where it
+	 * has more than one thread ("lock:3"); "" when none waits. */
+	int most = -1;
+	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+		if (waiting_in[k] && (most < 0 || waiting_in[k] > waiting_in[most]))
+			most = k;
+	if (most < 0)
+		p->wait_now[0] = '\0';
+	else if (pr->nthreads > 1)
+		snprintf(p->wait_now, sizeof(p->wait_now), "%s:%u", cpw_wait_kind_name((enum cpw_wait_kind)most),
+			 waiting_in[most]);
+	else
+		snprintf(p->wait_now, sizeof(p->wait_now), "%s", cpw_wait_kind_name((enum cpw_wait_kind)most));
 
 	/* Bank threads that ended, and sum every thread. A thread counts among the CPU
 	 * threads when it did a tenth of the process's on-CPU time (the previous total, for

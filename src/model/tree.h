@@ -54,8 +54,9 @@ struct cpw_proc {
 	uint64_t max_rss_kib; /* highest seen (VmHWM when readable) */
 	int nthreads;
 	char state;           /* main thread's state letter */
-	char wait_now[16];    /* what the main thread waits on at the last sample, as a wait
-			       * kind ("network", "lock"...); "" on a CPU or unknown */
+	char wait_now[24];    /* what its threads wait on at the last sample: the wait kind most
+			       * of them wait on ("network", "lock"...), with how many where it
+			       * has several threads ("lock:3"); "" when none waits or unknown */
 
 	/* Rates over the last interval, for the live view. */
 	double cpu_pct;       /* 100 = one core */

@@ -67,7 +67,7 @@ struct cpw_tui_row {
 	size_t proc;        /* index in the tree (cpw_tree_proc), stable across samples */
 	pid_t pid;
 	char state;
-	char wait[16];      /* what its main thread waits on now (a wait kind); "" when running */
+	char wait[16];      /* what its threads wait on now (model/tree.h wait_now); "" when none */
 	int depth;          /* tree mode: indentation level; 0 in flat mode */
 	bool has_children;  /* visible descendants exist */
 	bool collapsed;     /* its subtree is hidden and summed into this row */
@@ -146,8 +146,8 @@ void cpw_tui_fmt_count_rate(double per_s, char *buf, size_t len); /* "0" "12" "1
 void cpw_tui_fmt_pct(double pct, char *buf, size_t len);        /* "12.3" "1234"; N/A */
 void cpw_tui_fmt_elapsed(double s, char *buf, size_t len);      /* "12.3s" "4m05s" "2h03m" */
 /* The verdict's most telling evidence line for the one-line header: what the tree waits on
- * (its target, else its kind), the files an io-bound tree waits for, else the first
- * line; "" without evidence. */
+ * (its target, else its kind), the files an io-bound tree waits for, threads taking turns
+ * on a lock, else the first line; "" without evidence. */
 const char *cpw_tui_verdict_headline(const struct cpw_verdict *v);
 /* The next refresh interval up (dir > 0) or down, on a 1-2-5 ladder within
  * [CPW_INTERVAL_MIN_MS, CPW_TUI_INTERVAL_MAX_MS]. */

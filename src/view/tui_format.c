@@ -154,7 +154,7 @@ int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen)
 
 const char *cpw_tui_verdict_headline(const struct cpw_verdict *v)
 {
-	static const char *const telling[] = { "wait_target", "wait_kind", "io_files" };
+	static const char *const telling[] = { "wait_target", "wait_kind", "io_files", "serialised_threads" };
 
 	for (size_t k = 0; k < sizeof(telling) / sizeof(telling[0]); k++)
 		for (int i = 0; i < v->nevidence; i++)

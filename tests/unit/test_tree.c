@@ -77,6 +77,9 @@ static void test_discovery_and_figures(void)
 	CU_ASSERT_EQUAL(cc1->vol_ctxsw, 6);
 	CU_ASSERT_EQUAL(cc1->invol_ctxsw, 8);
 	CU_ASSERT_EQUAL(cc1->max_rss_kib, 8192); /* VmHWM of the main thread */
+	/* What its threads wait on: thread 102 in D on io_schedule (no syscall file here: the
+	 * kind from the wait channel), one of its two threads. */
+	CU_ASSERT_STRING_EQUAL(cc1->wait_now, "disk:1");
 	/* io: readable for make, absent for cc1 -> N/A, never 0 */
 	CU_ASSERT_DOUBLE_EQUAL(make->read_bytes, 4096, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(make->write_bytes, 8192, 1e-9);
