@@ -80,6 +80,7 @@ void cpw_cli_usage(FILE *out)
 	      "succeeded but a budget was broken; 125 if cperfwatch itself failed or was misused;\n"
 	      "126 if COMMAND was found but could not be run; 127 if it was not found.\n"
 	      "Attach mode: 0 when the report was written, 124 a budget broken, 125 failure.\n"
+	      "--merge: 0 when the job report was written, 125 failure.\n"
 	      "\n"
 	      "Environment: NO_COLOR turns colours off in the live view.\n"
 	      "Full documentation: man cperfwatch\n",
@@ -196,6 +197,11 @@ static int check_label(const char *arg, const struct cpw_config *cfg, FILE *err)
 			"not starting with a digit or __, and none of: %s\n", name, cpw_expo_reserved_labels);
 		return -1;
 	}
+	if (strlen(eq + 1) > CPW_LABEL_VALUE_MAX) {
+		fprintf(err, "cperfwatch: label '%s': its value is longer than %d bytes\n", name,
+			CPW_LABEL_VALUE_MAX);
+		return -1;
+	}
 	if (cfg->nlabels >= CPW_LABELS_MAX) {
 		fprintf(err, "cperfwatch: too many labels (at most %d)\n", CPW_LABELS_MAX);
 		return -1;
@@ -277,7 +283,7 @@ static const struct option long_options[] = {
 enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg, FILE *out,
 				  FILE *err)
 {
-	bool have_pid = false;
+	bool have_pid = false, interval_given = false;
 	double seconds;
 	int c;
 
@@ -293,6 +299,7 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 			have_pid = true;
 			break;
 		case 'i':
+			interval_given = true;
 			if (cpw_parse_seconds(optarg, &seconds) < 0)
 				FAIL("invalid interval '%s': expected a time such as 100ms or 0.5s", optarg);
 			if (seconds * 1000 < CPW_INTERVAL_MIN_MS - 1e-9)
@@ -413,6 +420,13 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 			FAIL("--merge writes text, JSON or prometheus, not openmetrics");
 		if (cfg->plot_path)
 			FAIL("--plot draws a run or a watch over time; --merge has no time series");
+		/* What only a run or a watch has: a budget here could never be broken. */
+		if (cfg->max_wall_s > 0 || cfg->max_cpu_s > 0 || cfg->max_rss_kib > 0 || cfg->fail_on_mask)
+			FAIL("--merge takes no budget (--max-wall, --max-cpu, --max-rss, --fail-on): "
+			     "they apply to a run or a watch");
+		if (cfg->duration_s > 0 || cfg->events || cfg->wait_all || cfg->tui_forced || cfg->no_cgroup ||
+		    interval_given)
+			FAIL("--merge reads reports: -i, -d, -e, -a, --tui and --no-cgroup apply to a run or a watch");
 		cfg->command = &argv[optind];
 		cfg->command_argc = argc - optind;
 		return CPW_CLI_OK;

@@ -15,6 +15,7 @@ enum cpw_mode { CPW_MODE_RUN, CPW_MODE_ATTACH, CPW_MODE_LIST_EVENTS, CPW_MODE_ME
 enum cpw_format { CPW_FORMAT_TEXT, CPW_FORMAT_JSON, CPW_FORMAT_OPENMETRICS, CPW_FORMAT_PROMETHEUS };
 
 #define CPW_LABELS_MAX 16
+#define CPW_LABEL_VALUE_MAX 100 /* bytes of a --label value */
 #define CPW_PATH_LEN 4096
 
 /* Default and smallest sampling intervals. The floor is the kernel's accounting

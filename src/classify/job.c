@@ -45,7 +45,8 @@ void cpw_job_rank_name(const struct cpw_job_rank *r, char *buf, size_t len)
 		snprintf(buf, len, "%s", r->file);
 }
 
-/* The number at path a.b in o; NAN where absent, null or not a number. */
+/* The number at path a.b in o; NAN where absent, null, not a number or not finite (json-c
+ * reads Infinity). */
 static double number_at(json_object *o, const char *a, const char *b)
 {
 	json_object *v;
@@ -55,7 +56,8 @@ static double number_at(json_object *o, const char *a, const char *b)
 		return NAN;
 	if (!v || (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)))
 		return NAN;
-	return json_object_get_double(v);
+	double d = json_object_get_double(v);
+	return isfinite(d) ? d : NAN;
 }
 
 static const char *string_at(json_object *o, const char *a, const char *b)
@@ -78,15 +80,20 @@ static void fill_rank(struct cpw_job_rank *r, json_object *doc)
 	r->user_s = number_at(doc, "time", "user_s");
 	r->sys_s = number_at(doc, "time", "sys_s");
 	r->cpu_s = isnan(r->user_s) || isnan(r->sys_s) ? NAN : r->user_s + r->sys_s;
-	r->peak_rss_kib = number_at(doc, "memory", "tree_peak_rss_kib");
+	/* The rank's memory with shared pages counted once where the report has it; the RSS
+	 * sum (a page shared by forked workers in each of them), or the largest process, of
+	 * older reports. */
+	r->peak_rss_kib = number_at(doc, "memory", "tree_peak_kib");
+	if (isnan(r->peak_rss_kib))
+		r->peak_rss_kib = number_at(doc, "memory", "tree_peak_rss_kib");
 	if (isnan(r->peak_rss_kib))
 		r->peak_rss_kib = number_at(doc, "memory", "max_rss_kib");
 	const char *cls = string_at(doc, "verdict", "class");
 	int c = cls ? cpw_class_from_name(cls) : -1;
 	r->cls = c >= 0 ? (enum cpw_class)c : CPW_CLASS_UNKNOWN;
 	double code = number_at(doc, "exit", "code"), sig = number_at(doc, "exit", "signal");
-	r->exit_code = isfinite(code) ? (int)code : -1;
-	r->exit_signal = isfinite(sig) ? (int)sig : 0;
+	r->exit_code = code >= 0 && code <= 255 ? (int)code : -1;
+	r->exit_signal = sig >= 0 && sig <= 128 ? (int)sig : 0;
 }
 
 enum cpw_job_add cpw_job_add_report(struct cpw_job *job, const char *name, const char *text,

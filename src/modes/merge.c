@@ -81,14 +81,8 @@ int cpw_merge_mode(const struct cpw_config *cfg, struct cpw_output *out)
 	}
 	if (status == CPW_EXIT_OK) {
 		cpw_job_judge(&job);
-		const char *name = cpw_output_name(out);
-		int rc = cpw_job_report_write(&job, cfg, out->stream);
-		if (rc == 0)
-			rc = cpw_output_commit(out);
-		if (rc != 0) {
-			fprintf(stderr, "cperfwatch: cannot write the job report to %s: %s\n", name, strerror(-rc));
+		if (cpw_output_finish(out, cpw_job_report_write(&job, cfg, out->stream), "job report") != 0)
 			status = CPW_EXIT_FAILURE;
-		}
 	}
 	cpw_job_free(&job);
 	return status;

@@ -53,24 +53,8 @@ static int emit_plot(const struct cpw_config *cfg, const struct cpw_report *r)
 int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 {
 	int plot_rc = r->cfg && r->cfg->plot_fd >= 0 ? emit_plot(r->cfg, r) : 0;
-	const char *name = cpw_output_name(out);
 	int rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
-	if (rc != 0) {
-		cpw_output_abandon(out); /* a file that was there before stays as it was */
-		fprintf(stderr, "cperfwatch: cannot write the report to %s: %s\n", name, strerror(-rc));
+	if (cpw_output_finish(out, rc, "report") != 0)
 		return -1;
-	}
-	char kept[CPW_PATH_LEN];
-	snprintf(kept, sizeof(kept), "%s", out->tmp_path);
-	rc = cpw_output_commit(out);
-	if (rc != 0 && out->tmp_path[0]) {
-		fprintf(stderr, "cperfwatch: cannot rename the report to %s: %s (it is in %s)\n", name,
-			strerror(-rc), kept);
-		return -1;
-	}
-	if (rc != 0) {
-		fprintf(stderr, "cperfwatch: cannot write the report to %s: %s\n", name, strerror(-rc));
-		return -1;
-	}
 	return plot_rc == 0 ? 0 : -1;
 }

@@ -1,7 +1,7 @@
 /*
  * exposition.h: the Prometheus text exposition formats (exposition.c), shared by the
  * writers that speak them: the report in OpenMetrics or Prometheus 0.0.4 text
- * (metrics_writer.c) and the merged job (job_report.c).
+ * (openmetrics.c) and the merged job (job_report.c).
  *
  * The two dialects differ only in how a family is announced: OpenMetrics names a counter
  * family without its _total suffix and gives # TYPE, # UNIT, # HELP and a final # EOF;
@@ -20,7 +20,10 @@
 
 enum cpw_expo_dialect { CPW_EXPO_OPENMETRICS, CPW_EXPO_PROMETHEUS };
 
-#define CPW_EXPO_LABELS_LEN 2048
+/* Room for every label at its longest: CPW_LABELS_MAX --label pairs (names under 128
+ * bytes, values of at most CPW_LABEL_VALUE_MAX, 4 bytes each when escaped) and the few
+ * cperfwatch adds (a command name, rank, host). */
+#define CPW_EXPO_LABELS_LEN 12288
 
 struct cpw_expo {
 	FILE *out;

@@ -25,7 +25,7 @@ static const char *fixed(double v, int decimals, char *buf, size_t len)
 
 static int write_text(const struct cpw_job *job, FILE *out)
 {
-	char a[32], b[32], c[32], safe[256];
+	char a[32], b[32], c[32], safe[CPW_JOB_FINDING_LEN * 4];
 	fprintf(out, "cperfwatch: job of %zu rank%s on %zu host%s\n", job->nranks, job->nranks == 1 ? "" : "s",
 		job->nhosts, job->nhosts == 1 ? "" : "s");
 	fprintf(out, "  Elapsed (wall clock) time of the slowest rank (s): %s\n", fixed(job->wall_s, 2, a, sizeof(a)));

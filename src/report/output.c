@@ -119,9 +119,35 @@ int cpw_output_commit(struct cpw_output *o)
 		o->tmp_path[0] = '\0';
 		return rc;
 	}
-	if (o->tmp_path[0] && rename(o->tmp_path, o->path) != 0)
-		return -errno; /* the report stays in tmp_path */
+	if (o->tmp_path[0] && rename(o->tmp_path, o->path) != 0) {
+		rc = -errno;
+		/* The report stays where it is: abandon must not remove it. */
+		snprintf(o->kept_path, sizeof(o->kept_path), "%s", o->tmp_path);
+		o->tmp_path[0] = '\0';
+		return rc;
+	}
 	o->tmp_path[0] = '\0';
+	return 0;
+}
+
+int cpw_output_finish(struct cpw_output *o, int write_rc, const char *what)
+{
+	const char *name = cpw_output_name(o);
+	if (write_rc != 0) {
+		cpw_output_abandon(o); /* a file that was there before stays as it was */
+		fprintf(stderr, "cperfwatch: cannot write the %s to %s: %s\n", what, name, strerror(-write_rc));
+		return -1;
+	}
+	int rc = cpw_output_commit(o);
+	if (rc != 0 && o->kept_path[0]) {
+		fprintf(stderr, "cperfwatch: cannot rename the %s to %s: %s (it is in %s)\n", what, name,
+			strerror(-rc), o->kept_path);
+		return -1;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "cperfwatch: cannot write the %s to %s: %s\n", what, name, strerror(-rc));
+		return -1;
+	}
 	return 0;
 }
 

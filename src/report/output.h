@@ -17,6 +17,7 @@ struct cpw_output {
 	char tmp_path[CPW_PATH_LEN]; /* the temporary file renamed onto path; "" when the
 				      * report is written to path itself (not a regular file:
 				      * /dev/null, a pipe) or to a standard stream */
+	char kept_path[CPW_PATH_LEN]; /* where the report stays when its rename failed; "" */
 };
 
 /* Opens where the report of cfg goes: -o FILE (never through a symlink: refused with
@@ -27,8 +28,14 @@ int cpw_output_open(struct cpw_output *o, const struct cpw_config *cfg);
 
 /* The report is written: closes the stream (unless a standard one) and renames the
  * temporary file into place. Returns 0, or -errno; when the rename failed, the report
- * stays in o->tmp_path (not removed: nothing measured is lost). */
+ * stays in o->kept_path (not removed, not even by cpw_output_abandon(): nothing measured
+ * is lost). */
 int cpw_output_commit(struct cpw_output *o);
+
+/* Ends a report whose writing returned write_rc (0 or -errno): commits it, or abandons it
+ * when the writing failed, and says on standard error what went wrong and where the
+ * report is. what names it ("report", "job report"). Returns 0, or -1. */
+int cpw_output_finish(struct cpw_output *o, int write_rc, const char *what);
 
 /* The report will not be written (cperfwatch failed before it, or writing it failed):
  * closes the stream and removes the temporary file. Harmless after a commit. */

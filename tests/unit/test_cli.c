@@ -112,6 +112,12 @@ static void test_fleet_options(void)
 	expect_error(ARGS("-o", "r.%q{CPW_TEST_UNSET_VAR}", "--", "x"), "CPW_TEST_UNSET_VAR is not set");
 	expect_error(ARGS("--format", "prometheus", "--label", "a-b=1", "--", "x"), "invalid label name 'a-b'");
 	expect_error(ARGS("--format", "prometheus", "--label", "__x=1", "--", "x"), "invalid label name '__x'");
+	/* A value too long for the writer's room is refused, not cut mid-quote. */
+	char longlabel[160];
+	memset(longlabel, 'v', sizeof(longlabel) - 1);
+	longlabel[sizeof(longlabel) - 1] = '\0';
+	memcpy(longlabel, "job=", 4);
+	expect_error(ARGS("--format", "prometheus", "--label", longlabel, "--", "x"), "longer than 100 bytes");
 	expect_error(ARGS("--format", "prometheus", "--label", "mode=1", "--", "x"), "invalid label name 'mode'");
 	expect_error(ARGS("--format", "prometheus", "--label", "novalue", "--", "x"), "expected NAME=VALUE");
 	expect_error(ARGS("--format", "prometheus", "--label", "a=1", "--label", "a=2", "--", "x"),
@@ -126,6 +132,11 @@ static void test_fleet_options(void)
 	expect_error(ARGS("--merge"), "--merge needs the JSON reports");
 	expect_error(ARGS("--merge", "--format", "openmetrics", "a.json"), "not openmetrics");
 	expect_error(ARGS("--merge", "--plot", "p.svg", "a.json"), "--merge has no time series");
+	/* A budget on a merge could never break; run-only options do nothing there. */
+	expect_error(ARGS("--max-wall", "1ms", "--merge", "a.json"), "--merge takes no budget");
+	expect_error(ARGS("--fail-on", "waiting", "--merge", "a.json"), "--merge takes no budget");
+	expect_error(ARGS("-i", "0.5", "--merge", "a.json"), "apply to a run or a watch");
+	expect_error(ARGS("--tui", "--merge", "a.json"), "apply to a run or a watch");
 }
 
 static void test_attach_mode(void)

@@ -31,6 +31,8 @@ static void remove_path(const char *rel)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+static void make_proc(pid_t pid, pid_t parent, const char *kids);
+
 static const struct cpw_proc_reading *find_reading(const struct cpw_proc_sample *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nprocs; i++)
@@ -105,6 +107,7 @@ static void test_idle_thread_costs_one_read(void)
 	write_file("101/task/102/status", "Name:\tcc1\nPid:\t102\nvoluntary_ctxt_switches:\t50\n"
 					  "nonvoluntary_ctxt_switches:\t60\n");
 	write_file("101/task/102/children", "4242");
+	make_proc(4242, 101, ""); /* a child it forked: there, but not looked for yet */
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
 	t102 = find_thread(&s, 101, 102);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t102);
@@ -123,7 +126,8 @@ static void test_idle_thread_costs_one_read(void)
 	CU_ASSERT_EQUAL(t102->state, 'S');
 	CU_ASSERT_STRING_EQUAL(t102->wchan, "");
 	CU_ASSERT_EQUAL(t102->status.vol_ctxsw, 50);
-	CU_ASSERT_EQUAL(s.nprocs, 2); /* 4242 looked for, and not there */
+	CU_ASSERT_EQUAL(s.nprocs, 3); /* its children read again: 4242 found */
+	CU_ASSERT_PTR_NOT_NULL(find_reading(&s, 4242));
 	cpw_proc_reader_free(r);
 }
 
