@@ -244,8 +244,10 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 	p->samples_in++;
 	uint64_t oncpu = p->banked_oncpu_ns, runq = p->banked_runq_ns;
 	uint64_t vol = p->banked_vol, invol = p->banked_invol;
-	for (size_t i = 0; i < p->nthreads_used;) {
-		struct cpw_thread_slot *s = &p->threads[i];
+	/* Ended ones go, the others keep their order (thread_slot()'s hint relies on it). */
+	size_t kept = 0;
+	for (size_t i = 0; i < p->nthreads_used; i++) {
+		const struct cpw_thread_slot *s = &p->threads[i];
 		oncpu += s->oncpu_ns;
 		runq += s->runq_ns;
 		vol += s->vol;
@@ -257,11 +259,11 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 			p->banked_invol += s->invol;
 			if (s->oncpu_ns > 0 && s->oncpu_ns * 10 >= prev_oncpu_ns)
 				p->banked_cpu_threads++;
-			p->threads[i] = p->threads[--p->nthreads_used];
-			continue;
+		} else {
+			p->threads[kept++] = *s;
 		}
-		i++;
 	}
+	p->nthreads_used = kept;
 	p->oncpu_s = (double)oncpu / 1e9;
 	p->runq_wait_s = (double)runq / 1e9;
 	p->cpu_threads = p->banked_cpu_threads;
@@ -458,9 +460,11 @@ static void sum_pss(struct cpw_tree *t)
 		const struct cpw_proc *p = &t->procs[i];
 		if (!p->alive)
 			continue;
-		if (isnan(p->pss_kib))
+		/* One not reached by this sample (its one sample's grace) keeps its last PSS,
+		 * or is left out: its file was not even tried. */
+		if (isnan(p->pss_kib) && p->generation == t->generation)
 			unknown++;
-		else
+		else if (!isnan(p->pss_kib))
 			sum += p->pss_kib;
 	}
 	tt->pss_kib = sum;

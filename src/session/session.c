@@ -379,7 +379,8 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 		}
 	}
 	drain_exits(s);
-	cpw_timeline_record(p->timeline, s->tree, now, NULL);
+	if (rc >= 0) /* a sample that failed (out of memory) is no point of the series */
+		cpw_timeline_record(p->timeline, s->tree, now, NULL);
 	return rc;
 }
 
@@ -560,7 +561,7 @@ bool cpw_session_finish(struct cpw_session *s)
 				io_unreadable, io_reason);
 	note_unrecorded_exits(s);
 	const struct cpw_tree_totals *tt = cpw_tree_totals(s->tree);
-	if (!m->tree_peak_source[0] && tt->pss_unreadable)
+	if (!m->tree_peak_source[0] && tt->pss_unreadable && tt->pss_errno)
 		cpw_report_note(r, "the tree's peak memory (shared pages counted once) is unknown: the "
 				   "proportional set size of %u process(es) is unreadable (smaps_rollup: %s)",
 				tt->pss_unreadable, strerror(tt->pss_errno));

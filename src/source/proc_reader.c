@@ -424,7 +424,8 @@ static void probe_wait(struct cpw_proc_reader *r, const struct proc_handle *h, s
 		int rc = cpw_wait_probe_thread(r->waitprobe, h->pid, th->tid, out->state, &now);
 		/* Seen without its target (the call not caught), a wait of the same kind keeps
 		 * the target the thread had. */
-		if (rc == 0 && !now.target[0] && th->wait_known && th->wait->kind == now.kind) {
+		if (rc == 0 && !now.target[0] && now.syscall_nr == CPW_SYSCALL_UNREAD &&
+		    now.detail == CPW_WAIT_DETAIL_OK && th->wait_known && th->wait->kind == now.kind) {
 			memcpy(now.target, th->wait->target, sizeof(now.target));
 			now.peer_pid = th->wait->peer_pid;
 		}
@@ -536,15 +537,16 @@ static bool read_threads(struct cpw_proc_reader *r, struct proc_handle *h, const
 	}
 	pr->nthreads = r->nthreads - pr->first_thread;
 
-	/* Forget threads that ended. */
-	for (size_t i = 0; i < h->nthreads;) {
-		if (h->threads[i].generation != r->generation) {
+	/* Forget threads that ended, keeping the others in order (the order the next sample
+	 * lists them in, which thread_handle()'s hint relies on). */
+	size_t kept = 0;
+	for (size_t i = 0; i < h->nthreads; i++) {
+		if (h->threads[i].generation != r->generation)
 			close_thread(r, &h->threads[i]);
-			h->threads[i] = h->threads[--h->nthreads];
-			continue;
-		}
-		i++;
+		else
+			h->threads[kept++] = h->threads[i];
 	}
+	h->nthreads = kept;
 	return any_ran;
 }
 
@@ -652,7 +654,7 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	if (!h->python_asked && st.num_threads >= 2) {
 		int py = cpw_process_is_python(r->proc_root, pid);
 		pr->is_python = py < 0 ? -1 : py;
-		h->python_asked = true;
+		h->python_asked = py >= 0; /* asked again next sample where it could not tell */
 	}
 	if (first) {
 		read_cmdline(r, pr);

@@ -237,7 +237,11 @@ static enum cpw_wait_kind by_fd(char state, const char *wchan, enum cpw_fd_type 
 	case CPW_FD_TTY:
 		return CPW_WAIT_TERMINAL;
 	case CPW_FD_FILE:
-		return CPW_WAIT_DISK;
+		/* A regular file's IO blocks in D; a path slept on in S is a FIFO, a device or
+		 * FUSE: the wait channel tells (pipe_read, ...). */
+		if (state == 'D')
+			return CPW_WAIT_DISK;
+		break;
 	case CPW_FD_TIMER:
 		return CPW_WAIT_TIMER;
 	case CPW_FD_ANON: /* eventfd, signalfd and the like: an event loop's */

@@ -317,7 +317,8 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 	/* The wait channel only where the call leaves the kind open. */
 	bool decisive = sc && sc->group != CPW_SYS_UNLISTED &&
 			((sc->group != CPW_SYS_READ && sc->group != CPW_SYS_WRITE) ||
-			 (fdtype != CPW_FD_UNKNOWN && fdtype != CPW_FD_ANON));
+			 (fdtype != CPW_FD_UNKNOWN && fdtype != CPW_FD_ANON &&
+			  !(fdtype == CPW_FD_FILE && state != 'D')));
 	if (!decisive || state == 'D') {
 		snprintf(path, sizeof(path), "%s/wchan", base);
 		len = cpw_read_file(path, out->wchan, sizeof(out->wchan));

@@ -141,6 +141,9 @@ static void test_classify(void)
 		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
 		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_PIPE), CPW_WAIT_PIPE);
 		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("write"), CPW_FD_PIPE), CPW_WAIT_PIPE);
+		/* A path slept on in S is a FIFO or a device (a file's IO blocks in D). */
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "pipe_read", nr_of("read"), CPW_FD_FILE), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_classify('D', "io_schedule", nr_of("read"), CPW_FD_FILE), CPW_WAIT_DISK);
 		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_TTY), CPW_WAIT_TERMINAL);
 		CU_ASSERT_EQUAL(cpw_wait_classify('D', "", nr_of("pread64"), CPW_FD_FILE), CPW_WAIT_DISK);
 		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_TIMER), CPW_WAIT_TIMER);
