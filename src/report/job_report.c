@@ -13,6 +13,7 @@
 
 #include "report/exposition.h"
 #include "report/report.h"
+#include "report/json_value.h"
 
 /* A figure for the text table, or N/A. */
 static const char *fixed(double v, int decimals, char *buf, size_t len)
@@ -65,30 +66,14 @@ static int write_text(const struct cpw_job *job, FILE *out)
 	return ferror(out) ? (errno ? -errno : -EIO) : 0;
 }
 
-static json_object *jnum(double v)
-{
-	if (isnan(v) || !isfinite(v))
-		return NULL;
-	char text[64];
-	cpw_report_number(v, text, sizeof(text));
-	return json_object_new_double_s(v, text);
-}
-
-static json_object *jstr(const char *s)
-{
-	char clean[1024];
-	cpw_escape_utf8(s, clean, sizeof(clean));
-	return json_object_new_string(clean);
-}
-
 static json_object *rank_ref(const struct cpw_job *job, long i)
 {
 	if (i < 0)
 		return NULL;
 	const struct cpw_job_rank *r = &job->ranks[i];
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "file", jstr(r->file));
-	json_object_object_add(o, "host", r->host[0] ? jstr(r->host) : NULL);
+	json_object_object_add(o, "file", cpw_json_string(r->file));
+	json_object_object_add(o, "host", r->host[0] ? cpw_json_string(r->host) : NULL);
 	json_object_object_add(o, "rank", r->rank >= 0 ? json_object_new_int(r->rank) : NULL);
 	return o;
 }
@@ -101,12 +86,12 @@ static int write_json(const struct cpw_job *job, FILE *out)
 	json_object *t = json_object_new_object();
 	json_object_object_add(t, "ranks", json_object_new_int64((int64_t)job->nranks));
 	json_object_object_add(t, "hosts", json_object_new_int64((int64_t)job->nhosts));
-	json_object_object_add(t, "wall_s", jnum(job->wall_s));
-	json_object_object_add(t, "cpu_s", jnum(job->cpu_s));
-	json_object_object_add(t, "user_s", jnum(job->user_s));
-	json_object_object_add(t, "sys_s", jnum(job->sys_s));
-	json_object_object_add(t, "peak_rss_kib", jnum(job->peak_rss_kib));
-	json_object_object_add(t, "peak_rss_sum_kib", jnum(job->peak_rss_sum_kib));
+	json_object_object_add(t, "wall_s", cpw_json_number(job->wall_s));
+	json_object_object_add(t, "cpu_s", cpw_json_number(job->cpu_s));
+	json_object_object_add(t, "user_s", cpw_json_number(job->user_s));
+	json_object_object_add(t, "sys_s", cpw_json_number(job->sys_s));
+	json_object_object_add(t, "peak_rss_kib", cpw_json_number(job->peak_rss_kib));
+	json_object_object_add(t, "peak_rss_sum_kib", cpw_json_number(job->peak_rss_sum_kib));
 	json_object_object_add(t, "failed_ranks", json_object_new_int64((int64_t)job->failed));
 	json_object_object_add(root, "totals", t);
 	json_object *v = json_object_new_object();
@@ -116,16 +101,16 @@ static int write_json(const struct cpw_job *job, FILE *out)
 	json_object *imb = json_object_new_object();
 	json_object *s = rank_ref(job, job->straggler);
 	if (s) {
-		json_object_object_add(s, "wall_s", jnum(job->ranks[job->straggler].wall_s));
-		json_object_object_add(s, "lead_s", jnum(job->straggler_lead_s));
+		json_object_object_add(s, "wall_s", cpw_json_number(job->ranks[job->straggler].wall_s));
+		json_object_object_add(s, "lead_s", cpw_json_number(job->straggler_lead_s));
 	}
 	json_object_object_add(imb, "straggler", s);
-	json_object_object_add(imb, "median_wall_s", jnum(job->median_wall_s));
+	json_object_object_add(imb, "median_wall_s", cpw_json_number(job->median_wall_s));
 	json_object *cs = json_object_new_object();
 	json_object_object_add(cs, "min", rank_ref(job, job->cpu_min_i));
 	json_object_object_add(cs, "max", rank_ref(job, job->cpu_max_i));
-	json_object_object_add(cs, "mean_s", jnum(job->cpu_mean_s));
-	json_object_object_add(cs, "spread", jnum(job->cpu_spread));
+	json_object_object_add(cs, "mean_s", cpw_json_number(job->cpu_mean_s));
+	json_object_object_add(cs, "spread", cpw_json_number(job->cpu_spread));
 	json_object_object_add(imb, "cpu", cs);
 	json_object *w = json_object_new_array();
 	for (int i = 0; i < job->nwaiting; i++)
@@ -133,17 +118,17 @@ static int write_json(const struct cpw_job *job, FILE *out)
 	json_object_object_add(imb, "waiting", w);
 	json_object *f = json_object_new_array();
 	for (int i = 0; i < job->nfindings; i++)
-		json_object_array_add(f, jstr(job->findings[i]));
+		json_object_array_add(f, cpw_json_string(job->findings[i]));
 	json_object_object_add(imb, "findings", f);
 	json_object_object_add(root, "imbalance", imb);
 	for (size_t i = 0; i < job->nranks; i++) {
 		const struct cpw_job_rank *r = &job->ranks[i];
 		json_object *o = rank_ref(job, (long)i);
-		json_object_object_add(o, "wall_s", jnum(r->wall_s));
-		json_object_object_add(o, "cpu_s", jnum(r->cpu_s));
-		json_object_object_add(o, "user_s", jnum(r->user_s));
-		json_object_object_add(o, "sys_s", jnum(r->sys_s));
-		json_object_object_add(o, "peak_rss_kib", jnum(r->peak_rss_kib));
+		json_object_object_add(o, "wall_s", cpw_json_number(r->wall_s));
+		json_object_object_add(o, "cpu_s", cpw_json_number(r->cpu_s));
+		json_object_object_add(o, "user_s", cpw_json_number(r->user_s));
+		json_object_object_add(o, "sys_s", cpw_json_number(r->sys_s));
+		json_object_object_add(o, "peak_rss_kib", cpw_json_number(r->peak_rss_kib));
 		json_object_object_add(o, "class", json_object_new_string(cpw_class_name(r->cls)));
 		json_object_object_add(o, "exit_code", r->exit_code >= 0 ? json_object_new_int(r->exit_code) : NULL);
 		json_object_object_add(o, "exit_signal", r->exit_signal ? json_object_new_int(r->exit_signal) : NULL);
@@ -152,7 +137,7 @@ static int write_json(const struct cpw_job *job, FILE *out)
 	json_object_object_add(root, "ranks", ranks);
 	json_object *notes = json_object_new_array();
 	for (int i = 0; i < job->nnotes; i++)
-		json_object_array_add(notes, jstr(job->notes[i]));
+		json_object_array_add(notes, cpw_json_string(job->notes[i]));
 	json_object_object_add(root, "notes", notes);
 	errno = 0;
 	fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |

@@ -14,24 +14,9 @@
 #include "report/counters_report.h"
 #include "report/phases_report.h"
 #include "report/waits_report.h"
-
-static json_object *jnum(double v)
-{
-	if (!cpw_known(v) || !isfinite(v))
-		return NULL; /* json-c writes NULL as null */
-	char text[64];
-	cpw_report_number(v, text, sizeof(text));
-	return json_object_new_double_s(v, text);
-}
+#include "report/json_value.h"
 
 static json_object *jint(uint64_t v) { return json_object_new_int64((int64_t)v); }
-
-static json_object *jstr(const char *s)
-{
-	char clean[1024];
-	cpw_escape_utf8(s, clean, sizeof(clean));
-	return json_object_new_string(clean);
-}
 
 static void add(json_object *o, const char *key, json_object *v) { json_object_object_add(o, key, v); }
 
@@ -42,10 +27,10 @@ static json_object *time_object(const struct cpw_report *r)
 	const struct cpw_metrics *m = &r->metrics;
 	json_object *o = json_object_new_object();
 	double cpu = m->user_s + m->sys_s;
-	add(o, "wall_s", jnum(m->wall_s));
-	add(o, "user_s", jnum(m->user_s));
-	add(o, "sys_s", jnum(m->sys_s));
-	add(o, "cpu_percent", jnum(cpw_known(m->wall_s) && m->wall_s > 0 ? 100 * cpu / m->wall_s : NAN));
+	add(o, "wall_s", cpw_json_number(m->wall_s));
+	add(o, "user_s", cpw_json_number(m->user_s));
+	add(o, "sys_s", cpw_json_number(m->sys_s));
+	add(o, "cpu_percent", cpw_json_number(cpw_known(m->wall_s) && m->wall_s > 0 ? 100 * cpu / m->wall_s : NAN));
 	return o;
 }
 
@@ -53,16 +38,16 @@ static json_object *memory_object(const struct cpw_report *r)
 {
 	const struct cpw_metrics *m = &r->metrics;
 	json_object *o = json_object_new_object();
-	add(o, "max_rss_kib", jnum(m->max_rss_kib));
-	add(o, "tree_peak_rss_kib", jnum(m->tree_peak_rss_kib));
-	add(o, "tree_peak_kib", jnum(m->tree_peak_kib));
-	add(o, "tree_peak_source", m->tree_peak_source[0] ? jstr(m->tree_peak_source) : NULL);
-	add(o, "tree_peak_pss_kib", jnum(m->tree_peak_pss_kib));
+	add(o, "max_rss_kib", cpw_json_number(m->max_rss_kib));
+	add(o, "tree_peak_rss_kib", cpw_json_number(m->tree_peak_rss_kib));
+	add(o, "tree_peak_kib", cpw_json_number(m->tree_peak_kib));
+	add(o, "tree_peak_source", m->tree_peak_source[0] ? cpw_json_string(m->tree_peak_source) : NULL);
+	add(o, "tree_peak_pss_kib", cpw_json_number(m->tree_peak_pss_kib));
 	add(o, "major_faults", jint(m->major_faults));
 	add(o, "minor_faults", jint(m->minor_faults));
-	add(o, "refaults", jnum(m->refaults));
-	add(o, "memory_limit_kib", jnum(m->memory_limit_kib));
-	add(o, "cgroup_peak_kib", jnum(r->cgroup_mem_peak_kib)); /* page cache included */
+	add(o, "refaults", cpw_json_number(m->refaults));
+	add(o, "memory_limit_kib", cpw_json_number(m->memory_limit_kib));
+	add(o, "cgroup_peak_kib", cpw_json_number(r->cgroup_mem_peak_kib)); /* page cache included */
 	return o;
 }
 
@@ -70,8 +55,8 @@ static json_object *io_object(const struct cpw_report *r)
 {
 	const struct cpw_metrics *m = &r->metrics;
 	json_object *o = json_object_new_object();
-	add(o, "read_bytes", jnum(m->read_bytes));
-	add(o, "write_bytes", jnum(m->write_bytes));
+	add(o, "read_bytes", cpw_json_number(m->read_bytes));
+	add(o, "write_bytes", cpw_json_number(m->write_bytes));
 	if (r->mode == CPW_MODE_RUN && r->rusage_known) {
 		add(o, "fs_inputs", jint(m->fs_inputs));
 		add(o, "fs_outputs", jint(m->fs_outputs));
@@ -88,24 +73,24 @@ static json_object *threads_object(const struct cpw_report *r)
 	struct cpw_thread_shares s;
 	json_object *o = json_object_new_object();
 	cpw_thread_shares(m, &s);
-	add(o, "running", jnum(s.running));
-	add(o, "runnable", jnum(s.runnable));
-	add(o, "disk_wait", jnum(s.disk_wait));
-	add(o, "uninterruptible_other", jnum(s.d_other));
-	add(o, "sleeping", jnum(s.sleeping));
-	add(o, "other", jnum(s.other));
+	add(o, "running", cpw_json_number(s.running));
+	add(o, "runnable", cpw_json_number(s.runnable));
+	add(o, "disk_wait", cpw_json_number(s.disk_wait));
+	add(o, "uninterruptible_other", cpw_json_number(s.d_other));
+	add(o, "sleeping", cpw_json_number(s.sleeping));
+	add(o, "other", cpw_json_number(s.other));
 	add(o, "samples", jint(m->samples));
 	add(o, "thread_samples", jint(m->thread_samples));
-	add(o, "interval_s", jnum(r->cfg->interval_ms / 1000.0));
-	add(o, "oncpu_s", jnum(m->oncpu_s));
-	add(o, "runqueue_wait_s", jnum(m->runq_wait_s));
-	add(o, "avg_runnable", jnum(m->avg_runnable_threads));
+	add(o, "interval_s", cpw_json_number(r->cfg->interval_ms / 1000.0));
+	add(o, "oncpu_s", cpw_json_number(m->oncpu_s));
+	add(o, "runqueue_wait_s", cpw_json_number(m->runq_wait_s));
+	add(o, "avg_runnable", cpw_json_number(m->avg_runnable_threads));
 	json_object *d = json_object_new_object();
 	add(d, "enabled", json_object_new_boolean(m->delayacct_on));
-	add(d, "blkio_s", jnum(m->blkio_delay_s));
-	add(d, "swapin_s", jnum(m->swapin_delay_s));
-	add(d, "thrashing_s", jnum(m->thrashing_delay_s));
-	add(d, "reclaim_s", jnum(m->reclaim_delay_s));
+	add(d, "blkio_s", cpw_json_number(m->blkio_delay_s));
+	add(d, "swapin_s", cpw_json_number(m->swapin_delay_s));
+	add(d, "thrashing_s", cpw_json_number(m->thrashing_delay_s));
+	add(d, "reclaim_s", cpw_json_number(m->reclaim_delay_s));
 	add(o, "delays", d);
 	return o;
 }
@@ -115,11 +100,11 @@ static json_object *pressure_object(const struct cpw_report *r)
 	const struct cpw_metrics *m = &r->metrics;
 	json_object *o = json_object_new_object();
 	add(o, "scope", json_object_new_string(m->psi_from_cgroup ? "cgroup" : "system"));
-	add(o, "cpu_some_s", jnum(m->psi_cpu_some_s));
-	add(o, "io_some_s", jnum(m->psi_io_some_s));
-	add(o, "io_full_s", jnum(m->psi_io_full_s));
-	add(o, "memory_some_s", jnum(m->psi_mem_some_s));
-	add(o, "memory_full_s", jnum(m->psi_mem_full_s));
+	add(o, "cpu_some_s", cpw_json_number(m->psi_cpu_some_s));
+	add(o, "io_some_s", cpw_json_number(m->psi_io_some_s));
+	add(o, "io_full_s", cpw_json_number(m->psi_io_full_s));
+	add(o, "memory_some_s", cpw_json_number(m->psi_mem_some_s));
+	add(o, "memory_full_s", cpw_json_number(m->psi_mem_full_s));
 	return o;
 }
 
@@ -128,16 +113,16 @@ static json_object *verdict_object(const struct cpw_report *r)
 	const struct cpw_verdict *v = &r->verdict;
 	json_object *o = json_object_new_object();
 	add(o, "class", json_object_new_string(cpw_class_name(v->cls)));
-	add(o, "confidence", jnum(v->confidence));
+	add(o, "confidence", cpw_json_number(v->confidence));
 	json_object *ev = json_object_new_array();
 	for (int i = 0; i < v->nevidence; i++) {
 		const struct cpw_evidence *e = &v->evidence[i];
 		json_object *item = json_object_new_object();
-		add(item, "metric", jstr(e->metric));
-		add(item, "value", jnum(e->value));
-		add(item, "threshold", jnum(e->threshold));
-		add(item, "source", jstr(e->source));
-		add(item, "text", jstr(e->text));
+		add(item, "metric", cpw_json_string(e->metric));
+		add(item, "value", cpw_json_number(e->value));
+		add(item, "threshold", cpw_json_number(e->threshold));
+		add(item, "source", cpw_json_string(e->source));
+		add(item, "text", cpw_json_string(e->text));
 		json_object_array_add(ev, item);
 	}
 	add(o, "evidence", ev);
@@ -145,9 +130,9 @@ static json_object *verdict_object(const struct cpw_report *r)
 					 : json_object_new_string(cpw_class_name(v->secondary)));
 	json_object *findings = json_object_new_array();
 	for (int i = 0; i < v->nfindings; i++)
-		json_object_array_add(findings, jstr(v->findings[i]));
+		json_object_array_add(findings, cpw_json_string(v->findings[i]));
 	add(o, "findings", findings);
-	add(o, "advice", jstr(v->advice));
+	add(o, "advice", cpw_json_string(v->advice));
 	return o;
 }
 
@@ -161,23 +146,23 @@ static json_object *process_object(const struct cpw_proc *p)
 	json_object *o = json_object_new_object();
 	add(o, "pid", json_object_new_int(p->pid));
 	add(o, "ppid", json_object_new_int(p->ppid));
-	add(o, "command", jstr(p->comm));
-	add(o, "user", p->user[0] ? jstr(p->user) : NULL);
-	add(o, "cmdline", jstr(p->cmdline));
-	add(o, "user_s", jnum(p->user_s));
-	add(o, "sys_s", jnum(p->sys_s));
+	add(o, "command", cpw_json_string(p->comm));
+	add(o, "user", p->user[0] ? cpw_json_string(p->user) : NULL);
+	add(o, "cmdline", cpw_json_string(p->cmdline));
+	add(o, "user_s", cpw_json_number(p->user_s));
+	add(o, "sys_s", cpw_json_number(p->sys_s));
 	add(o, "max_rss_kib", jint(p->max_rss_kib));
 	add(o, "major_faults", jint(p->majflt));
 	add(o, "minor_faults", jint(p->minflt));
 	add(o, "voluntary_ctxsw", jint(p->vol_ctxsw));
 	add(o, "involuntary_ctxsw", jint(p->invol_ctxsw));
-	add(o, "read_bytes", jnum(p->read_bytes));
-	add(o, "write_bytes", jnum(p->write_bytes));
-	add(o, "oncpu_s", jnum(p->oncpu_s));
-	add(o, "runqueue_wait_s", jnum(p->runq_wait_s));
+	add(o, "read_bytes", cpw_json_number(p->read_bytes));
+	add(o, "write_bytes", cpw_json_number(p->write_bytes));
+	add(o, "oncpu_s", cpw_json_number(p->oncpu_s));
+	add(o, "runqueue_wait_s", cpw_json_number(p->runq_wait_s));
 	add(o, "threads", json_object_new_int(p->nthreads));
-	add(o, "first_seen_s", jnum(p->first_seen_s));
-	add(o, "exited_s", jnum(p->exited_s));
+	add(o, "first_seen_s", cpw_json_number(p->first_seen_s));
+	add(o, "exited_s", cpw_json_number(p->exited_s));
 	add(o, "alive", json_object_new_boolean(p->alive));
 	add(o, "preexisting", json_object_new_boolean(p->preexisting));
 	return o;
@@ -194,16 +179,16 @@ static json_object *build(const struct cpw_report *r)
 	json_object *cmd = json_object_new_array();
 	if (r->mode == CPW_MODE_RUN) {
 		for (int i = 0; i < r->cfg->command_argc; i++)
-			json_object_array_add(cmd, jstr(r->cfg->command[i]));
+			json_object_array_add(cmd, cpw_json_string(r->cfg->command[i]));
 	} else if (r->tree) {
 		const struct cpw_proc *p = cpw_tree_find(r->tree, r->pid);
 		if (p)
-			json_object_array_add(cmd, jstr(p->cmdline[0] ? p->cmdline : p->comm));
+			json_object_array_add(cmd, cpw_json_string(p->cmdline[0] ? p->cmdline : p->comm));
 	}
 	add(root, "command", cmd);
 	add(root, "pid", json_object_new_int(r->pid));
 	/* Which process of a job this is, for cperfwatch --merge (util/outname.c). */
-	add(root, "host", r->cfg->host ? jstr(r->cfg->host) : NULL);
+	add(root, "host", r->cfg->host ? cpw_json_string(r->cfg->host) : NULL);
 	add(root, "rank", r->cfg->rank >= 0 ? json_object_new_int(r->cfg->rank) : NULL);
 
 	if (r->exit_known) {
@@ -223,14 +208,14 @@ static json_object *build(const struct cpw_report *r)
 	add(root, "io", io_object(r));
 	add(root, "threads", threads_object(r));
 	json_object *par = json_object_new_object();
-	add(par, "cores_used", jnum(m->cores_used));
-	add(par, "cores_available", jnum(m->cores_usable));
+	add(par, "cores_used", cpw_json_number(m->cores_used));
+	add(par, "cores_available", cpw_json_number(m->cores_usable));
 	add(root, "parallelism", par);
 	add(root, "pressure", pressure_object(r));
 	if (r->mode == CPW_MODE_RUN && r->rusage_known) {
 		json_object *ru = json_object_new_object();
-		add(ru, "user_s", jnum(tv_seconds(r->ru.ru_utime)));
-		add(ru, "sys_s", jnum(tv_seconds(r->ru.ru_stime)));
+		add(ru, "user_s", cpw_json_number(tv_seconds(r->ru.ru_utime)));
+		add(ru, "sys_s", cpw_json_number(tv_seconds(r->ru.ru_stime)));
 		add(ru, "max_rss_kib", jint((uint64_t)r->ru.ru_maxrss));
 		add(ru, "major_faults", jint((uint64_t)r->ru.ru_majflt));
 		add(ru, "minor_faults", jint((uint64_t)r->ru.ru_minflt));
@@ -265,7 +250,7 @@ static json_object *build(const struct cpw_report *r)
 	add(root, "budgets", budgets);
 	json_object *notes = json_object_new_array();
 	for (int i = 0; i < r->nnotes; i++)
-		json_object_array_add(notes, jstr(r->notes[i]));
+		json_object_array_add(notes, cpw_json_string(r->notes[i]));
 	add(root, "notes", notes);
 	return root;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/json_value.h"
 #include "util/escape.h"
 #include "util/round.h"
 
@@ -162,42 +163,26 @@ int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline
 
 /* ---- JSON ---- */
 
-static struct json_object *jnum(double v)
-{
-	if (!cpw_known(v) || !isfinite(v))
-		return NULL; /* null */
-	char text[64];
-	cpw_report_number(v, text, sizeof(text));
-	return json_object_new_double_s(v, text);
-}
-
-static struct json_object *jstr(const char *s)
-{
-	char clean[4 * 160];
-	cpw_escape_utf8(s, clean, sizeof(clean));
-	return json_object_new_string(clean);
-}
-
 struct json_object *cpw_phases_to_json(const struct cpw_phases *ph)
 {
 	struct json_object *arr = json_object_new_array();
 	for (int i = 0; arr && i < ph->n; i++) {
 		const struct cpw_phase *p = &ph->phase[i];
 		struct json_object *o = json_object_new_object(), *procs = json_object_new_array();
-		json_object_object_add(o, "start_s", jnum(p->start_s));
-		json_object_object_add(o, "end_s", jnum(p->end_s));
+		json_object_object_add(o, "start_s", cpw_json_number(p->start_s));
+		json_object_object_add(o, "end_s", cpw_json_number(p->end_s));
 		json_object_object_add(o, "class", json_object_new_string(cpw_class_name(p->cls)));
-		json_object_object_add(o, "confidence", jnum(p->confidence));
+		json_object_object_add(o, "confidence", cpw_json_number(p->confidence));
 		json_object_object_add(o, "secondary", p->secondary == CPW_CLASS_NONE ? NULL
 						: json_object_new_string(cpw_class_name(p->secondary)));
-		json_object_object_add(o, "evidence", jstr(p->evidence));
-		json_object_object_add(o, "cores_used", jnum(p->cores_used));
+		json_object_object_add(o, "evidence", cpw_json_string(p->evidence));
+		json_object_object_add(o, "cores_used", cpw_json_number(p->cores_used));
 		for (int k = 0; k < CPW_TIMELINE_TOP && p->procs[k].pid; k++) {
 			struct json_object *e = json_object_new_object();
 			json_object_object_add(e, "pid", json_object_new_int(p->procs[k].pid));
-			json_object_object_add(e, "command", jstr(p->procs[k].comm));
-			json_object_object_add(e, "cpu_s", jnum(p->procs[k].cpu_s));
-			json_object_object_add(e, "io_bytes", jnum(p->procs[k].io_bytes));
+			json_object_object_add(e, "command", cpw_json_string(p->procs[k].comm));
+			json_object_object_add(e, "cpu_s", cpw_json_number(p->procs[k].cpu_s));
+			json_object_object_add(e, "io_bytes", cpw_json_number(p->procs[k].io_bytes));
 			json_object_array_add(procs, e);
 		}
 		json_object_object_add(o, "processes", procs);
@@ -271,7 +256,7 @@ struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, doub
 	switch (i) {
 	case 0:
 		*key = "interval_s";
-		return jnum(interval_s);
+		return cpw_json_number(interval_s);
 	case 1:
 		*key = "samples_per_point";
 		return json_object_new_int64((int64_t)(tl ? cpw_timeline_stride(tl) : 1));
@@ -286,7 +271,7 @@ struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, doub
 		struct json_object *arr = json_object_new_array_ext((int)n);
 		*key = c->name;
 		for (size_t k = 0; arr && k < n; k++)
-			json_object_array_add(arr, jnum(c->get(cpw_timeline_point(tl, k))));
+			json_object_array_add(arr, cpw_json_number(c->get(cpw_timeline_point(tl, k))));
 		return arr;
 	}
 	*key = "units";

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "report/waits_report.h"
 #include "report/report.h"
+#include "report/json_value.h"
 #include "util/escape.h"
 
 #include <errno.h>
@@ -114,22 +115,6 @@ int cpw_waits_write_text(const struct cpw_waits *w, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-static struct json_object *jnum(double v)
-{
-	char text[48];
-	if (!isfinite(v))
-		return NULL;
-	cpw_report_number(v, text, sizeof(text));
-	return json_object_new_double_s(v, text);
-}
-
-static struct json_object *jstr(const char *s)
-{
-	char clean[CPW_WAIT_TARGET_LEN * 4];
-	cpw_escape_utf8(s, clean, sizeof(clean));
-	return json_object_new_string(clean);
-}
-
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
 	json_object_object_add(o, key, v);
@@ -165,22 +150,22 @@ struct json_object *cpw_waits_to_json(const struct cpw_waits *w)
 	}
 	*sorted = *w;
 	cpw_waits_sort(sorted);
-	add(o, "total_thread_s", jnum(sorted->total_s));
+	add(o, "total_thread_s", cpw_json_number(sorted->total_s));
 	struct json_object *kinds = json_object_new_object();
 	int nkinds = kinds_by_time(sorted, order);
 	for (int i = 0; i < nkinds; i++) {
 		int k = order[i];
 		struct json_object *kind = json_object_new_object();
-		add(kind, "thread_s", jnum(sorted->seconds[k]));
-		add(kind, "share", jnum(sorted->seconds[k] / sorted->total_s));
+		add(kind, "thread_s", cpw_json_number(sorted->seconds[k]));
+		add(kind, "share", cpw_json_number(sorted->seconds[k] / sorted->total_s));
 		struct json_object *targets = json_object_new_array();
 		for (size_t t = 0; t < sorted->ntargets; t++) {
 			const struct cpw_wait_target_time *x = &sorted->targets[t];
 			if ((int)x->kind != k)
 				continue;
 			struct json_object *e = json_object_new_object();
-			add(e, "target", jstr(x->target));
-			add(e, "thread_s", jnum(x->seconds));
+			add(e, "target", cpw_json_string(x->target));
+			add(e, "thread_s", cpw_json_number(x->seconds));
 			add(e, "pid", json_object_new_int((int)x->pid));
 			add(e, "peer_pid", x->peer_pid ? json_object_new_int((int)x->peer_pid) : NULL);
 			json_object_array_add(targets, e);
@@ -194,17 +179,17 @@ struct json_object *cpw_waits_to_json(const struct cpw_waits *w)
 		const struct cpw_wait_proc_time *p = &sorted->procs[i];
 		struct json_object *e = json_object_new_object(), *pk = json_object_new_object();
 		add(e, "pid", json_object_new_int((int)p->pid));
-		add(e, "comm", jstr(p->comm));
-		add(e, "thread_s", jnum(p->total_s));
+		add(e, "comm", cpw_json_string(p->comm));
+		add(e, "thread_s", cpw_json_number(p->total_s));
 		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
 			if (p->seconds[k] > 0)
-				add(pk, cpw_wait_kind_name((enum cpw_wait_kind)k), jnum(p->seconds[k]));
+				add(pk, cpw_wait_kind_name((enum cpw_wait_kind)k), cpw_json_number(p->seconds[k]));
 		add(e, "kinds", pk);
 		json_object_array_add(procs, e);
 	}
 	add(o, "processes", procs);
-	add(o, "untracked_target_s", jnum(sorted->untracked_target_s));
-	add(o, "untracked_process_s", jnum(sorted->untracked_proc_s));
+	add(o, "untracked_target_s", cpw_json_number(sorted->untracked_target_s));
+	add(o, "untracked_process_s", cpw_json_number(sorted->untracked_proc_s));
 	add(o, "probe", probe_json(sorted));
 	char notes[3][200];
 	int nnotes = probe_notes(sorted, notes);
