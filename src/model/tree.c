@@ -320,6 +320,7 @@ static void mark_exited(struct cpw_tree *t, struct cpw_proc *p, double now_s)
 	credit_parent_io(t, p);
 	p->alive = false;
 	p->exited_s = now_s;
+	p->wait_now[0] = '\0'; /* it waits on nothing now (the view sorts on it) */
 	p->cpu_pct = 0;
 	p->minflt_rate = p->majflt_rate = p->ctxsw_rate = 0;
 	p->read_rate = p->write_rate = isnan(p->read_bytes) ? NAN : 0;

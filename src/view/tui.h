@@ -67,7 +67,7 @@ struct cpw_tui_row {
 	size_t proc;        /* index in the tree (cpw_tree_proc), stable across samples */
 	pid_t pid;
 	char state;
-	char wait[16];      /* what its threads wait on now (model/tree.h wait_now); "" when none */
+	char wait[24];      /* what its threads wait on now (model/tree.h wait_now); "" when none */
 	int depth;          /* tree mode: indentation level; 0 in flat mode */
 	bool has_children;  /* visible descendants exist */
 	bool collapsed;     /* its subtree is hidden and summed into this row */
