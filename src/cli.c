@@ -25,7 +25,6 @@ void cpw_config_defaults(struct cpw_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mode = CPW_MODE_RUN;
 	cfg->interval_ms = CPW_INTERVAL_DEFAULT_MS;
-	cfg->plot_fd = -1;
 	cfg->format = CPW_FORMAT_TEXT;
 	const char *root = getenv("CPERFWATCH_PROC");
 	cfg->proc_root = root && root[0] ? root : "/proc";

@@ -83,14 +83,20 @@ int main(int argc, char **argv)
 		return CPW_EXIT_FAILURE;
 	}
 	/* The plot's file too: a bad --plot path fails before the command starts. */
-	if (cfg.plot_path && (cfg.plot_fd = cpw_report_open_plot(&cfg)) < 0) {
-		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.plot_path, strerror(errno));
-		cpw_output_abandon(&out);
-		return CPW_EXIT_FAILURE;
+	struct cpw_output plot;
+	if (cfg.plot_path) {
+		if ((rc = cpw_output_open_file(&plot, cfg.plot_path)) < 0) {
+			fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.plot_path, strerror(-rc));
+			cpw_output_abandon(&out);
+			return CPW_EXIT_FAILURE;
+		}
+		cfg.plot = &plot;
 	}
 	int status = cfg.mode == CPW_MODE_ATTACH  ? cpw_attach_mode(&cfg, &out)
 		     : cfg.mode == CPW_MODE_MERGE ? cpw_merge_mode(&cfg, &out)
 						  : cpw_run_mode(&cfg, &out);
 	cpw_output_abandon(&out); /* the temporary file, where no report was written */
+	if (cfg.plot)
+		cpw_output_abandon(cfg.plot); /* a failed run leaves the previous plot as it was */
 	return status;
 }

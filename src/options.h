@@ -7,6 +7,8 @@
 #define CPERFWATCH_CONFIG_H
 
 #include <stdbool.h>
+
+struct cpw_output; /* report/output.h */
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -40,7 +42,8 @@ struct cpw_config {
 	const char *host;        /* this machine's short name, for the report; NULL unknown */
 	int rank;                /* the job's rank of this process (MPI, Slurm); -1 unknown */
 	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none */
-	int plot_fd;             /* --plot's file, opened by main.c before anything runs; -1 */
+	struct cpw_output *plot; /* --plot's file, opened by main.c before anything runs (as -o's
+				  * is: written whole, then renamed into place); NULL for none */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */
 	bool tui;                /* live view (attach mode on a terminal by default) */
 	bool tui_forced;         /* --tui given explicitly */

@@ -33,26 +33,16 @@ static int write_unbuffered(const struct cpw_report *r, FILE *out)
 	return rc;
 }
 
-/* --plot: the picture goes to the file main.c opened before the run. */
-static int emit_plot(const struct cpw_config *cfg, const struct cpw_report *r)
+/* --plot: the picture goes to the file main.c opened before the run, renamed into place
+ * once whole. */
+static int emit_plot(struct cpw_output *plot, const struct cpw_report *r)
 {
-	FILE *f = fdopen(cfg->plot_fd, "w");
-	if (!f) {
-		int err = errno;
-		close(cfg->plot_fd);
-		return -err;
-	}
-	int rc = cpw_plot_write_svg(r, f);
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc != 0)
-		fprintf(stderr, "cperfwatch: cannot write the plot to %s: %s\n", cfg->plot_path, strerror(-rc));
-	return rc;
+	return cpw_output_finish(plot, cpw_plot_write_svg(r, plot->stream), "plot");
 }
 
 int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 {
-	int plot_rc = r->cfg && r->cfg->plot_fd >= 0 ? emit_plot(r->cfg, r) : 0;
+	int plot_rc = r->cfg && r->cfg->plot ? emit_plot(r->cfg->plot, r) : 0;
 	int rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
 	if (cpw_output_finish(out, rc, "report") != 0)
 		return -1;

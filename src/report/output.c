@@ -83,7 +83,13 @@ int cpw_output_open(struct cpw_output *o, const struct cpw_config *cfg)
 		o->stream = stdout;
 		return 0;
 	}
-	o->path = cfg->output_path;
+	return cpw_output_open_file(o, cfg->output_path);
+}
+
+int cpw_output_open_file(struct cpw_output *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = path;
 	struct stat st;
 	if (lstat(o->path, &st) != 0) {
 		if (errno != ENOENT)

@@ -25,6 +25,8 @@ struct cpw_output {
  * one its predecessor's permissions), "-" for standard output, else standard error (run
  * mode) or standard output (attach, merge). Returns 0, or -errno with nothing left behind. */
 int cpw_output_open(struct cpw_output *o, const struct cpw_config *cfg);
+/* The same for a file given by its path (--plot FILE). */
+int cpw_output_open_file(struct cpw_output *o, const char *path);
 
 /* The report is written: closes the stream (unless a standard one) and renames the
  * temporary file into place. Returns 0, or -errno; when the rename failed, the report

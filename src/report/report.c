@@ -24,12 +24,6 @@ void cpw_report_note(struct cpw_report *r, const char *fmt, ...)
 		memcpy(note + CPW_NOTE_LEN - 4, "...", 4);
 }
 
-int cpw_report_open_plot(const struct cpw_config *cfg)
-{
-	/* O_NOFOLLOW: a symlink planted where the plot goes is refused, not followed. */
-	return open(cfg->plot_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-}
-
 int cpw_report_write(const struct cpw_report *r, FILE *out)
 {
 	int rc;

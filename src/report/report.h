@@ -78,10 +78,6 @@ int cpw_report_write_prometheus(const struct cpw_report *r, FILE *out);
  * anything else (what the measurement carries, without binary noise). */
 void cpw_report_number(double v, char *buf, size_t len);
 
-/* Opens --plot's file (created or truncated, never through a symlink, closed on exec).
- * Returns the descriptor, or -1 with errno set. */
-int cpw_report_open_plot(const struct cpw_config *cfg);
-
 /* Evaluates the configured budgets into r->budgets; true when any was broken (budgets.c). */
 bool cpw_report_check_budgets(struct cpw_report *r);
 

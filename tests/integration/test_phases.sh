@@ -67,7 +67,7 @@ elif what == "timeline":
     print("timeline: %d points, CPU %.2f s (rusage %.2f s)" % (n, cpu, want))
 EOF
 
-plan 10
+plan 11
 
 if ! IO_DIR=$(block_dir); then
 	IO_DIR=
@@ -175,6 +175,19 @@ if [ "$rc" = 125 ] && [ "$(wc -l <"$SCRATCH/bad.err")" = 1 ] && ! [ -e "$SCRATCH
 else
 	not_ok "a bad --plot path: one line, status 125, before the command starts" \
 		"status $rc, ran: $([ -e "$SCRATCH/ran" ] && echo yes || echo no), $(cat "$SCRATCH/bad.err")"
+fi
+# A run that fails leaves the previous plot as it was (the plot is written whole, then
+# renamed into place, as -o's report is), and no temporary file beside it.
+mkdir "$SCRATCH/keep"
+echo previous >"$SCRATCH/keep/run.svg"
+"$CPW" --plot "$SCRATCH/keep/run.svg" -o /dev/null -- "$SCRATCH/no-such-command" 2>/dev/null
+rc=$?
+if [ $rc -eq 127 ] && [ "$(cat "$SCRATCH/keep/run.svg")" = previous ] &&
+   [ "$(ls -A "$SCRATCH/keep")" = run.svg ]; then
+	ok "a failed run keeps the previous plot, and leaves no temporary file"
+else
+	not_ok "a failed run keeps the previous plot, and leaves no temporary file" \
+		"status $rc; $(ls -A "$SCRATCH/keep"); $(head -c 40 "$SCRATCH/keep/run.svg")"
 fi
 
 # 5. Attach mode draws too.
