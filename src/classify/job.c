@@ -136,10 +136,19 @@ enum cpw_job_add cpw_job_add_report(struct cpw_job *job, const char *name, const
 		job->ranks = more;
 		job->cap = cap;
 	}
-	struct cpw_job_rank *r = &job->ranks[job->nranks++];
+	struct cpw_job_rank *r = &job->ranks[job->nranks];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->file, sizeof(r->file), "%s", name);
 	fill_rank(r, doc);
 	json_object_put(doc);
+	/* The same rank twice (a file given twice, two jobs' reports in one glob) would count
+	 * its figures twice and repeat its series: the first one stands. */
+	for (size_t i = 0; r->rank >= 0 && i < job->nranks; i++)
+		if (job->ranks[i].rank == r->rank && strcmp(job->ranks[i].host, r->host) == 0) {
+			cpw_job_note(job, "%s is rank %d of %s again (as %s): left out of the merge", name,
+				     r->rank, r->host[0] ? r->host : "an unnamed host", job->ranks[i].file);
+			return CPW_JOB_CUT_SHORT;
+		}
+	job->nranks++;
 	return CPW_JOB_ADDED;
 }

@@ -54,7 +54,8 @@ struct cpw_job {
 
 enum cpw_job_add {
 	CPW_JOB_ADDED = 0,
-	CPW_JOB_CUT_SHORT = 1, /* the document ends early: named in the notes, left out */
+	CPW_JOB_CUT_SHORT = 1, /* left out, named in the notes: the document ends early, or
+				  * it is a rank already merged */
 	CPW_JOB_REFUSED = -1,  /* not a cperfwatch report, or a schema this one does not know */
 };
 

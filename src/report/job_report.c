@@ -147,13 +147,18 @@ static int write_json(const struct cpw_job *job, FILE *out)
 	return ferror(out) ? (errno ? -errno : -EIO) : 0;
 }
 
-/* The rank's labels, escaped: rank="2",host="node1" (rank "" where unknown). */
+/* The rank's labels, escaped: rank="2",host="node1"; a report without a rank is told by
+ * its file instead (rank="",file="r.json"), so that no two series are the same. */
 static void rank_labels(const struct cpw_job_rank *r, char *buf, size_t len)
 {
-	char host[200], rank[16];
+	char host[200], file[200];
 	cpw_expo_label_value(r->host, host, sizeof(host));
-	snprintf(rank, sizeof(rank), r->rank >= 0 ? "%d" : "", r->rank);
-	snprintf(buf, len, "rank=\"%s\",host=\"%s\"", rank, host);
+	if (r->rank >= 0) {
+		snprintf(buf, len, "rank=\"%d\",host=\"%s\"", r->rank, host);
+	} else {
+		cpw_expo_label_value(r->file, file, sizeof(file));
+		snprintf(buf, len, "rank=\"\",file=\"%s\",host=\"%s\"", file, host);
+	}
 }
 
 static double rank_wall(const struct cpw_job_rank *r) { return r->wall_s; }
@@ -172,7 +177,7 @@ static void per_rank(struct cpw_expo *e, const struct cpw_job *job, const char *
 	cpw_expo_family(e, base, counter, unit, help);
 	for (size_t i = 0; i < job->nranks; i++) {
 		double v = figure(&job->ranks[i]);
-		char labels[300];
+		char labels[512];
 		if (isnan(v))
 			continue;
 		rank_labels(&job->ranks[i], labels, sizeof(labels));

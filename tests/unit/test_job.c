@@ -118,6 +118,11 @@ static void test_refusals(void)
 	CU_ASSERT_EQUAL(cpw_job_add_report(&job, "t.txt", junk, sizeof(junk) - 1, why, sizeof(why)), CPW_JOB_REFUSED);
 	CU_ASSERT_EQUAL(cpw_job_add_report(&job, "a.json", "[1]", 3, why, sizeof(why)), CPW_JOB_REFUSED);
 	CU_ASSERT_EQUAL(job.nranks, 0);
+	/* The same rank twice is merged once, with a note. */
+	CU_ASSERT_EQUAL(add_fixture(&job, "job-rank1.json"), CPW_JOB_ADDED);
+	CU_ASSERT_EQUAL(add_fixture(&job, "job-rank1.json"), CPW_JOB_CUT_SHORT);
+	CU_ASSERT_EQUAL(job.nranks, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(job.notes[job.nnotes - 1], "job-rank1.json is rank 1 of"));
 	cpw_job_free(&job);
 }
 
