@@ -184,14 +184,25 @@ static void absorb_short(struct run *runs, size_t *nruns, double min_len, size_t
 	}
 }
 
+/* Whether a comes after b in a phase of class cls. */
+static bool ranks_below(const struct cpw_tl_proc *a, const struct cpw_tl_proc *b, enum cpw_class cls)
+{
+	if (cls == CPW_CLASS_IO_BOUND)
+		return a->io_bytes < b->io_bytes;
+	if (cls == CPW_CLASS_WAITING && a->wait_s != b->wait_s)
+		return a->wait_s < b->wait_s;
+	return a->cpu_s < b->cpu_s;
+}
+
 /* The main process is what the phase's verdict is about: the most storage bytes in an
- * io-bound phase, the most CPU otherwise (the points keep both kinds). */
-static void order_procs(struct cpw_tl_proc procs[CPW_TIMELINE_TOP], bool by_io)
+ * io-bound phase, the longest wait in a waiting one, the most CPU otherwise (the points
+ * keep all three). */
+static void order_procs(struct cpw_tl_proc procs[CPW_TIMELINE_TOP], enum cpw_class cls)
 {
 	for (int i = 1; i < CPW_TIMELINE_TOP && procs[i].pid; i++) {
 		struct cpw_tl_proc x = procs[i];
 		int j = i;
-		while (j > 0 && (by_io ? procs[j - 1].io_bytes < x.io_bytes : procs[j - 1].cpu_s < x.cpu_s)) {
+		while (j > 0 && ranks_below(&procs[j - 1], &x, cls)) {
 			procs[j] = procs[j - 1];
 			j--;
 		}
@@ -248,7 +259,7 @@ static void classify_phase(const struct cpw_tl_point *points, double cores_usabl
 	for (size_t i = ph->first; i <= ph->last; i++)
 		cpw_tl_point_merge(&w, &points[i]);
 	memcpy(ph->procs, w.top, sizeof(ph->procs));
-	order_procs(ph->procs, ph->cls == CPW_CLASS_IO_BOUND);
+	order_procs(ph->procs, ph->cls);
 }
 
 void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_usable,

@@ -119,6 +119,7 @@ static void offer(struct cpw_tl_proc top[CPW_TIMELINE_TOP], const struct cpw_tl_
 		if (top[i].pid == e->pid) {
 			cand.cpu_s += top[i].cpu_s;
 			cand.io_bytes += top[i].io_bytes;
+			cand.wait_s += top[i].wait_s;
 			slot = i;
 			break;
 		}
@@ -283,10 +284,13 @@ static void find_top(struct cpw_timeline *tl, const struct cpw_tree *t, struct c
 		}
 		e.cpu_s = nonneg(cpu - m->cpu_s);
 		e.io_bytes = isnan(io) ? 0 : nonneg(io - m->io_bytes);
+		/* A process asleep on a timer, a socket or a lock uses nothing, yet it is what
+		 * a waiting phase is about; a parent in wait4 is not. */
+		e.wait_s = p->waits_now ? pt->dt_s : 0;
 		m->cpu_s = cpu;
 		if (!isnan(io))
 			m->io_bytes = io;
-		if (e.cpu_s <= 0 && e.io_bytes <= 0)
+		if (e.cpu_s <= 0 && e.io_bytes <= 0 && e.wait_s <= 0)
 			continue;
 		snprintf(e.comm, sizeof(e.comm), "%s", p->comm);
 		offer(pt->top, &e, cpu_total, io_total);

@@ -38,6 +38,7 @@ struct cpw_tl_proc {
 	char comm[16];    /* as the kernel gave it: escape to print */
 	double cpu_s;     /* user + system seconds in the point */
 	double io_bytes;  /* storage bytes read + written in the point (0 when unknown) */
+	double wait_s;    /* seconds of the point it waited on something not its children */
 };
 
 struct cpw_tl_point {

@@ -229,6 +229,7 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
 		if (waiting_in[k] && (most < 0 || waiting_in[k] > waiting_in[most]))
 			most = k;
+	p->waits_now = most >= 0 && most != CPW_WAIT_CHILD;
 	if (most < 0)
 		p->wait_now[0] = '\0';
 	else if (pr->nthreads > 1)
@@ -321,6 +322,7 @@ static void mark_exited(struct cpw_tree *t, struct cpw_proc *p, double now_s)
 	p->alive = false;
 	p->exited_s = now_s;
 	p->wait_now[0] = '\0'; /* it waits on nothing now (the view sorts on it) */
+	p->waits_now = false;
 	p->cpu_pct = 0;
 	p->minflt_rate = p->majflt_rate = p->ctxsw_rate = 0;
 	p->read_rate = p->write_rate = isnan(p->read_bytes) ? NAN : 0;

@@ -57,6 +57,8 @@ struct cpw_proc {
 	char wait_now[24];    /* what its threads wait on at the last sample: the wait kind most
 			       * of them wait on ("network", "lock"...), with how many where it
 			       * has several threads ("lock:3"); "" when none waits or unknown */
+	bool waits_now;       /* that kind is known and is not its own children: the process
+			       * itself waits on something (a phase names it) */
 
 	/* Rates over the last interval, for the live view. */
 	double cpu_pct;       /* 100 = one core */

@@ -183,6 +183,7 @@ struct json_object *cpw_phases_to_json(const struct cpw_phases *ph)
 			json_object_object_add(e, "command", cpw_json_string(p->procs[k].comm));
 			json_object_object_add(e, "cpu_s", cpw_json_number(p->procs[k].cpu_s));
 			json_object_object_add(e, "io_bytes", cpw_json_number(p->procs[k].io_bytes));
+			json_object_object_add(e, "wait_s", cpw_json_number(p->procs[k].wait_s));
 			json_object_array_add(procs, e);
 		}
 		json_object_object_add(o, "processes", procs);

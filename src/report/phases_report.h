@@ -22,7 +22,7 @@
 int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline *tl,
 			  double cores_usable, FILE *out);
 /* [{start_s, end_s, class, confidence, secondary, evidence, processes: [{pid, command,
- * cpu_s, io_bytes}]}]. A new reference, NULL on allocation failure. */
+ * cpu_s, io_bytes, wait_s}]}]. A new reference, NULL on allocation failure. */
 struct json_object *cpw_phases_to_json(const struct cpw_phases *ph);
 /* {interval_s, samples_per_point, points, units: {...}, t_s: [...], dt_s: [...], ...}: the
  * series as columns; an object with points 0 when tl is NULL. A new reference. */

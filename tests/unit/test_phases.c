@@ -89,14 +89,17 @@ static int parse_points(struct series *sr, const char *line, double *t)
 	for (int k = 0; k < CPW_TIMELINE_TOP; k++) {
 		int pid, len = 0;
 		char comm[16];
-		double cpu, io;
+		double cpu, io, wait = 0;
 		if (sscanf(rest, " %d:%15[^:]:%lf:%lf%n", &pid, comm, &cpu, &io, &len) != 4)
 			break;
+		rest += len;
+		if (sscanf(rest, ":%lf%n", &wait, &len) == 1) /* optional WAIT_S */
+			rest += len;
 		p.top[k].pid = pid;
 		snprintf(p.top[k].comm, sizeof(p.top[k].comm), "%s", comm);
 		p.top[k].cpu_s = cpu;
 		p.top[k].io_bytes = io;
-		rest += len;
+		p.top[k].wait_s = wait;
 	}
 	for (unsigned long i = 0; i < n; i++) {
 		p.start_s = *t;

@@ -17,6 +17,7 @@
 #include "source/procps.h"
 #include "source/proc_reader.h"
 #include "model/tree.h"
+#include "model/timeline.h"
 #include "cunit_tap.h"
 #include "fixture_root.h"
 
@@ -80,6 +81,7 @@ static void test_discovery_and_figures(void)
 	/* What its threads wait on: thread 102 in D on io_schedule (no syscall file here: the
 	 * kind from the wait channel), one of its two threads. */
 	CU_ASSERT_STRING_EQUAL(cc1->wait_now, "disk:1");
+	CU_ASSERT_TRUE(cc1->waits_now);
 	/* io: readable for make, absent for cc1 -> N/A, never 0 */
 	CU_ASSERT_DOUBLE_EQUAL(make->read_bytes, 4096, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(make->write_bytes, 8192, 1e-9);
@@ -103,6 +105,30 @@ static void test_discovery_and_figures(void)
 	CU_ASSERT_DOUBLE_EQUAL(m.read_bytes, 4096, 1e-9); /* the readable part */
 	CU_ASSERT_EQUAL(m.top_process_pid, 101);
 	CU_ASSERT_DOUBLE_EQUAL(m.top_process_cpu_share, 400.0 / 600.0, 1e-9);
+	watch_free(t);
+}
+
+/* A process that waits uses nothing, yet the timeline names it for the seconds it waited
+ * (a waiting phase is about it); a parent that only waits for its child is not named. */
+static void test_timeline_names_a_waiter(void)
+{
+	struct cpw_tree *t = watch_new(root, false);
+	struct cpw_timeline *tl = cpw_timeline_new();
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl);
+	write_file("100/task/100/wchan", "do_wait\n"); /* make waits for cc1 */
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.1), 2);
+	CU_ASSERT_FALSE(cpw_tree_find(t, 100)->waits_now);
+	cpw_timeline_record(tl, t, 0.1, NULL);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.2), 2); /* nothing moved */
+	cpw_timeline_record(tl, t, 0.2, NULL);
+	CU_ASSERT_EQUAL_FATAL(cpw_timeline_count(tl), 2);
+	const struct cpw_tl_point *p1 = cpw_timeline_point(tl, 1);
+	CU_ASSERT_EQUAL(p1->top[0].pid, 101);
+	CU_ASSERT_DOUBLE_EQUAL(p1->top[0].cpu_s, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p1->top[0].wait_s, 0.1, 1e-9);
+	CU_ASSERT_EQUAL(p1->top[1].pid, 0);
+	cpw_timeline_free(tl);
 	watch_free(t);
 }
 
@@ -334,6 +360,7 @@ int main(void)
 	CU_initialize_registry();
 	CU_pSuite s1 = CU_add_suite("tree", setup, teardown);
 	CU_add_test(s1, "discovery and figures from a fake proc root", test_discovery_and_figures);
+	CU_add_test(s1, "the timeline names a process that only waits", test_timeline_names_a_waiter);
 	CU_pSuite s2 = CU_add_suite("tree over time", setup, teardown);
 	CU_add_test(s2, "threads end, process exits, figures never go back", test_threads_end_and_process_exits);
 	CU_pSuite s2b = CU_add_suite("tree orphans", setup, teardown);
