@@ -111,6 +111,7 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 	m->psi_cpu_some_s = w.psi_cpu_s;
 	m->psi_io_some_s = w.psi_io_s;
 	m->psi_mem_some_s = w.psi_mem_s;
+	m->psi_from_cgroup = w.psi_from_cgroup;
 	double cpu_total = w.user_s + w.sys_s;
 	for (int i = 0; i < CPW_TIMELINE_TOP && w.top[i].pid; i++)
 		m->nprocs++;

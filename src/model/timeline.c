@@ -165,6 +165,7 @@ void cpw_tl_point_merge(struct cpw_tl_point *into, const struct cpw_tl_point *ne
 	into->psi_cpu_s += next->psi_cpu_s;
 	into->psi_io_s += next->psi_io_s;
 	into->psi_mem_s += next->psi_mem_s;
+	into->psi_from_cgroup = into->psi_from_cgroup && next->psi_from_cgroup;
 
 	double cpu_total = into->user_s + into->sys_s;
 	double io_total = (isnan(into->read_bytes) ? 0 : into->read_bytes) +
@@ -335,6 +336,7 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 		pt.psi_cpu_s = psi->cpu_some_s;
 		pt.psi_io_s = psi->io_some_s;
 		pt.psi_mem_s = psi->mem_some_s;
+		pt.psi_from_cgroup = psi->from_cgroup;
 	}
 	find_top(tl, t, &pt);
 	tl->have_prev = true;

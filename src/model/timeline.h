@@ -14,6 +14,7 @@
 #ifndef CPERFWATCH_TIMELINE_H
 #define CPERFWATCH_TIMELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,7 @@ struct cpw_tl_point {
 	uint64_t majflt, minflt;        /* faults (deltas) */
 	/* Pressure stall seconds ("some") in the point; NAN where the session has none. */
 	double psi_cpu_s, psi_io_s, psi_mem_s;
+	bool psi_from_cgroup;   /* from the command's cgroup (for every point merged into it) */
 	double child_wait_s;    /* thread-seconds waiting for a child (the wait analysis; deltas) */
 	struct cpw_tl_proc top[CPW_TIMELINE_TOP]; /* largest part first */
 };
@@ -60,6 +62,7 @@ struct cpw_tl_point {
 /* Pressure over one sample's interval, in stall seconds; NAN where unknown. */
 struct cpw_tl_pressure {
 	double cpu_some_s, io_some_s, mem_some_s;
+	bool from_cgroup; /* the command's cgroup's pressure files, else the system's */
 };
 
 struct cpw_timeline;

@@ -244,6 +244,22 @@ static const struct column columns[] = {
 	{ "child_wait_s", "thread s waiting for a child in the point", get_child_wait },
 };
 
+/* Whose pressure the psi_* columns hold: the command's cgroup's when every point with a
+ * figure has it from there, the system's otherwise; NULL when no point has one. */
+static const char *psi_scope(const struct cpw_timeline *tl)
+{
+	size_t n = tl ? cpw_timeline_count(tl) : 0;
+	bool any = false, all_cgroup = true;
+	for (size_t k = 0; k < n; k++) {
+		const struct cpw_tl_point *p = cpw_timeline_point(tl, k);
+		if (isnan(p->psi_cpu_s))
+			continue;
+		any = true;
+		all_cgroup = all_cgroup && p->psi_from_cgroup;
+	}
+	return !any ? NULL : all_cgroup ? "the command's cgroup" : "system-wide";
+}
+
 /* Members: interval_s, samples_per_point, points, one per column, then units. */
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -277,8 +293,15 @@ struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, doub
 	}
 	*key = "units";
 	struct json_object *units = json_object_new_object();
-	for (size_t k = 0; units && k < NCOLUMNS; k++)
-		json_object_object_add(units, columns[k].name, json_object_new_string(columns[k].unit));
+	const char *scope = psi_scope(tl);
+	for (size_t k = 0; units && k < NCOLUMNS; k++) {
+		char unit[96];
+		if (strncmp(columns[k].name, "psi_", 4) == 0 && scope)
+			snprintf(unit, sizeof unit, "%s, %s", columns[k].unit, scope);
+		else
+			snprintf(unit, sizeof unit, "%s", columns[k].unit);
+		json_object_object_add(units, columns[k].name, json_object_new_string(unit));
+	}
 	return units;
 }
 

@@ -43,6 +43,10 @@ struct cpw_session_private {
 	struct cpw_held_file vmstat_file;
 	struct cpw_cgroup *cgroup;         /* run mode as root: the command's own cgroup */
 	struct cpw_psi cgroup_psi_start;
+	/* Pressure at the last sample, for the timeline's per-point stalls: the group's where
+	 * it has its own (as the whole run's figures), else the system's. */
+	struct cpw_psi sample_psi_prev;
+	bool sample_psi_cgroup;
 	struct cpw_taskstats_listener *exits; /* root: exit records of short-lived processes */
 	bool listen_tried;
 	/* Exits whose parent is not known yet; allocated at the first (1 MB: most runs never
@@ -228,6 +232,8 @@ void cpw_session_read_start(struct cpw_session *s)
 	 * replaced by the group's). */
 	if (!p->cgroup_psi_start.available)
 		cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &p->psi_start);
+	p->sample_psi_cgroup = p->cgroup_psi_start.available;
+	p->sample_psi_prev = p->sample_psi_cgroup ? p->cgroup_psi_start : p->psi_start;
 	/* System-wide refaults only where the group has none of its own. */
 	if (!group_refaults)
 		cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_file, &p->vmstat_start);
@@ -355,6 +361,31 @@ double cpw_session_elapsed(const struct cpw_session *s)
 	return (double)(now.tv_sec - s->start.tv_sec) + (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
 }
 
+/* The stall seconds since the previous sample (from the start for the first), from the
+ * same pressure files as the whole run's figures. False where either reading is missing. */
+static bool pressure_since_last_sample(struct cpw_session *s, struct cpw_tl_pressure *out)
+{
+	struct cpw_session_private *p = s->priv;
+	struct cpw_psi now, d;
+
+	if (p->sample_psi_cgroup)
+		cpw_cgroup_read_psi(p->cgroup, &now);
+	else
+		cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &now);
+	if (!now.available)
+		return false;
+	bool have_prev = p->sample_psi_prev.available;
+	cpw_psi_delta(&p->sample_psi_prev, &now, &d);
+	p->sample_psi_prev = now;
+	if (!have_prev)
+		return false;
+	out->cpu_some_s = (double)d.cpu_some_us / 1e6;
+	out->io_some_s = (double)d.io_some_us / 1e6;
+	out->mem_some_s = (double)d.mem_some_us / 1e6;
+	out->from_cgroup = p->sample_psi_cgroup;
+	return true;
+}
+
 int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 {
 	struct cpw_session_private *p = s->priv;
@@ -379,8 +410,11 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
 		}
 	}
 	drain_exits(s);
-	if (rc >= 0) /* a sample that failed (out of memory) is no point of the series */
-		cpw_timeline_record(p->timeline, s->tree, now, NULL);
+	if (rc >= 0) { /* a sample that failed (out of memory) is no point of the series */
+		struct cpw_tl_pressure stalls;
+		cpw_timeline_record(p->timeline, s->tree, now,
+				    pressure_since_last_sample(s, &stalls) ? &stalls : NULL);
+	}
 	return rc;
 }
 

@@ -96,6 +96,10 @@ int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid, char *why, size_t whyle
 /* Reads the group's figures; those that could not be read are NAN, with a reason in s. */
 void cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s);
 
+/* Only the group's pressure (the same as cpw_cgroup_read()'s psi), through files kept open:
+ * cheap enough for every sample. */
+void cpw_cgroup_read_psi(struct cpw_cgroup *cg, struct cpw_psi *out);
+
 /* The member processes (cgroup.procs), daemonized orphans included. Stores up to max pids
  * and returns how many there are (may exceed max), or -errno. */
 int cpw_cgroup_pids(struct cpw_cgroup *cg, pid_t *pids, size_t max);

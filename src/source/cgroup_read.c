@@ -173,11 +173,16 @@ void cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 	else
 		snprintf(s->memory_reason, sizeof s->memory_reason,
 			 "no memory controller available to the group");
+	cpw_cgroup_read_psi(cg, &s->psi);
+}
+
+void cpw_cgroup_read_psi(struct cpw_cgroup *cg, struct cpw_psi *out)
+{
 	if (cg->v2.path[0]) {
-		cpw_psi_read_cgroup(cg->v2.path, &cg->psi, &s->psi);
+		cpw_psi_read_cgroup(cg->v2.path, &cg->psi, out);
 	} else {
-		s->psi.available = false;
-		snprintf(s->psi.reason, sizeof s->psi.reason,
+		memset(out, 0, sizeof *out);
+		snprintf(out->reason, sizeof out->reason,
 			 "no cgroup v2 hierarchy: pressure of the group unavailable");
 	}
 }

@@ -3,6 +3,7 @@
 #
 #   direct_read (O_DIRECT) then spin     two phases, not cpu-bound then cpu-bound, the
 #                                        boundary within 0.5 s of the reader's exit
+#                                        and its pressure columns add up to the run's
 #   sleeper, spin, then fsync_loop       three phases in that order: waiting, cpu (bound,
 #                                        or starved where other load takes the CPUs), io
 #
@@ -65,9 +66,24 @@ elif what == "timeline":
     if abs(cpu - want) > 0.15 * want + 0.05:
         fail("timeline CPU %.2f s against rusage %.2f s" % (cpu, want))
     print("timeline: %d points, CPU %.2f s (rusage %.2f s)" % (n, cpu, want))
+elif what == "pressure":
+    # Every point has its stall seconds, from the run's own pressure files: they add up to
+    # the whole run's, less what came after the last sample.
+    t, whole = d["timeline"], d["pressure"]
+    scope = "the command's cgroup" if whole["scope"] == "cgroup" else "system-wide"
+    for col, key in (("psi_cpu_some_s", "cpu_some_s"), ("psi_io_some_s", "io_some_s"),
+                     ("psi_mem_some_s", "memory_some_s")):
+        if any(v is None for v in t[col]):
+            fail("%s has nulls: %s" % (col, t[col]))
+        if not t["units"][col].endswith(scope):
+            fail("%s's unit '%s' does not name the scope %s" % (col, t["units"][col], scope))
+        s, w = sum(t[col]), whole[key]
+        if s > w + 0.01 or (w > 0.2 and s < 0.5 * w):
+            fail("%s adds up to %.3f s, the whole run's is %.3f s" % (col, s, w))
+    print("pressure: %s; io %.2f of %.2f s" % (scope, sum(t["psi_io_some_s"]), whole["io_some_s"]))
 EOF
 
-plan 11
+plan 12
 
 if ! IO_DIR=$(block_dir); then
 	IO_DIR=
@@ -84,6 +100,12 @@ check "direct_read then spin: two phases, cut within 0.5 s of the reader's exit"
 	"$PY" "$SCRATCH/phases.py" "$SCRATCH/reader.json" reader
 check "direct_read then spin: the timeline's CPU adds up to rusage" \
 	"$PY" "$SCRATCH/phases.py" "$SCRATCH/reader.json" timeline
+if [ -r /proc/pressure/io ]; then
+	check "direct_read then spin: the timeline's pressure adds up to the run's" \
+		"$PY" "$SCRATCH/phases.py" "$SCRATCH/reader.json" pressure
+else
+	skip "direct_read then spin: the timeline's pressure adds up to the run's" "no PSI in this kernel"
+fi
 if "$PY" -c 'import jsonschema' 2>/dev/null; then
 	check "direct_read then spin: the JSON report fits the schema" validate_json "$SCRATCH/reader.json"
 else

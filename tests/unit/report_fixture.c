@@ -124,6 +124,10 @@ struct cpw_timeline *report_fixture_timeline(struct cpw_report *r)
 		p.read_bytes = reading ? 838860.8 : 0;
 		p.write_bytes = 0;
 		p.minflt = 3;
+		p.psi_cpu_s = 0;
+		p.psi_io_s = reading ? 0.08 : 0;
+		p.psi_mem_s = 0;
+		p.psi_from_cgroup = true;
 		p.top[0] = (struct cpw_tl_proc){ .pid = 100, .comm = "first", .cpu_s = p.user_s + p.sys_s,
 						 .io_bytes = p.read_bytes };
 		cpw_timeline_add(tl, &p);

@@ -189,7 +189,7 @@ static void test_record_from_tree(void)
 	cpw_tree_record_exit(t, 100, 1, "first", 0.5, 0.25, 10, 1, 2048, 0.1);
 	cpw_timeline_record(tl, t, 0.1, NULL);
 	cpw_tree_record_exit(t, 101, 100, "second", 0.2, 0.0, 5, 0, 512, 0.2);
-	struct cpw_tl_pressure psi = { 0.01, 0.02, NAN };
+	struct cpw_tl_pressure psi = { 0.01, 0.02, NAN, true };
 	cpw_timeline_record(tl, t, 0.2, &psi);
 	CU_ASSERT_EQUAL_FATAL(cpw_timeline_count(tl), 2);
 	const struct cpw_tl_point *p0 = cpw_timeline_point(tl, 0), *p1 = cpw_timeline_point(tl, 1);
@@ -209,6 +209,16 @@ static void test_record_from_tree(void)
 	CU_ASSERT_EQUAL(p1->top[1].pid, 0); /* 100 did nothing more */
 	CU_ASSERT_DOUBLE_EQUAL(p1->psi_io_s, 0.02, 1e-9);
 	CU_ASSERT_TRUE(isnan(p1->psi_mem_s));
+	CU_ASSERT_TRUE(p1->psi_from_cgroup);
+	CU_ASSERT_FALSE(p0->psi_from_cgroup);
+	/* A third point from the system's files: merged with the second, the sum is no longer
+	 * the group's alone. */
+	struct cpw_tl_point m = *p1, sys = *p1;
+	sys.start_s = 0.2;
+	sys.psi_from_cgroup = false;
+	cpw_tl_point_merge(&m, &sys);
+	CU_ASSERT_DOUBLE_EQUAL(m.psi_io_s, 0.04, 1e-9);
+	CU_ASSERT_FALSE(m.psi_from_cgroup);
 	cpw_timeline_free(tl);
 	cpw_tree_free(t);
 }
