@@ -421,7 +421,9 @@ static void probe_wait(struct cpw_proc_reader *r, const struct proc_handle *h, s
 	bool have = th->wait_known && !out->ran && !th->wait->retry;
 	if (!have) {
 		struct cpw_wait now;
-		int rc = cpw_wait_probe_thread(r->waitprobe, h->pid, th->tid, out->state, &now);
+		/* A thread in D had its wait channel read just now (for its state's kind). */
+		int rc = cpw_wait_probe_thread(r->waitprobe, h->pid, th->tid, out->state,
+					       out->state == 'D' ? out->wchan : NULL, &now);
 		/* Seen without its target (the call not caught), a wait of the same kind keeps
 		 * the target the thread had. */
 		if (rc == 0 && !now.target[0] && now.syscall_nr == CPW_SYSCALL_UNREAD &&

@@ -6,7 +6,9 @@
  * read past the first two is paid from the sample's budget. The socket tables are read
  * lazily, once per sample, as many as a lookup needs (tcp first, unix last). Targets are
  * cached by (pid, fd, inode): a thread blocked on the same socket sample after sample
- * costs one readlink for it.
+ * costs one readlink for it. A pipe whose other end is in no process of the tree is
+ * cached too, until the tree changes: searching every process's fds again each sample
+ * would spend the budget on an answer that cannot differ.
  */
 #include "config.h"
 #include "source/waits.h"
@@ -28,7 +30,8 @@ struct cached_target {
 	pid_t pid;
 	int fd;
 	unsigned long inode; /* 0: free slot */
-	pid_t peer_pid;
+	pid_t peer_pid;      /* 0 for a pipe: no process of the tree holds its other end */
+	uint64_t tree_gen;   /* the tree that was searched, for a pipe without a peer */
 	char target[CPW_WAIT_TARGET_LEN];
 };
 
@@ -40,6 +43,7 @@ struct cpw_wait_probe {
 	ssize_t net_len[CPW_NET_PROTO_COUNT];
 	pid_t *tree;
 	size_t ntree, tree_alloc;
+	uint64_t tree_gen;                   /* bumped whenever the tree's pids change */
 	struct cached_target cache[CACHE_SLOTS];
 	struct cpw_wait_probe_stats stats;
 };
@@ -78,6 +82,9 @@ void cpw_wait_probe_begin_sample(struct cpw_wait_probe *wp, const pid_t *tree_pi
 	drop_tables(wp);
 	wp->budget_left = wp->stats.budget;
 	wp->over_budget_this_sample = false;
+	if (npids == wp->ntree && (npids == 0 || memcmp(wp->tree, tree_pids, npids * sizeof(*tree_pids)) == 0))
+		return; /* the same tree: its pipe searches still hold */
+	wp->tree_gen++;
 	if (npids > wp->tree_alloc) {
 		pid_t *t = realloc(wp->tree, npids * sizeof(*t));
 		if (!t) {
@@ -253,7 +260,8 @@ static void resolve_target(struct cpw_wait_probe *wp, pid_t pid, const struct cp
 		return;
 	}
 	struct cached_target *c = cache_slot(wp, pid, fd, inode);
-	if (c->inode == inode && c->pid == pid && c->fd == fd) {
+	if (c->inode == inode && c->pid == pid && c->fd == fd &&
+	    (*fdtype == CPW_FD_SOCKET || c->peer_pid || c->tree_gen == wp->tree_gen)) {
 		snprintf(out->target, sizeof(out->target), "%s", c->target);
 		out->peer_pid = c->peer_pid;
 		return;
@@ -262,18 +270,18 @@ static void resolve_target(struct cpw_wait_probe *wp, pid_t pid, const struct cp
 		resolve_socket(wp, inode, out);
 	else
 		resolve_pipe(wp, pid, inode, sc->group == CPW_SYS_READ, out);
-	if (out->detail == CPW_WAIT_DETAIL_OK && !strstr(out->target, "(not in /proc/net)") &&
-	    (*fdtype == CPW_FD_SOCKET || out->peer_pid)) {
+	if (out->detail == CPW_WAIT_DETAIL_OK && !strstr(out->target, "(not in /proc/net)")) {
 		c->pid = pid;
 		c->fd = fd;
 		c->inode = inode;
 		c->peer_pid = out->peer_pid;
+		c->tree_gen = wp->tree_gen;
 		snprintf(c->target, sizeof(c->target), "%s", out->target);
 	}
 }
 
 int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state,
-			  struct cpw_wait *out)
+			  const char *wchan, struct cpw_wait *out)
 {
 	char base[300], path[320], buf[512];
 	struct cpw_syscall_fields f;
@@ -286,17 +294,20 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 		return -ESRCH;
 	snprintf(path, sizeof(path), "%s/syscall", base);
 	long len = cpw_read_file(path, buf, sizeof(buf));
+	bool parsed = len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0;
 	/* Woken between its state and now: a thread that blocks often (short reads) is
 	 * likely blocked again a moment later, so one more look. */
-	if (len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0 && f.running)
+	if (parsed && f.running) {
 		len = cpw_read_file(path, buf, sizeof(buf));
+		parsed = len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0;
+	}
 	bool woken = false;
-	if (len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0 && f.running) {
+	if (parsed && f.running) {
 		/* "running" also comes for a thread that blocks and wakes faster than the kernel
 		 * can catch it off the CPU (short O_DIRECT reads in D): its wait channel, read
 		 * below, tells whether it is blocked; only the call is unknown. */
 		woken = true;
-	} else if (len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0) {
+	} else if (parsed) {
 		out->syscall_nr = f.nr;
 		sc = f.nr >= 0 ? cpw_syscall_lookup(f.nr) : NULL;
 		if (sc)
@@ -319,16 +330,19 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 			((sc->group != CPW_SYS_READ && sc->group != CPW_SYS_WRITE) ||
 			 (fdtype != CPW_FD_UNKNOWN && fdtype != CPW_FD_ANON &&
 			  !(fdtype == CPW_FD_FILE && state != 'D')));
-	if (!decisive || state == 'D') {
+	if (wchan) {
+		snprintf(out->wchan, sizeof(out->wchan), "%s", wchan);
+		out->wchan[strcspn(out->wchan, "\n")] = '\0';
+	} else if (!decisive || state == 'D') {
 		snprintf(path, sizeof(path), "%s/wchan", base);
 		len = cpw_read_file(path, out->wchan, sizeof(out->wchan));
 		if (len < 0)
 			out->wchan[0] = '\0';
 		else
 			out->wchan[strcspn(out->wchan, "\n")] = '\0';
-		if (strcmp(out->wchan, "0") == 0)
-			out->wchan[0] = '\0';
 	}
+	if (strcmp(out->wchan, "0") == 0)
+		out->wchan[0] = '\0';
 	if (woken && !out->wchan[0])
 		return -EAGAIN; /* on a CPU: no wait channel */
 	if (woken)

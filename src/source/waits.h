@@ -63,10 +63,12 @@ void cpw_wait_probe_free(struct cpw_wait_probe *wp);
  * processes of the tree (searched for the other end of a pipe; copied). */
 void cpw_wait_probe_begin_sample(struct cpw_wait_probe *wp, const pid_t *tree_pids, size_t npids);
 
-/* Probes thread tid of process pid, last seen in state (S or D). Returns 0 with *out
- * filled, -EAGAIN when the thread was back on a CPU (no wait channel), -ESRCH when it is gone. */
+/* Probes thread tid of process pid, last seen in state (S or D). wchan is the thread's wait
+ * channel where the caller has just read it (a thread in D), NULL to read it here when the
+ * call leaves the kind open. Returns 0 with *out filled, -EAGAIN when the thread was back
+ * on a CPU (no wait channel), -ESRCH when it is gone. */
 int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state,
-			  struct cpw_wait *out);
+			  const char *wchan, struct cpw_wait *out);
 
 const struct cpw_wait_probe_stats *cpw_wait_probe_stats(const struct cpw_wait_probe *wp);
 

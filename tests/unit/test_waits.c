@@ -282,7 +282,7 @@ static void test_metrics_from_waits(void)
 static struct cpw_wait probe(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state)
 {
 	struct cpw_wait w;
-	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, pid, tid, state, &w), 0);
+	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, pid, tid, state, NULL, &w), 0);
 	return w;
 }
 
@@ -334,8 +334,8 @@ static void test_probe_fixture(void)
 	CU_ASSERT_STRING_EQUAL(w.target, "TCP listening on 0.0.0.0:8080");
 	w = probe(wp, 100, 112, 'S');
 	CU_ASSERT_STRING_EQUAL(w.target, "unix /run/app.sock");
-	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, 100, 113, 'S', &w), -EAGAIN);
-	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, 100, 999, 'S', &w), -ESRCH);
+	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, 100, 113, 'S', NULL, &w), -EAGAIN);
+	CU_ASSERT_EQUAL(cpw_wait_probe_thread(wp, 100, 999, 'S', NULL, &w), -ESRCH);
 	/* "running" from a thread that blocks and wakes too fast to be caught (short O_DIRECT
 	 * reads): its wait channel says it is blocked; the call is unknown, to be retried. */
 	w = probe(wp, 100, 114, 'D');
@@ -378,6 +378,42 @@ static void test_probe_cache(void)
 	cpw_wait_probe_free(wp);
 }
 
+/* A pipe whose other end no process of the tree holds: searched once per tree, not again
+ * each sample while the tree stays the same; searched again when it changes. */
+static void test_probe_pipe_without_peer(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 0);
+	const pid_t without_xz[] = { 100, 200, 400 }, with_xz[] = { 100, 200, 300, 400 };
+	cpw_wait_probe_begin_sample(wp, without_xz, 3);
+	struct cpw_wait w = probe(wp, 200, 200, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_PIPE);
+	CU_ASSERT_EQUAL(w.peer_pid, 0);
+	CU_ASSERT_TRUE(w.retry);
+	CU_ASSERT_EQUAL(strncmp(w.target, "pipe:[", 6), 0);
+	uint64_t first = cpw_wait_probe_stats(wp)->reads;
+	cpw_wait_probe_begin_sample(wp, without_xz, 3);
+	w = probe(wp, 200, 200, 'S');
+	CU_ASSERT_EQUAL(cpw_wait_probe_stats(wp)->reads - first, 1); /* its fd link only */
+	CU_ASSERT_EQUAL(strncmp(w.target, "pipe:[", 6), 0);
+	cpw_wait_probe_begin_sample(wp, with_xz, 4);
+	w = probe(wp, 200, 200, 'S');
+	CU_ASSERT_EQUAL(w.peer_pid, 300);
+	CU_ASSERT_STRING_EQUAL(w.target, "pipe from xz (pid 300)");
+	cpw_wait_probe_free(wp);
+}
+
+/* A wait channel the caller read already (a thread in D) is used, not read again. */
+static void test_probe_given_wchan(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 0);
+	struct cpw_wait w;
+	cpw_wait_probe_begin_sample(wp, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_wait_probe_thread(wp, 100, 106, 'D', "io_schedule\n", &w), 0);
+	CU_ASSERT_STRING_EQUAL(w.wchan, "io_schedule"); /* the file holds folio_wait_bit_common */
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_DISK);
+	cpw_wait_probe_free(wp);
+}
+
 /* Past the budget the kind is still named; the target is not, and the stats say so. */
 static void test_probe_budget(void)
 {
@@ -415,6 +451,8 @@ int main(void)
 	CU_add_test(s, "probe on fixture /proc", test_probe_fixture);
 	CU_add_test(s, "probe caches targets", test_probe_cache);
 	CU_add_test(s, "probe budget", test_probe_budget);
+	CU_add_test(s, "probe searches a pipe without a peer once per tree", test_probe_pipe_without_peer);
+	CU_add_test(s, "probe uses a wait channel already read", test_probe_given_wchan);
 #endif
 	return cpw_cunit_run_tap();
 }
