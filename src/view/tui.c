@@ -500,7 +500,8 @@ static void draw_phase_row(struct cpw_tui *ui, int y, int x, int w)
 }
 
 /* Returns the number of lines used: the sparklines, and under them the phase of each of
- * their columns once there are two phases. */
+ * their columns once there are two phases (the line is kept blank until then, so that the
+ * table below does not move when the second phase appears). */
 static int draw_sparklines(struct cpw_tui *ui, int y)
 {
 	const struct cpw_history *hist = cpw_tree_history(ui->snap.tree);
@@ -527,7 +528,7 @@ static int draw_sparklines(struct cpw_tui *ui, int y)
 		draw_spark(ui, y + 1, 0, w, "IO", hist->io_bytes_rate, 0, io);
 		draw_spark(ui, y + 1, w + 1, w, "FLT", hist->fault_rate, 0, flt);
 		if (!phases)
-			return 2;
+			return 3;
 		draw_phase_row(ui, y + 2, 0, w);
 		draw_phase_row(ui, y + 2, w + 1, w);
 		return 3;
@@ -537,16 +538,17 @@ static int draw_sparklines(struct cpw_tui *ui, int y)
 	draw_spark(ui, y + 2, 0, COLS, "IO", hist->io_bytes_rate, 0, io);
 	draw_spark(ui, y + 3, 0, COLS, "FLT", hist->fault_rate, 0, flt);
 	if (!phases)
-		return 4;
+		return 5;
 	draw_phase_row(ui, y + 4, 0, COLS);
 	return 5;
 }
 
 /* The phases so far on one line, where the screen has room for it (12 lines and 24
- * columns); returns the lines used. */
+ * columns), kept from the start (blank before the first sample) so that the table never
+ * moves; returns the lines used. */
 static int draw_phase_list(struct cpw_tui *ui, int y)
 {
-	if (ui->snap.phases.n < 2 || LINES < 12 || COLS < 24)
+	if (LINES < 12 || COLS < 24)
 		return 0;
 	cpw_tui_phase_list(&ui->snap.phases, !ui->ended, COLS - 1, ui->line, sizeof(ui->line));
 	put(ui, y, 0, ui->line, 0);

@@ -135,7 +135,7 @@ int cpw_tui_phase_row(const struct cpw_phases *ph, const struct cpw_tl_point *po
 		      size_t count, int width, char *out, size_t outlen);
 /* The phases so far on one line of at most width cells: "phases: [1] 0.0-1.3 s io-bound
  * [2] 1.3 s- cpu-bound" (ongoing: the last one has no end yet). Where they do not all fit,
- * the oldest give way to "..."; empty with fewer than two phases. Returns the cells used. */
+ * the oldest give way to "..."; empty with no phase yet. Returns the cells used. */
 int cpw_tui_phase_list(const struct cpw_phases *ph, bool ongoing, int width, char *out, size_t outlen);
 
 /* ---- Formatting (tui_format.c): every result fits in 6 cells ---- */

@@ -88,7 +88,7 @@ int cpw_tui_phase_list(const struct cpw_phases *ph, bool ongoing, int width, cha
 	if (outlen == 0)
 		return 0;
 	out[0] = '\0';
-	if (ph->n < 2 || width <= 0)
+	if (ph->n < 1 || width <= 0)
 		return 0;
 	for (int i = 0; i < ph->n; i++)
 		elen[i] = list_entry(ph, i, ongoing, entry[i], sizeof(entry[i]));

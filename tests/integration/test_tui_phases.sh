@@ -8,7 +8,8 @@
 #     takes the CPUs);
 #   - at 120x40 a phase row under each column of sparklines; at 40x12 no sparklines but
 #     the list, no line wider than 40; no colours anywhere;
-#   - q gives the report, whose Phases section has the same two phases.
+#   - q gives the report, whose Phases section has the same two phases;
+#   - the table's title row is on the same line with one phase as with two.
 #
 # The run needs a directory on a real block device (O_DIRECT is refused on tmpfs), and is
 # tried up to three times: on a busy machine a phase can come out otherwise. Every wait
@@ -16,7 +17,7 @@
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-plan 6
+plan 7
 
 SOCK="cpw-phases-$$"
 IO_DIR=
@@ -64,6 +65,8 @@ EOF
 for try in 1 2 3; do
 	T kill-session -t run >/dev/null 2>&1
 	T new-session -d -s run -x 80 -y 24 "sh $SCRATCH/run.sh"
+	: >"$SCRATCH/early"
+	wait_for run '^phases: \[1\] 0\.0 s- ' 10 && cp "$SCRATCH/screen" "$SCRATCH/early"
 	wait_for run 'the command exited' 30 || break
 	grep -Eq "$LIST" "$SCRATCH/screen" && break
 done
@@ -96,7 +99,19 @@ else
 	not_ok "the list of phases: io-bound, then cpu-bound" "$(sed 's/^/  | /' "$SCRATCH/final")"
 fi
 
-# 3: two columns of sparklines, a phase row under each.
+# 3: the table does not move when the second phase appears: its title row is where it was
+# while there was one phase.
+title_line() { grep -nE '^ +PID.? S ' "$1" | head -1 | cut -d: -f1; }
+early_at=$(title_line "$SCRATCH/early") final_at=$(title_line "$SCRATCH/final")
+if [ -n "$early_at" ] && [ "$early_at" = "$final_at" ]; then
+	ok "the table stays on line $early_at from one phase to two"
+else
+	not_ok "the table stays where it was from one phase to two" \
+		"one phase: line ${early_at:-none}, two: line ${final_at:-none}
+$(sed 's/^/  | /' "$SCRATCH/early")"
+fi
+
+# 4: two columns of sparklines, a phase row under each.
 if resize run 120x40 '^CPU .* RSS ' && [ "$(grep -Ec '^PH   +1+2+ +PH   +1+2+$' "$SCRATCH/screen")" = 1 ] &&
 	grep -Eq "$LIST" "$SCRATCH/screen"; then
 	ok "at 120x40: a phase row under each column of sparklines"
@@ -104,7 +119,7 @@ else
 	not_ok "at 120x40: a phase row under each column of sparklines" "$(show)"
 fi
 
-# 4: 40x12: no sparklines, the list cut to the width, nothing wider.
+# 5: 40x12: no sparklines, the list cut to the width, nothing wider.
 if resize run 40x12 '^phases: ' && ! grep -q '^CPU ' "$SCRATCH/screen" &&
 	[ "$(LC_ALL=C.UTF-8 wc -L <"$SCRATCH/screen")" -le 40 ] && grep -q ' PID' "$SCRATCH/screen" &&
 	grep -Eq '^phases: (\.\.\. )?\[2\] [0-9.]+-[0-9.]+ s cpu-' "$SCRATCH/screen"; then
@@ -113,14 +128,14 @@ else
 	not_ok "at 40x12: the list of phases, newest first to stay, within 40 columns" "$(show)"
 fi
 
-# 5: NO_COLOR: no colour escapes on the phase lines or anywhere.
+# 6: NO_COLOR: no colour escapes on the phase lines or anywhere.
 if resize run 80x24 '^PH ' && T capture-pane -p -e -t run >"$SCRATCH/escapes" && ! grep -Eq '\[([0-9;]*;)?(3[0-7]|4[0-7])(;[0-9;]*)?m' "$SCRATCH/escapes"; then
 	ok "NO_COLOR: the phases drawn without colours"
 else
 	not_ok "NO_COLOR: the phases drawn without colours" "$(cat -v "$SCRATCH/escapes" | head -12)"
 fi
 
-# 6: q: the report's Phases section says the same.
+# 7: q: the report's Phases section says the same.
 T send-keys -t run q
 if wait_for run '^CPW-EXIT=0' 10 history && grep -q '^Phases: 2 ' "$SCRATCH/screen" &&
 	grep -Eq '^[[:space:]]+\[1\] 0\.0-[0-9.]+ s +io-bound ' "$SCRATCH/screen"; then

@@ -432,8 +432,12 @@ static void test_phase_list(void)
 	CU_ASSERT_STRING_EQUAL(out, "phases: ... [3] 4.0 s- waiting");
 	CU_ASSERT_EQUAL(cpw_tui_phase_list(&ph, true, 20, out, sizeof(out)), 20);
 	CU_ASSERT_STRING_EQUAL(out, "phases: ... [3] 4.0 ");
-	/* One phase or none: nothing. */
+	/* One phase: itself (the line is there from the start, so the table never moves);
+	 * none: nothing. */
 	ph.n = 1;
+	cpw_tui_phase_list(&ph, true, 80, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "phases: [1] 0.0 s- io-bound");
+	ph.n = 0;
 	CU_ASSERT_EQUAL(cpw_tui_phase_list(&ph, true, 80, out, sizeof(out)), 0);
 	CU_ASSERT_STRING_EQUAL(out, "");
 	/* A small buffer is never overrun. */
