@@ -35,7 +35,7 @@ void cpw_cli_usage(FILE *out)
 {
 	fputs("Usage: cperfwatch [OPTION]... -- COMMAND [ARG]...\n"
 	      "  or:  cperfwatch [OPTION]... --pid PID\n"
-	      "  or:  cperfwatch [OPTION]... --merge FILE...\n"
+	      "  or:  cperfwatch [OPTION]... --merge FILE... [OPTION]...\n"
 	      "Run COMMAND (or watch process PID) with its whole process tree, measure where the\n"
 	      "time and memory go, and name the bottleneck with its evidence.\n"
 	      "\n"
@@ -53,7 +53,8 @@ void cpw_cli_usage(FILE *out)
 	      "      --plot=FILE          also draw the run over time as an SVG picture in FILE\n"
 	      "      --label=NAME=VALUE   add this label to every prometheus/openmetrics sample\n"
 	      "      --merge              merge the JSON reports FILE... of a job's ranks into\n"
-	      "                           one job report (text, --json or --format prometheus)\n"
+	      "                           one job report (text, --json or --format prometheus);\n"
+	      "                           options may also follow the files\n"
 	      "  -a, --wait-all           run mode: wait for every descendant, orphans included\n"
 	      "  -e, --events=LIST        count these perf events (libpfm4 names, comma-separated)\n"
 	      "      --list-events        list the events this machine's PMUs offer, then exit\n"
@@ -279,8 +280,16 @@ static const struct option long_options[] = {
 		return CPW_CLI_ERROR;                      \
 	} while (0)
 
-enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg, FILE *out,
-				  FILE *err)
+/* What the options said beyond cfg. */
+struct seen_options {
+	bool have_pid, interval_given;
+};
+
+/* One pass of getopt over argv with optstring into cfg (from its defaults). CPW_CLI_OK:
+ * go on with the operands from optind. */
+static enum cpw_cli_result parse_options(int argc, char **argv, const char *optstring,
+					 struct cpw_config *cfg, struct seen_options *seen,
+					 FILE *out, FILE *err)
 {
 	bool have_pid = false, interval_given = false;
 	double seconds;
@@ -289,8 +298,7 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 	cpw_config_defaults(cfg);
 	opterr = 0;
 	optind = 0; /* glibc: 0 also resets getopt's internal state from an earlier call */
-	/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+:p:i:d:jo:ae:hV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, optstring, long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (cpw_parse_pid(optarg, &cfg->pid) < 0)
@@ -400,6 +408,29 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 			FAIL("unknown option '%s' (try 'cperfwatch --help')", argv[optind - 1]);
 		}
 	}
+	seen->have_pid = have_pid;
+	seen->interval_given = interval_given;
+	return CPW_CLI_OK;
+}
+
+enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg, FILE *out,
+				  FILE *err)
+{
+	struct seen_options seen;
+	/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
+	enum cpw_cli_result rc = parse_options(argc, argv, "+:p:i:d:jo:ae:hV", cfg, &seen, out, err);
+	if (rc != CPW_CLI_OK)
+		return rc;
+	/* --merge's operands are reports, not a command: options may come after them too
+	 * (cperfwatch --merge rank*.json -o job.json), as with any GNU tool. Parsed again
+	 * with getopt's own ordering, which moves the reports to the end; a "--" still ends
+	 * the options. */
+	if (cfg->mode == CPW_MODE_MERGE && optind < argc && strcmp(argv[optind - 1], "--") != 0) {
+		rc = parse_options(argc, argv, ":p:i:d:jo:ae:hV", cfg, &seen, out, err);
+		if (rc != CPW_CLI_OK)
+			return rc;
+	}
+	bool have_pid = seen.have_pid, interval_given = seen.interval_given;
 
 	if (cfg->mode == CPW_MODE_LIST_EVENTS) {
 		if (optind < argc || have_pid)

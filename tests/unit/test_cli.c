@@ -137,6 +137,26 @@ static void test_fleet_options(void)
 	expect_error(ARGS("--fail-on", "waiting", "--merge", "a.json"), "--merge takes no budget");
 	expect_error(ARGS("-i", "0.5", "--merge", "a.json"), "apply to a run or a watch");
 	expect_error(ARGS("--tui", "--merge", "a.json"), "apply to a run or a watch");
+	/* The reports are operands, not a command: options may follow them (the shell's
+	 * glob first, as people type it); a "--" still ends the options. */
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--merge", "r.0.json", "r.1.json", "--json", "-o", "job.json")),
+			CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.mode, CPW_MODE_MERGE);
+	CU_ASSERT_EQUAL(cfg.format, CPW_FORMAT_JSON);
+	CU_ASSERT_STRING_EQUAL(cfg.output_path, "job.json");
+	CU_ASSERT_EQUAL_FATAL(cfg.command_argc, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.command[0], "r.0.json");
+	CU_ASSERT_STRING_EQUAL(cfg.command[1], "r.1.json");
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--merge", "r.0.json", "--", "--json")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.format, CPW_FORMAT_TEXT);
+	CU_ASSERT_EQUAL_FATAL(cfg.command_argc, 2);
+	CU_ASSERT_STRING_EQUAL(cfg.command[1], "--json");
+	expect_error(ARGS("--merge", "a.json", "--plot", "p.svg"), "--merge has no time series");
+	expect_error(ARGS("--merge", "a.json", "--bogus"), "unknown option '--bogus'");
+	/* Run mode is untouched: COMMAND's own options stay its own. */
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--", "sh", "-c", "--json")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.format, CPW_FORMAT_TEXT);
+	CU_ASSERT_EQUAL(cfg.command_argc, 3);
 }
 
 static void test_attach_mode(void)
