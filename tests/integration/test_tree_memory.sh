@@ -65,9 +65,19 @@ expect_memory "run mode, no cgroup" pss "$SCRATCH/pss.json"
 
 "$PY" "$W" $MIB 3 3 $OWN &
 target=$!
-# Attach once the workers exist (the parent has filled its memory by then), within 5 s.
+# Attach once the workers exist and have filled their own memory and read the shared one
+# (each one's RSS at MIB + OWN), within 5 s: the PSS is sampled at most once a second, less
+# often where reading it costs more (under ASan), and a 1.5 s watch may read it only once.
+filled() {
+	_kids=$(cat "/proc/$target/task/$target/children" 2>/dev/null)
+	[ "$(echo $_kids | wc -w)" -ge 3 ] || return 1
+	for _k in $_kids; do
+		_rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$_k/status" 2>/dev/null)
+		[ "${_rss:-0}" -ge $(((MIB + OWN) * 1024 * 95 / 100)) ] || return 1
+	done
+}
 n=0
-while [ "$(wc -w <"/proc/$target/task/$target/children" 2>/dev/null || echo 0)" -lt 3 ] && [ $n -lt 100 ]; do
+while ! filled && [ $n -lt 100 ]; do
 	n=$((n + 1))
 	sleep 0.05
 done
