@@ -6,6 +6,7 @@
 #ifndef CPW_CLASSIFY_JOB_H
 #define CPW_CLASSIFY_JOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "classify/verdict.h"
@@ -43,6 +44,8 @@ struct cpw_job {
 	size_t failed;          /* ranks whose command failed (a status other than 0, a signal) */
 	long straggler;         /* index of the rank that took longest; -1 with fewer than 2 */
 	double straggler_lead_s; /* its wall minus the median of the others' */
+	bool straggler_named;   /* the lead is worth naming (the thresholds of job_judge.c):
+				 * a finding, the text mark and JSON's "straggler" */
 	double median_wall_s;
 	long cpu_min_i, cpu_max_i; /* indexes; -1 when unknown */
 	double cpu_mean_s, cpu_spread; /* (max - min) / mean; NAN */

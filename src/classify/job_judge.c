@@ -113,7 +113,9 @@ static void straggler(struct cpw_job *job, double *walls, double *scratch)
 		return;
 	job->straggler = last;
 	job->straggler_lead_s = walls[last] - others;
-	if (job->straggler_lead_s >= STRAGGLER_MIN_S && job->straggler_lead_s >= STRAGGLER_MIN_SHARE * others) {
+	job->straggler_named = job->straggler_lead_s >= STRAGGLER_MIN_S &&
+			       job->straggler_lead_s >= STRAGGLER_MIN_SHARE * others;
+	if (job->straggler_named) {
 		char name[300];
 		cpw_job_rank_name(&job->ranks[last], name, sizeof(name));
 		finding(job, "straggler: %s finished last, %.2f s after the median other rank (%.2f s against "

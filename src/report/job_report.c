@@ -45,8 +45,7 @@ static int write_text(const struct cpw_job *job, FILE *out)
 		cpw_escape_for_terminal(r->host[0] ? r->host : "-", safe, sizeof(safe));
 		fprintf(out, "  %-16s %6s %9s %9s %10s  %s%s\n", safe, rank, fixed(r->wall_s, 2, a, sizeof(a)),
 			fixed(r->cpu_s, 2, b, sizeof(b)), fixed(r->peak_rss_kib / 1024, 1, d, sizeof(d)),
-			cpw_class_name(r->cls), (long)i == job->straggler && job->nfindings &&
-			strncmp(job->findings[0], "straggler", 9) == 0 ? "  <- straggler" : "");
+			cpw_class_name(r->cls), (long)i == job->straggler && job->straggler_named ? "  <- straggler" : "");
 	}
 	if (job->nfindings) {
 		fputs("\nImbalance:\n", out);
@@ -99,12 +98,15 @@ static int write_json(const struct cpw_job *job, FILE *out)
 	json_object_object_add(v, "ranks_with_class", json_object_new_int64((int64_t)job->cls_ranks));
 	json_object_object_add(root, "verdict", v);
 	json_object *imb = json_object_new_object();
+	/* The slowest rank always; the straggler only where its lead is worth naming, as in
+	 * the text (a rank 5% behind is no straggler). */
 	json_object *s = rank_ref(job, job->straggler);
 	if (s) {
 		json_object_object_add(s, "wall_s", cpw_json_number(job->ranks[job->straggler].wall_s));
 		json_object_object_add(s, "lead_s", cpw_json_number(job->straggler_lead_s));
 	}
-	json_object_object_add(imb, "straggler", s);
+	json_object_object_add(imb, "slowest", s);
+	json_object_object_add(imb, "straggler", s && job->straggler_named ? json_object_get(s) : NULL);
 	json_object_object_add(imb, "median_wall_s", cpw_json_number(job->median_wall_s));
 	json_object *cs = json_object_new_object();
 	json_object_object_add(cs, "min", rank_ref(job, job->cpu_min_i));

@@ -76,6 +76,8 @@ static bool has_finding(const struct cpw_job *job, const char *fragment)
 	return false;
 }
 
+static char *render(const struct cpw_job *job, enum cpw_format format);
+
 static void test_imbalance(void)
 {
 	struct cpw_job job;
@@ -98,7 +100,21 @@ static void test_imbalance(void)
 	CU_ASSERT_EQUAL(add_fixture(&job, "job-rank1.json"), CPW_JOB_ADDED);
 	cpw_job_judge(&job);
 	CU_ASSERT_EQUAL(job.nfindings, 0);
-	CU_ASSERT_EQUAL(job.straggler, 1); /* named in JSON, not a finding: 0.1 s is 5% */
+	CU_ASSERT_EQUAL(job.straggler, 1); /* the slowest, but 0.1 s is 5%: no straggler */
+	CU_ASSERT_FALSE(job.straggler_named);
+	char *text = render(&job, CPW_FORMAT_TEXT);
+	CU_ASSERT_PTR_NULL(strstr(text, "straggler"));
+	free(text);
+	text = render(&job, CPW_FORMAT_JSON);
+	json_object *doc = json_tokener_parse(text), *imb, *v;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "imbalance", &imb));
+	CU_ASSERT_TRUE(json_object_object_get_ex(imb, "straggler", &v));
+	CU_ASSERT_PTR_NULL(v);
+	CU_ASSERT_TRUE(json_object_object_get_ex(imb, "slowest", &v) && json_object_object_get_ex(v, "rank", &v));
+	CU_ASSERT_EQUAL(json_object_get_int(v), 1);
+	json_object_put(doc);
+	free(text);
 	cpw_job_free(&job);
 }
 
