@@ -500,22 +500,21 @@ static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
 	}
 }
 
-void cpw_session_interim(struct cpw_session *s, struct cpw_verdict *v)
+/* The figures so far, for the live view (cheap: no I/O beyond what sampling read). */
+static void interim_metrics(struct cpw_session *s, struct cpw_metrics *m)
 {
-	struct cpw_metrics m;
-	cpw_metrics_init(&m);
-	fill_from_model(s, &m);
-	m.wall_s = cpw_session_elapsed(s);
+	cpw_metrics_init(m);
+	fill_from_model(s, m);
+	m->wall_s = cpw_session_elapsed(s);
 	double user = 0, sys = 0;
 	for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
 		user += cpw_tree_proc(s->tree, i)->user_s;
 		sys += cpw_tree_proc(s->tree, i)->sys_s;
 	}
-	m.user_s = user;
-	m.sys_s = sys;
-	if (m.wall_s > 0)
-		m.cores_used = (user + sys) / m.wall_s;
-	cpw_classify(&m, v);
+	m->user_s = user;
+	m->sys_s = sys;
+	if (m->wall_s > 0)
+		m->cores_used = (user + sys) / m->wall_s;
 }
 
 /* Attach mode: a process that ended while watched is reaped by its own parent, so the
@@ -624,16 +623,21 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 {
 	struct cpw_session_private *p = s->priv;
 	struct cpw_psi psi;
+	struct cpw_metrics m;
 	double t = cpw_session_elapsed(s);
 
 	snap->tree = s->tree;
-	cpw_session_interim(s, &snap->verdict);
+	interim_metrics(s, &m);
+	cpw_classify(&m, &snap->verdict);
 	snap->elapsed_s = t;
 	snap->cores_usable = p->cores_usable;
-	/* The phases so far, once per snapshot: at most CPW_TIMELINE_CAPACITY points. */
+	/* The phases so far, once per snapshot: at most CPW_TIMELINE_CAPACITY points. They
+	 * refine the verdict as they do the report's, so that the advice on screen is the
+	 * advice the report will give. */
 	snap->timeline = p->timeline;
 	cpw_phases_find(cpw_timeline_point(p->timeline, 0), cpw_timeline_count(p->timeline),
 			p->cores_usable, s->cfg->interval_ms / 1000.0, &snap->phases);
+	cpw_phases_refine_verdict(&snap->phases, &m, &snap->verdict);
 	snap->psi_available = snap->psi_ok = false;
 	if (cpw_psi_read_system(s->cfg->proc_root, &p->view_psi_files, &psi) < 0 || !psi.available)
 		return;

@@ -78,8 +78,6 @@ int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
  * (cut from the timeline, once per snapshot) with the timeline, usable cores and system
  * pressure over the interval since the last snapshot. */
 void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap);
-/* The verdict so far, for the live view (cheap: no I/O beyond what sampling read). */
-void cpw_session_interim(struct cpw_session *s, struct cpw_verdict *v);
 /* Reads the end values and fills report.metrics, report.verdict, budgets. Returns true when
  * a budget was broken. */
 bool cpw_session_finish(struct cpw_session *s);
