@@ -153,11 +153,12 @@ static int write_json(const struct cpw_job *job, FILE *out)
  * its file instead (rank="",file="r.json"), so that no two series are the same. */
 static void rank_labels(const struct cpw_job_rank *r, char *buf, size_t len)
 {
-	char host[200], file[200];
+	char host[200];
 	cpw_expo_label_value(r->host, host, sizeof(host));
 	if (r->rank >= 0) {
 		snprintf(buf, len, "rank=\"%d\",host=\"%s\"", r->rank, host);
 	} else {
+		char file[200];
 		cpw_expo_label_value(r->file, file, sizeof(file));
 		snprintf(buf, len, "rank=\"\",file=\"%s\",host=\"%s\"", file, host);
 	}
