@@ -17,6 +17,17 @@
 
 #include "source/proc_reader.h"
 
+/* One thread of a process at the last sample (the live view's thread rows). */
+struct cpw_thread_now {
+	pid_t tid;
+	char comm[16];     /* its name (as the kernel gives it: escape to print); "" until read */
+	char state;        /* stat's letter */
+	double cpu_pct;    /* on-CPU time over the last interval, % of one core (schedstat) */
+	const char *wait;  /* the kind it waits on now ("lock", "network"; a static string); "" on
+			    * a CPU or unknown */
+	char target[64];   /* what it waits on, where known (raw, cut): "TCP 10.0.0.5:5432" */
+};
+
 #define CPW_COMM_MAX 64
 #define CPW_CMDLINE_MAX 256
 #define CPW_HISTORY_LEN 240 /* points kept for sparklines: 24 s at 0.1 s, 4 min at 1 s */
@@ -151,6 +162,10 @@ void cpw_tree_end(struct cpw_tree *t, double now_s);
 
 size_t cpw_tree_size(const struct cpw_tree *t);
 const struct cpw_proc *cpw_tree_proc(const struct cpw_tree *t, size_t i); /* order of first sight */
+/* The threads of p seen at the last sample (none once it has exited), in the order the
+ * reader lists them; valid until the next sample. */
+size_t cpw_proc_thread_count(const struct cpw_proc *p);
+const struct cpw_thread_now *cpw_proc_thread(const struct cpw_proc *p, size_t i);
 const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid);
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t);
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t);

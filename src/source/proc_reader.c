@@ -479,6 +479,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &ts) < 0)
 			return false;
 		th->state = ts.state;
+		snprintf(out->comm, sizeof(out->comm), "%.15s", ts.comm);
 	}
 	out->state = th->state;
 	th->generation = r->generation;

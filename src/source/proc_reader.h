@@ -28,6 +28,8 @@
 struct cpw_thread_reading {
 	pid_t tid;
 	char state;            /* stat's letter; the last one read for a thread that did not run */
+	char comm[16];         /* its name where its stat was read now; "" otherwise (the main
+				* thread's is the process's) */
 	bool ran;              /* scheduled since the last sample (also: new, or unknown) */
 	bool has_schedstat;
 	struct cpw_schedstat sched; /* zeros without schedstat */

@@ -66,10 +66,11 @@ struct cpw_tui {
 	size_t procs_alloc;
 	pid_t collapsed[CPW_TUI_COLLAPSED_MAX];
 	size_t ncollapsed;
+	bool threads;                /* H: thread rows */
 	bool tree;
 	enum cpw_tui_col sort;
 	long sel, top;
-	pid_t sel_pid;
+	pid_t sel_pid, sel_tid;       /* the selected row's process, and thread (0: none) */
 
 	bool paused, help, ended;
 	char notice[200];
@@ -361,15 +362,18 @@ static void rebuild(struct cpw_tui *ui)
 	for (size_t i = 0; i < n; i++)
 		ui->procs[i] = cpw_tree_proc(tree, i);
 	struct cpw_tui_opts o = {
-		.tree = ui->tree, .sort = ui->sort, .collapsed = ui->collapsed,
+		.tree = ui->tree, .threads = ui->threads, .sort = ui->sort, .collapsed = ui->collapsed,
 		.ncollapsed = ui->ncollapsed, .now_s = ui->snap.elapsed_s,
 		/* Once the target is gone the final rows stay until q. */
 		.linger_s = ui->ended ? INFINITY : CPW_TUI_LINGER_S,
 	};
 	if (cpw_tui_table_build(&ui->table, ui->procs, n, &o) < 0)
 		return;
-	/* The selection follows its process; when that is gone, it stays where it was. */
-	long found = ui->sel_pid ? cpw_tui_table_find(&ui->table, ui->sel_pid) : -1;
+	/* The selection follows its process (or thread; where the thread is gone or its rows
+	 * are hidden, its process); when that is gone, it stays where it was. */
+	long found = ui->sel_pid ? cpw_tui_table_find_thread(&ui->table, ui->sel_pid, ui->sel_tid) : -1;
+	if (found < 0 && ui->sel_pid)
+		found = cpw_tui_table_find(&ui->table, ui->sel_pid);
 	if (found >= 0)
 		ui->sel = found;
 	if (ui->sel >= (long)ui->table.nrows)
@@ -377,6 +381,7 @@ static void rebuild(struct cpw_tui *ui)
 	if (ui->sel < 0)
 		ui->sel = 0;
 	ui->sel_pid = ui->table.nrows ? ui->table.rows[ui->sel].pid : 0;
+	ui->sel_tid = ui->table.nrows ? ui->table.rows[ui->sel].tid : 0;
 }
 
 /* ---- Drawing ---- */
@@ -610,7 +615,7 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 				continue;
 			int w = cpw_tui_col_width((enum cpw_tui_col)c);
 			switch ((enum cpw_tui_col)c) {
-			case CPW_TUI_COL_PID: snprintf(v, sizeof(v), "%d", (int)r->pid); break;
+			case CPW_TUI_COL_PID: snprintf(v, sizeof(v), "%d", (int)(r->tid ? r->tid : r->pid)); break;
 			case CPW_TUI_COL_STATE:
 				/* X (dead) for the exited: their last state letter is stale. */
 				snprintf(v, sizeof(v), "%c", r->exited ? 'X' : r->state ? r->state : '?');
@@ -627,12 +632,18 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 			case CPW_TUI_COL_THREADS: snprintf(v, sizeof(v), "%d", r->threads); break;
 			default: v[0] = '\0'; break;
 			}
+			/* A thread row has figures of its own only in these; "-" elsewhere keeps
+			 * the columns of a screen scrape. */
+			if (r->tid && c != CPW_TUI_COL_PID && c != CPW_TUI_COL_STATE && c != CPW_TUI_COL_WAIT &&
+			    c != CPW_TUI_COL_CPU && c != CPW_TUI_COL_COMMAND)
+				snprintf(v, sizeof(v), "-");
 			if (c != CPW_TUI_COL_COMMAND) {
 				at = cell_right(ui->line, sizeof(ui->line), at, v, c == CPW_TUI_COL_WAIT ? -w : w);
 				continue;
 			}
-			/* Command: tree branch, collapse mark, the escaped command line. */
-			int indent = ui->tree ? r->depth : 0;
+			/* Command: tree branch, collapse mark, the escaped command line. A thread
+			 * row hangs under its process in the flat list too. */
+			int indent = ui->tree ? r->depth : r->tid ? 1 : 0;
 			if (indent > 8)
 				indent = 8;
 			for (int d = 1; d < indent && at + 3 < sizeof(ui->line); d++)
@@ -647,6 +658,15 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 				at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "[+](%u procs) ",
 						       r->nsummed);
 			char esc[CPW_CMDLINE_MAX * 4 + 1];
+			if (r->tid) { /* the thread's name, then what it waits on */
+				char tgt[sizeof(r->target) * 4];
+				cpw_escape_for_terminal(r->name[0] ? r->name : "?", esc, sizeof(esc));
+				cpw_escape_for_terminal(r->target, tgt, sizeof(tgt));
+				if (at < sizeof(ui->line))
+					at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "%s%s%s", esc,
+							       tgt[0] ? "  " : "", tgt);
+				continue;
+			}
 			const char *lbl = p ? (p->cmdline[0] ? p->cmdline : p->comm) : "?";
 			/* The program's base name, then its arguments: a long directory would push
 			 * the name itself off a narrow screen. */
@@ -681,6 +701,7 @@ static const char *const help_lines[] = {
 	"q          quit and print the report",
 	"space      pause the display (sampling goes on)",
 	"t          tree / flat list",
+	"H          a row per thread under each process (htop's H)",
 	"c, Enter   collapse / expand the selected subtree",
 	"Up/Down PgUp/PgDn Home/End   move the selection",
 	"< >  F6    sort column (left / right)",
@@ -726,7 +747,7 @@ static void draw_footer(struct cpw_tui *ui)
 		put(ui, y, 0, ui->notice, pair(ui, PAIR_NOTICE, A_REVERSE) | A_BOLD);
 		return;
 	}
-	snprintf(ui->line, sizeof(ui->line), "q quit  h help  space %s  t %s  c collapse  <> sort  +- %ums",
+	snprintf(ui->line, sizeof(ui->line), "q quit  h help  space %s  t %s  H threads  c collapse  <> sort  +- %ums",
 		 ui->paused ? "resume" : "pause", ui->tree ? "flat" : "tree", ui->interval_ms);
 	put(ui, y, 0, ui->line, A_DIM);
 }
@@ -814,6 +835,7 @@ static void move_sel(struct cpw_tui *ui, long to)
 		to = 0;
 	ui->sel = to;
 	ui->sel_pid = n ? ui->table.rows[to].pid : 0;
+	ui->sel_tid = n ? ui->table.rows[to].tid : 0;
 }
 
 static void resize(struct cpw_tui *ui)
@@ -855,7 +877,8 @@ static bool handle_key(struct cpw_tui *ui, int ch, bool *redraw, bool *rebuild_r
 	case '>': case '.': case KEY_F(6): step_sort(ui, 1); *rebuild_rows = true; break;
 	case '+': case '=': ui->interval_ms = cpw_tui_interval_step(ui->interval_ms, 1); break;
 	case '-': case '_': ui->interval_ms = cpw_tui_interval_step(ui->interval_ms, -1); break;
-	case 'h': case 'H': case '?': ui->help = true; break;
+	case 'H': ui->threads = !ui->threads; *rebuild_rows = true; break;
+	case 'h': case '?': ui->help = true; break;
 	case KEY_RESIZE: break;
 	default: *redraw = false; break;
 	}

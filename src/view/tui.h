@@ -65,7 +65,10 @@ enum cpw_tui_col {
 /* One line of the table. Figures are copied, so a paused view keeps them. */
 struct cpw_tui_row {
 	size_t proc;        /* index in the tree (cpw_tree_proc), stable across samples */
-	pid_t pid;
+	pid_t pid;          /* a thread row: its process's */
+	pid_t tid;          /* a thread row (H): the thread's id; 0 for a process row */
+	char name[16];      /* a thread row: the thread's name (raw) */
+	char target[64];    /* a thread row: what it waits on, where known (raw) */
 	char state;
 	char wait[24];      /* what its threads wait on now (model/tree.h wait_now); "" when none */
 	int depth;          /* tree mode: indentation level; 0 in flat mode */
@@ -85,6 +88,7 @@ struct cpw_tui_opts {
 	size_t ncollapsed;
 	double now_s;              /* seconds since the watch began, for the linger of exits */
 	double linger_s;           /* exited processes stay this long (CPW_TUI_LINGER_S) */
+	bool threads;              /* under each process with several threads, a row per thread */
 };
 
 /* Rows and the scratch space to build them; reused between refreshes (grows only). */
@@ -98,12 +102,16 @@ struct cpw_tui_table {
 
 /* Builds the rows from procs[0..n) (pointers in the tree's order; index i is row.proc).
  * Collapsed rows hold the sums of their visible subtree in every column; a process whose
- * parent is not shown is a root. Returns 0 or -ENOMEM. */
+ * parent is not shown is a root. With o->threads, a living process with several threads
+ * is followed by a row per thread (CPU%, state and wait of that thread; sorted by CPU%,
+ * state or wait where that is the sort column, else by tid). Returns 0 or -ENOMEM. */
 int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *procs, size_t n,
 			const struct cpw_tui_opts *o);
 void cpw_tui_table_free(struct cpw_tui_table *tb);
-/* The row of pid, or -1. */
+/* The row of process pid (not one of its threads' rows), or -1. */
 long cpw_tui_table_find(const struct cpw_tui_table *tb, pid_t pid);
+/* The row of thread tid of process pid (tid 0: the process's row), or -1. */
+long cpw_tui_table_find_thread(const struct cpw_tui_table *tb, pid_t pid, pid_t tid);
 
 const char *cpw_tui_col_title(enum cpw_tui_col c);
 int cpw_tui_col_width(enum cpw_tui_col c); /* COMMAND: its minimum */

@@ -267,10 +267,53 @@ static void walk(struct scratch *s, long root, size_t *m)
 	}
 }
 
-static void emit(struct cpw_tui_table *tb, const struct node *n, int depth)
+static int cmp_thread_rows(const void *x, const void *y)
+{
+	const struct cpw_tui_row *a = x, *b = y;
+	int r = 0;
+	switch (sort_col) {
+	case CPW_TUI_COL_CPU: r = (a->cpu_pct < b->cpu_pct) - (a->cpu_pct > b->cpu_pct); break;
+	case CPW_TUI_COL_STATE: r = (a->state > b->state) - (a->state < b->state); break;
+	case CPW_TUI_COL_WAIT: r = strcmp(a->wait, b->wait); break;
+	case CPW_TUI_COL_COMMAND: r = strcmp(a->name, b->name); break;
+	default: break;
+	}
+	return r ? r : (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* A row per thread of n's process, under it (one level deeper in tree mode). */
+static void emit_threads(struct cpw_tui_table *tb, const struct node *n, int depth)
+{
+	size_t nth = cpw_proc_thread_count(n->p), start = tb->nrows;
+	if (nth < 2 || (n->collapsed && n->has_children))
+		return;
+	for (size_t i = 0; i < nth && tb->nrows < tb->alloc; i++) {
+		const struct cpw_thread_now *th = cpw_proc_thread(n->p, i);
+		struct cpw_tui_row *r = &tb->rows[tb->nrows++];
+		memset(r, 0, sizeof(*r));
+		r->proc = n->proc;
+		r->pid = n->p->pid;
+		r->tid = th->tid;
+		snprintf(r->name, sizeof(r->name), "%s", th->comm);
+		snprintf(r->target, sizeof(r->target), "%s", th->target);
+		r->state = th->state;
+		snprintf(r->wait, sizeof(r->wait), "%s", th->wait);
+		r->depth = depth;
+		r->nsummed = 1;
+		r->cpu_pct = th->cpu_pct;
+		r->rss_kib = r->majflt_rate = r->minflt_rate = r->read_rate = r->write_rate = r->ctxsw_rate = NAN;
+	}
+	qsort(&tb->rows[start], tb->nrows - start, sizeof(tb->rows[0]), cmp_thread_rows);
+	/* The last thread closes the branch unless child processes follow at its depth. */
+	if (tb->nrows > start)
+		tb->rows[tb->nrows - 1].last_sibling = !n->has_children;
+}
+
+static void emit(struct cpw_tui_table *tb, const struct node *n, int depth, bool threads)
 {
 	struct cpw_tui_row *r = &tb->rows[tb->nrows++];
 	const struct figs *f = shown_figs(n);
+	memset(r, 0, sizeof(*r));
 	r->proc = n->proc;
 	r->pid = n->p->pid;
 	r->state = n->p->state;
@@ -289,12 +332,18 @@ static void emit(struct cpw_tui_table *tb, const struct node *n, int depth)
 	r->write_rate = f->wr;
 	r->ctxsw_rate = f->csw;
 	r->threads = isnan(f->thr) ? 0 : (int)f->thr;
+	if (threads && n->p->alive)
+		emit_threads(tb, n, depth + 1);
 }
 
 int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *procs, size_t n,
 			const struct cpw_tui_opts *o)
 {
-	if (grow(tb, n) < 0)
+	size_t rows = n;
+	for (size_t i = 0; o->threads && i < n; i++)
+		if (procs[i] && cpw_proc_thread_count(procs[i]) >= 2)
+			rows += cpw_proc_thread_count(procs[i]);
+	if (grow(tb, rows) < 0)
 		return -ENOMEM;
 	struct scratch *s = tb->scratch;
 	size_t k = 0;
@@ -374,7 +423,7 @@ int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *
 		for (size_t j = 0; j < m; j++) {
 			const struct node *nd = &s->nodes[s->order[j]];
 			if (!nd->hidden)
-				emit(tb, nd, nd->depth);
+				emit(tb, nd, nd->depth, o->threads);
 		}
 	} else {
 		size_t v = 0;
@@ -383,7 +432,7 @@ int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *
 				s->kids[v++] = (long)i;
 		qsort(s->kids, v, sizeof(long), cmp_key);
 		for (size_t j = 0; j < v; j++)
-			emit(tb, &s->nodes[s->kids[j]], 0);
+			emit(tb, &s->nodes[s->kids[j]], 0, o->threads);
 	}
 	sort_nodes = NULL;
 	return 0;
@@ -391,8 +440,13 @@ int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *
 
 long cpw_tui_table_find(const struct cpw_tui_table *tb, pid_t pid)
 {
+	return cpw_tui_table_find_thread(tb, pid, 0);
+}
+
+long cpw_tui_table_find_thread(const struct cpw_tui_table *tb, pid_t pid, pid_t tid)
+{
 	for (size_t i = 0; i < tb->nrows; i++)
-		if (tb->rows[i].pid == pid)
+		if (tb->rows[i].pid == pid && tb->rows[i].tid == tid)
 			return (long)i;
 	return -1;
 }

@@ -15,7 +15,10 @@
 
 #include "options.h"
 #include "view/tui.h"
+#include "model/tree.h"
+#include "source/proc_reader.h"
 #include "cunit_tap.h"
+#include "fixture_root.h"
 
 /* A tree:   1 (init-like root, 0% cpu)
  *           ├─ 10 (40% cpu) ── 11 (25%), 12 (5%, exited 1 s before now)
@@ -357,7 +360,7 @@ static void add_points(struct cpw_tl_point *points, size_t *n, int k, double dt_
 
 static void test_phase_row(void)
 {
-	struct cpw_tl_point pts[64];
+	struct cpw_tl_point pts[64] = { 0 };
 	struct cpw_phases ph;
 	char out[128];
 	size_t n = 0;
@@ -567,6 +570,60 @@ static void test_verdict_headline(void)
 	CU_ASSERT_STRING_EQUAL(cpw_tui_verdict_headline(&v), "100% on network");
 }
 
+/* H: a row per thread under a process with several, from a tree read off a fake /proc:
+ * cc1 (pid 101) has thread 101 running and thread 102 in D on io_schedule. */
+static void test_thread_rows(void)
+{
+	char root[512];
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_copy("procroot-basic", root, sizeof(root)), 0);
+	struct cpw_proc_reader *rd = cpw_proc_reader_new(root);
+	struct cpw_tree *t = cpw_tree_new(false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	pid_t top = 100;
+	struct cpw_proc_sample s;
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(rd, &top, 1, &s), 0);
+	cpw_tree_apply(t, &s, 0.1);
+	/* Thread 101 is on a CPU 50 ms of the next 0.1 s. */
+	CU_ASSERT_EQUAL(cpw_fixture_write(root, "101/task/101/schedstat", "3050000000 500000000 101\n"), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(rd, &top, 1, &s), 0);
+	cpw_tree_apply(t, &s, 0.2);
+
+	const struct cpw_proc *list[2] = { cpw_tree_proc(t, 0), cpw_tree_proc(t, 1) };
+	struct cpw_tui_table tb = { 0 };
+	struct cpw_tui_opts o = { .tree = true, .sort = CPW_TUI_COL_CPU, .linger_s = 3, .threads = false };
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, list, 2, &o), 0);
+	CU_ASSERT_EQUAL(tb.nrows, 2);
+	o.threads = true;
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, list, 2, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(tb.nrows, 4); /* make (one thread: no rows), cc1, its two threads */
+	const struct cpw_tui_row *cc1 = &tb.rows[cpw_tui_table_find(&tb, 101)];
+	long r101 = cpw_tui_table_find_thread(&tb, 101, 101), r102 = cpw_tui_table_find_thread(&tb, 101, 102);
+	CU_ASSERT_EQUAL(cc1->tid, 0);
+	CU_ASSERT_EQUAL(cc1->threads, 2);
+	CU_ASSERT_TRUE_FATAL(r101 > 0 && r102 > r101); /* under cc1, the busier first */
+	const struct cpw_tui_row *a = &tb.rows[r101], *b = &tb.rows[r102];
+	CU_ASSERT_EQUAL(a->pid, 101);
+	CU_ASSERT_DOUBLE_EQUAL(a->cpu_pct, 50.0, 1e-6);
+	CU_ASSERT_EQUAL(a->state, 'R');
+	CU_ASSERT_STRING_EQUAL(a->wait, "");
+	CU_ASSERT_STRING_EQUAL(a->name, "cc1");
+	CU_ASSERT_EQUAL(a->depth, cc1->depth + 1);
+	CU_ASSERT_DOUBLE_EQUAL(b->cpu_pct, 0.0, 1e-9);
+	CU_ASSERT_EQUAL(b->state, 'D');
+	CU_ASSERT_STRING_EQUAL(b->wait, "disk");
+	CU_ASSERT_TRUE(b->last_sibling);
+	CU_ASSERT_TRUE(isnan(b->rss_kib)); /* a process figure, not the thread's */
+	/* Sorted by PID, the threads come by tid. */
+	o.sort = CPW_TUI_COL_PID;
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, list, 2, &o), 0);
+	CU_ASSERT_TRUE(cpw_tui_table_find_thread(&tb, 101, 101) < cpw_tui_table_find_thread(&tb, 101, 102));
+	cpw_tui_table_free(&tb);
+	cpw_tree_free(t);
+	cpw_proc_reader_free(rd);
+	cpw_fixture_remove(root);
+}
+
 int main(void)
 {
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
@@ -576,6 +633,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("tui", NULL, NULL);
 	CU_add_test(s, "tree order and sibling sort", test_tree_order);
 	CU_add_test(s, "wait column", test_wait_column);
+	CU_add_test(s, "thread rows (H)", test_thread_rows);
 	CU_add_test(s, "the verdict's headline names the wait", test_verdict_headline);
 	CU_add_test(s, "flat sort orders", test_flat_sorts);
 	CU_add_test(s, "collapse sums", test_collapse_sums);
