@@ -418,10 +418,10 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 			p->base_majflt = st->majflt;
 		}
 	}
-	if (pr->first) {
+	if (pr->cmdline_read) /* first, or after an exec */
 		snprintf(p->cmdline, sizeof(p->cmdline), "%s", pr->cmdline);
+	if (pr->first)
 		snprintf(p->user, sizeof(p->user), "%s", pr->user);
-	}
 	p->generation = t->generation;
 	p->missed_s = NAN;
 	p->last_seen_s = now_s;

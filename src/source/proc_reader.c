@@ -599,6 +599,9 @@ static void read_cmdline(const struct cpw_proc_reader *r, struct cpw_proc_readin
 	long len = cpw_read_file(path, buf, sizeof(buf));
 	if (len > 0)
 		cpw_parse_cmdline(buf, (size_t)len, pr->cmdline, sizeof(pr->cmdline));
+	/* A new process's is what it is, even empty (a kernel thread); after an exec an
+	 * unreadable one leaves the last. */
+	pr->cmdline_read = len > 0 || pr->first;
 }
 
 /* Reads one process of the frontier: its stat, threads and IO; queues its children. */
@@ -649,7 +652,8 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	pr->stat = st;
 	pr->is_python = -1;
 	pr->pss_kib = NAN;
-	if (first || strcmp(h->comm, st.comm) != 0) {
+	bool renamed = first || strcmp(h->comm, st.comm) != 0;
+	if (renamed) {
 		snprintf(h->comm, sizeof(h->comm), "%s", st.comm);
 		h->python_asked = false;
 	}
@@ -659,8 +663,9 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		pr->is_python = py < 0 ? -1 : py;
 		h->python_asked = py >= 0; /* asked again next sample where it could not tell */
 	}
-	if (first) {
+	if (renamed) /* after an exec the command line is another */
 		read_cmdline(r, pr);
+	if (first) {
 		if (reserve((void **)&r->new_readings, &r->new_alloc, r->nnew, sizeof(*r->new_readings), 64) == 0)
 			r->new_readings[r->nnew++] = r->nprocs - 1;
 	}

@@ -132,6 +132,42 @@ static void test_timeline_names_a_waiter(void)
 	watch_free(t);
 }
 
+/* An exec (the name changes): the command line is read again, as the new program's. */
+static void test_exec_rereads_cmdline(void)
+{
+	struct cpw_tree *t = watch_new(root, false);
+	pid_t top = 100;
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.1), 2);
+	char was[64];
+	snprintf(was, sizeof(was), "%s", cpw_tree_find(t, 101)->cmdline);
+	/* In place (the reader keeps stat open): the same file, the new name. */
+	char path[700], text[1024] = "";
+	snprintf(path, sizeof(path), "%s/101/stat", root);
+	FILE *f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	size_t len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	CU_ASSERT_EQUAL_FATAL(strncmp(text, "101 (cc1) ", 10), 0);
+	char renamed[1100];
+	snprintf(renamed, sizeof(renamed), "101 (python3) %s", text + 10);
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/stat", renamed), 0);
+	char cmd[800];
+	snprintf(cmd, sizeof(cmd), "printf 'python3\\0train.py\\0' >'%s/101/cmdline'", root);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.2), 2);
+	const struct cpw_proc *p = cpw_tree_find(t, 101);
+	CU_ASSERT_STRING_EQUAL(p->comm, "python3");
+	CU_ASSERT_STRING_EQUAL(p->cmdline, "python3 train.py");
+	CU_ASSERT_STRING_NOT_EQUAL(was, p->cmdline);
+	/* Not renamed: not read again (an unchanged file would not tell). */
+	snprintf(cmd, sizeof(cmd), "printf 'other\\0' >'%s/101/cmdline'", root);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.3), 2);
+	CU_ASSERT_STRING_EQUAL(cpw_tree_find(t, 101)->cmdline, "python3 train.py");
+	watch_free(t);
+}
+
 static void test_threads_end_and_process_exits(void)
 {
 	struct cpw_tree *t = watch_new(root, false);
@@ -363,6 +399,8 @@ int main(void)
 	CU_add_test(s1, "the timeline names a process that only waits", test_timeline_names_a_waiter);
 	CU_pSuite s2 = CU_add_suite("tree over time", setup, teardown);
 	CU_add_test(s2, "threads end, process exits, figures never go back", test_threads_end_and_process_exits);
+	CU_pSuite s2a = CU_add_suite("tree exec", setup, teardown);
+	CU_add_test(s2a, "an exec reads the command line again", test_exec_rereads_cmdline);
 	CU_pSuite s2b = CU_add_suite("tree orphans", setup, teardown);
 	CU_add_test(s2b, "an orphan between parents is kept, and listed once", test_orphan_between_parents);
 	CU_pSuite s3 = CU_add_suite("tree attach", setup, teardown);
