@@ -83,6 +83,7 @@ int cpw_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out)
 		case 20: out->num_threads = (long)v; break;
 		case 22: out->starttime_ticks = v; break;
 		case 24: out->rss_pages = (long)v; break;
+		case 26: out->startcode = v; break;
 		case 42: out->blkio_ticks = v; out->has_blkio = true; break;
 		default: break;
 		}

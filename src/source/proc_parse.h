@@ -23,6 +23,8 @@ struct cpw_stat_fields {
 	long num_threads;
 	uint64_t starttime_ticks;
 	long rss_pages;
+	uint64_t startcode;   /* field 26: where its program's code starts; another after an
+			       * exec (0 where the kernel hides it: another user's process) */
 	uint64_t blkio_ticks; /* field 42: delay accounting, 0 when it is off */
 	bool has_blkio;
 };

@@ -57,6 +57,8 @@ struct proc_handle {
 	double last_pss_kib;
 	unsigned pss_membership; /* the reader's membership count at that reading */
 	char comm[64];       /* at the last reading: a change is an exec, when it is asked again */
+	uint64_t startcode;  /* at the last reading: a change is an exec (of a script's
+			      * interpreter too, whose name stays the script's) */
 	int stat_fd, io_fd;
 	struct thread_handle *threads;
 	size_t nthreads, threads_alloc;
@@ -652,7 +654,9 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	pr->stat = st;
 	pr->is_python = -1;
 	pr->pss_kib = NAN;
-	bool renamed = first || strcmp(h->comm, st.comm) != 0;
+	bool renamed = first || strcmp(h->comm, st.comm) != 0 ||
+		       (st.startcode && h->startcode && st.startcode != h->startcode);
+	h->startcode = st.startcode;
 	if (renamed) {
 		snprintf(h->comm, sizeof(h->comm), "%s", st.comm);
 		h->python_asked = false;

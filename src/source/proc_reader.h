@@ -50,8 +50,8 @@ struct cpw_proc_reading {
 	bool io_read;          /* /proc/PID/io read now: only when a thread ran, or first */
 	struct cpw_io_fields io;
 	int io_errno;          /* why io could not be read (0: read, or not tried) */
-	bool cmdline_read;     /* cmdline below was read now: first reading, or its name changed
-				* (an exec: a shell script or pyenv shim becoming python) */
+	bool cmdline_read;     /* cmdline below was read now: first reading, or an exec (its name
+				* or where its code starts changed: a pyenv shim becoming python) */
 	char cmdline[CPW_READING_CMDLINE_MAX]; /* argv joined, raw, where cmdline_read */
 	char user[32];         /* first reading only, where libproc2 named it; "" otherwise */
 	double pss_kib;        /* smaps_rollup's Pss, where this sample read it; NAN otherwise */

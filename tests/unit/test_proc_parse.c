@@ -24,7 +24,7 @@ static void parse(const char *head, struct cpw_stat_fields *st, int expect)
 static void test_stat_plain(void)
 {
 	struct cpw_stat_fields st;
-	parse("42 (bash) S 1 42 42 0 -1 4194304 111 0 3 0 250 75 0 0 20 0 3 0 9999 1000 321 18446744073709551615 0 0", &st, 0);
+	parse("42 (bash) S 1 42 42 0 -1 4194304 111 0 3 0 250 75 0 0 20 0 3 0 9999 1000 321 18446744073709551615 4194304 0", &st, 0);
 	CU_ASSERT_STRING_EQUAL(st.comm, "bash");
 	CU_ASSERT_EQUAL(st.state, 'S');
 	CU_ASSERT_EQUAL(st.ppid, 1);
@@ -35,6 +35,7 @@ static void test_stat_plain(void)
 	CU_ASSERT_EQUAL(st.num_threads, 3);
 	CU_ASSERT_EQUAL(st.starttime_ticks, 9999);
 	CU_ASSERT_EQUAL(st.rss_pages, 321);
+	CU_ASSERT_EQUAL(st.startcode, 4194304);
 	CU_ASSERT_TRUE(st.has_blkio);
 	CU_ASSERT_EQUAL(st.blkio_ticks, 7);
 }

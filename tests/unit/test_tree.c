@@ -165,6 +165,20 @@ static void test_exec_rereads_cmdline(void)
 	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
 	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.3), 2);
 	CU_ASSERT_STRING_EQUAL(cpw_tree_find(t, 101)->cmdline, "python3 train.py");
+	/* A script's interpreter exec'd under the script's name (a #!/usr/bin/env shim named
+	 * python3 becoming python3): the name stays, where its code starts (field 26) moves. */
+	static const char stat_fmt[] = "101 (python3) R 100 100 100 0 -1 4194304 1000 0 5 0 300 100 0 0 20 0 2 0 "
+				       "1010 10000000 1024 18446744073709551615 %s 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 "
+				       "0 0 0 0 0 0 0 0 0 0\n";
+	snprintf(renamed, sizeof(renamed), stat_fmt, "4194304");
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/stat", renamed), 0);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.4), 2);
+	snprintf(renamed, sizeof(renamed), stat_fmt, "94066718232576");
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/stat", renamed), 0);
+	snprintf(cmd, sizeof(cmd), "printf 'python3\\0eval.py\\0' >'%s/101/cmdline'", root);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.5), 2);
+	CU_ASSERT_STRING_EQUAL(cpw_tree_find(t, 101)->cmdline, "python3 eval.py");
 	watch_free(t);
 }
 
