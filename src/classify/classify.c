@@ -243,7 +243,7 @@ static void measure_work_kind(struct ctx *c)
 
 /* The busiest process's threads take turns: several did its CPU work, yet together about
  * one core at a time and about one runnable, with more CPUs free; where the wait analysis
- * measured it, the rest of its thread samples slept on a futex. */
+ * measured it, the rest of its thread samples waited on a lock. */
 static void measure_serialisation(struct ctx *c)
 {
 	const struct cpw_metrics *m = c->m;
@@ -258,8 +258,8 @@ static void measure_serialisation(struct ctx *c)
 		c->top_cores <= cpw_threshold(CPW_T_SERIAL_CORES_MAX) &&
 		cpw_known(m->top_process_runnable) &&
 		m->top_process_runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) &&
-		(!cpw_known(m->top_process_futex_share) ||
-		 m->top_process_futex_share >= cpw_threshold(CPW_T_SERIAL_FUTEX_SHARE));
+		(!cpw_known(m->top_process_lock_share) ||
+		 m->top_process_lock_share >= cpw_threshold(CPW_T_SERIAL_LOCK_SHARE));
 	/* Each turn wakes a waiter that then queues for a CPU: that wait is its own. */
 	if (c->serialised && c->runq_own < cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ)) {
 		c->runq_own = cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ);
@@ -793,17 +793,17 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 static void evidence_serialised(const struct ctx *c, struct cpw_verdict *v)
 {
 	const struct cpw_metrics *m = c->m;
-	char futex[48] = "";
+	char locks[64] = "";
 
-	if (cpw_known(m->top_process_futex_share))
-		snprintf(futex, sizeof futex, ", %.0f%% of its thread samples on a futex",
-			 pct(m->top_process_futex_share));
+	if (cpw_known(m->top_process_lock_share))
+		snprintf(locks, sizeof locks, ", %.0f%% of its thread samples waiting on a lock",
+			 pct(m->top_process_lock_share));
 	else
-		snprintf(futex, sizeof futex, " (futex waits not sampled)");
+		snprintf(locks, sizeof locks, " (lock waits not sampled)");
 	add_evidence(v, "serialised_threads", m->top_process_cpu_threads, 2, SRC_SCHEDSTAT,
 		     "pid %d: %.0f threads each did >= 10%% of its CPU work on %.2f cores, %.2f "
 		     "runnable on average%s", m->top_process_pid, m->top_process_cpu_threads,
-		     c->top_cores, m->top_process_runnable, futex);
+		     c->top_cores, m->top_process_runnable, locks);
 }
 
 /* What the advice may and may not recommend, from what was measured. */

@@ -128,10 +128,10 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"serial_runnable_max", 1.5, "threads",
 		"design rule: threads that wanted a CPU at once but did not get one are starved or "
 		"oversubscribed, not serialised; taking turns keeps about one runnable" },
-	[CPW_T_SERIAL_FUTEX_SHARE] = {
-		"serial_futex_share", 0.30, "share",
+	[CPW_T_SERIAL_LOCK_SHARE] = {
+		"serial_lock_share", 0.30, "share",
 		"derived: N threads taking turns leave (N-1)/N asleep, 50% for two; 30% of the "
-		"samples on a futex allows for work outside the lock" },
+		"samples waiting on a lock allows for work outside it" },
 	[CPW_T_SERIAL_HANDOFF_RUNQ] = {
 		"serial_handoff_runq", 0.35, "ratio",
 		"own calibration: each turn wakes a waiter that queues for a CPU; 4 GIL and 4 mutex "

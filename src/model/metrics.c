@@ -17,7 +17,7 @@ void cpw_metrics_init(struct cpw_metrics *m)
 	m->cores_usable = m->cores_used = NAN;
 	m->top_process_cpu_share = NAN;
 	m->top_process_threads = m->top_process_cpu_threads = m->top_process_runnable = NAN;
-	m->top_process_futex_share = NAN;
+	m->top_process_lock_share = NAN;
 	m->top_process_is_python = -1;
 	m->cores_usable_sampled = NAN;
 	m->avg_runnable_threads = NAN;
@@ -218,6 +218,6 @@ void cpw_metrics_from_waits(struct cpw_metrics *m, const struct cpw_waits *w, co
 	if (top_waits && top && cpw_known(top->oncpu_s) && cpw_known(top->runq_wait_s)) {
 		double lifetime = top_waits->total_s + top->oncpu_s + top->runq_wait_s;
 		if (lifetime > 0)
-			m->top_process_futex_share = top_waits->seconds[CPW_WAIT_LOCK] / lifetime;
+			m->top_process_lock_share = top_waits->seconds[CPW_WAIT_LOCK] / lifetime;
 	}
 }

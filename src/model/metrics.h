@@ -33,7 +33,8 @@ struct cpw_metrics {
 	double top_process_threads;     /* most threads it had at once; NAN */
 	double top_process_cpu_threads; /* its threads that each did >= 10% of its CPU; NAN */
 	double top_process_runnable;    /* its mean R threads per sample; NAN */
-	double top_process_futex_share; /* share 0..1 of its thread samples asleep on a futex;
+	double top_process_lock_share;  /* share 0..1 of its thread samples waiting on a lock
+					 * (the wait kind lock: a futex, a kernel mutex, flock...);
 					 * NAN: not measured (filled by the wait analysis) */
 	int top_process_is_python;      /* 1 Python (exe or a mapped libpython), 0 not, -1 unknown */
 

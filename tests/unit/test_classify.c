@@ -80,7 +80,7 @@ static const struct field fields[] = {
 	FLD(stalled_cycles_backend, F_DBL), FLD(topdown_memory_bound, F_DBL),
 	FLD(hw_counters_available, F_BOOL),
 	FLD(top_process_threads, F_DBL), FLD(top_process_cpu_threads, F_DBL),
-	FLD(top_process_runnable, F_DBL), FLD(top_process_futex_share, F_DBL),
+	FLD(top_process_runnable, F_DBL), FLD(top_process_lock_share, F_DBL),
 	FLD(top_process_is_python, F_INT), FLD(cores_usable_sampled, F_DBL),
 	FLD(cpus_allowed_sampled, F_STR),
 	FLD(wait_kind, F_STR), FLD(wait_kind_share, F_DBL), FLD(wait_target, F_STR),
@@ -745,7 +745,7 @@ static void test_random_metrics(void)
 		m.top_process_threads = (double)(next_rand() % 9);
 		m.top_process_cpu_threads = (double)(next_rand() % 5);
 		m.top_process_runnable = rand_double(3);
-		m.top_process_futex_share = rand_double(1);
+		m.top_process_lock_share = rand_double(1);
 		m.top_process_is_python = (int)(next_rand() % 3) - 1;
 		m.cores_usable_sampled = rand_double(8);
 		cpw_classify(&m, &v);
