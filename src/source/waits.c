@@ -4,7 +4,9 @@
  * Per thread: the syscall file (one read); the wchan only where the call leaves the kind
  * open; then, where the call has an fd argument, the fd's link and what it names. Every
  * read past the first two is paid from the sample's budget. The socket tables are read
- * lazily, once per sample, as many as a lookup needs (tcp first, unix last). Targets are
+ * lazily, once per sample, as many as a lookup needs (tcp first, unix last), from
+ * /proc/PID/net of the process that waits: its own network namespace's (a process in a
+ * container, watched from the host), read again only for a process in another one. Targets are
  * cached by (pid, fd, inode): a thread blocked on the same socket sample after sample
  * costs one readlink for it. A pipe whose other end is in no process of the tree is
  * cached too, until the tree changes: searching every process's fds again each sample
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CACHE_SLOTS 256
@@ -41,6 +44,8 @@ struct cpw_wait_probe {
 	bool over_budget_this_sample;
 	char *net_text[CPW_NET_PROTO_COUNT]; /* this sample's tables; NULL until needed */
 	ssize_t net_len[CPW_NET_PROTO_COUNT];
+	pid_t net_pid;                       /* whose /proc/PID/net they come from; 0: none yet */
+	unsigned long net_ns;                /* its network namespace (ns/net's inode); 0: unknown */
 	pid_t *tree;
 	size_t ntree, tree_alloc;
 	uint64_t tree_gen;                   /* bumped whenever the tree's pids change */
@@ -66,6 +71,8 @@ static void drop_tables(struct cpw_wait_probe *wp)
 		wp->net_text[i] = NULL;
 		wp->net_len[i] = 0;
 	}
+	wp->net_pid = 0;
+	wp->net_ns = 0;
 }
 
 void cpw_wait_probe_free(struct cpw_wait_probe *wp)
@@ -137,19 +144,58 @@ static ssize_t read_fd_link(const struct cpw_wait_probe *wp, pid_t pid, int fd, 
 	return n;
 }
 
-/* Finds a socket inode in the tables, reading each (once per sample) only when needed. */
-static void resolve_socket(struct cpw_wait_probe *wp, unsigned long inode, struct cpw_wait *out)
+/* The tables to use for pid's sockets: those read this sample where they are of its
+ * network namespace (or it cannot be told), else none yet (read for it). */
+static bool tables_for(struct cpw_wait_probe *wp, pid_t pid)
 {
+	char path[320];
+	struct stat st;
+
+	if (wp->net_pid == pid)
+		return true;
+	if (!spend(wp))
+		return false;
+	snprintf(path, sizeof(path), "%s/%d/ns/net", wp->proc_root, (int)pid);
+	unsigned long ns = stat(path, &st) == 0 ? (unsigned long)st.st_ino : 0;
+	if (wp->net_pid && (!ns || !wp->net_ns || ns == wp->net_ns))
+		return true; /* the same namespace, or no telling: the tables hold */
+	if (wp->net_pid)
+		drop_tables(wp);
+	wp->net_pid = pid;
+	wp->net_ns = ns;
+	return true;
+}
+
+/* Reads one table of the process's namespace: /proc/PID/net/NAME, else /proc/net/NAME
+ * (a kernel or a tree without the first). */
+static ssize_t read_table(const struct cpw_wait_probe *wp, int proto, char **text)
+{
+	char path[320];
+	snprintf(path, sizeof(path), "%s/%d/net/%s", wp->proc_root, (int)wp->net_pid, cpw_net_table_name(proto));
+	ssize_t len = cpw_kf_read_alloc(path, text);
+	if (len != -ENOENT)
+		return len;
+	snprintf(path, sizeof(path), "%s/net/%s", wp->proc_root, cpw_net_table_name(proto));
+	return cpw_kf_read_alloc(path, text);
+}
+
+/* Finds a socket inode in the tables of pid's network namespace, reading each (once per
+ * sample and namespace) only when needed. */
+static void resolve_socket(struct cpw_wait_probe *wp, pid_t pid, unsigned long inode, struct cpw_wait *out)
+{
+	if (!tables_for(wp, pid)) {
+		out->detail = CPW_WAIT_DETAIL_OVER_BUDGET;
+		snprintf(out->target, sizeof(out->target), "socket:[%lu]", inode);
+		return;
+	}
 	for (int proto = 0; proto < CPW_NET_PROTO_COUNT; proto++) {
 		if (!wp->net_text[proto] && wp->net_len[proto] == 0) {
-			char path[320];
 			if (!spend(wp)) {
 				out->detail = CPW_WAIT_DETAIL_OVER_BUDGET;
 				snprintf(out->target, sizeof(out->target), "socket:[%lu]", inode);
 				return;
 			}
-			snprintf(path, sizeof(path), "%s/net/%s", wp->proc_root, cpw_net_table_name(proto));
-			wp->net_len[proto] = cpw_kf_read_alloc(path, &wp->net_text[proto]);
+			wp->net_len[proto] = read_table(wp, proto, &wp->net_text[proto]);
 			if (wp->net_len[proto] == 0)
 				wp->net_len[proto] = -ENOENT; /* empty: read, nothing in it */
 		}
@@ -267,7 +313,7 @@ static void resolve_target(struct cpw_wait_probe *wp, pid_t pid, const struct cp
 		return;
 	}
 	if (*fdtype == CPW_FD_SOCKET)
-		resolve_socket(wp, inode, out);
+		resolve_socket(wp, pid, inode, out);
 	else
 		resolve_pipe(wp, pid, inode, sc->group == CPW_SYS_READ, out);
 	if (out->detail == CPW_WAIT_DETAIL_OK && !strstr(out->target, "(not in /proc/net)")) {

@@ -402,6 +402,22 @@ static void test_probe_pipe_without_peer(void)
 	cpw_wait_probe_free(wp);
 }
 
+/* A process in another network namespace (a container's, watched from the host): its
+ * socket is looked up in its own /proc/PID/net, where the same inode number names another
+ * connection; a process without one of its own reads /proc/net. */
+static void test_probe_other_netns(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 0);
+	const pid_t tree[] = { 100, 500 };
+	cpw_wait_probe_begin_sample(wp, tree, 2);
+	struct cpw_wait w = probe(wp, 100, 100, 'S');
+	CU_ASSERT_STRING_EQUAL(w.target, "TCP 127.0.0.1:8080");
+	w = probe(wp, 500, 500, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_NETWORK);
+	CU_ASSERT_STRING_EQUAL(w.target, "TCP 10.0.0.10:5432");
+	cpw_wait_probe_free(wp);
+}
+
 /* A wait channel the caller read already (a thread in D) is used, not read again. */
 static void test_probe_given_wchan(void)
 {
@@ -453,6 +469,7 @@ int main(void)
 	CU_add_test(s, "probe budget", test_probe_budget);
 	CU_add_test(s, "probe searches a pipe without a peer once per tree", test_probe_pipe_without_peer);
 	CU_add_test(s, "probe uses a wait channel already read", test_probe_given_wchan);
+	CU_add_test(s, "probe reads a socket's table in its own network namespace", test_probe_other_netns);
 #endif
 	return cpw_cunit_run_tap();
 }
