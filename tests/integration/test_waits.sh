@@ -33,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 16
+plan 17
 
 # Prints one thing of a report: class, evidence text, findings, advice, the waits' targets.
 cat >"$SCRATCH/get.py" <<'EOF'
@@ -199,4 +199,33 @@ else
 	skip "direct_read: verdict is io-bound" "no directory on a block device with O_DIRECT: $(cat "$SCRATCH/direct.err" 2>/dev/null)"
 	skip "direct_read: the report names the file" "no directory on a block device with O_DIRECT"
 fi
+# --- a client in a network namespace of its own (a container's) ------------------------
+# The peer is looked up in the waiting process's /proc/PID/net: cperfwatch's own /proc/net
+# does not have the socket. Needs root and unshare -n.
+cat >"$SCRATCH/ns_client.py" <<'EOF'
+import fcntl, socket, struct, threading
+# A new namespace's loopback is down: up (SIOCSIFFLAGS, IFF_UP), with no tool needed.
+fcntl.ioctl(socket.socket(socket.AF_INET, socket.SOCK_DGRAM), 0x8914, struct.pack("16sH14x", b"lo", 1))
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen()
+c = socket.create_connection(srv.getsockname())
+conn, _ = srv.accept()
+threading.Timer(1.5, lambda: conn.send(b"x")).start()  # the answer comes late
+c.recv(1)
+EOF
+if ! is_root; then
+	skip "own network namespace: the target is the TCP peer" "needs root (unshare -n)"
+elif ! unshare -n true 2>/dev/null; then
+	skip "own network namespace: the target is the TCP peer" "no network namespaces here (unshare -n failed)"
+else
+	R=$SCRATCH/netns.json
+	"$CPW" --json -o "$R" -- unshare -n "$PY" "$SCRATCH/ns_client.py"
+	if get targets "$R" | grep -Eq '^network TCP 127\.0\.0\.1:[0-9]+ '; then
+		ok "own network namespace: the target is the TCP peer"
+	else
+		not_ok "own network namespace: the target is the TCP peer" "$(get targets "$R")"
+	fi
+fi
+
 done_testing
