@@ -56,6 +56,7 @@ enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_ses
 		return CPW_WATCH_NO_VIEW;
 	struct cpw_view_snapshot snap;
 	cpw_session_snapshot(s, &snap);
+	snap.target = target;
 	cpw_tui_update(w->ui, &snap);
 	if (cpw_tui_wait(w->ui) == CPW_TUI_QUIT) {
 		close_view(w, s);

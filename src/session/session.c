@@ -627,6 +627,7 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 	double t = cpw_session_elapsed(s);
 
 	snap->tree = s->tree;
+	snap->target = 0; /* the caller says which process the view is about */
 	interim_metrics(s, &m);
 	cpw_classify(&m, &snap->verdict);
 	snap->elapsed_s = t;

@@ -50,6 +50,7 @@ struct header {
 	double read_rate, write_rate;
 	bool psi_ok;
 	double psi_cpu, psi_io, psi_mem; /* share of time some task stalled, percent */
+	char target_comm[64];            /* the target's name now (it may exec); "" unknown */
 };
 
 struct cpw_tui {
@@ -73,6 +74,7 @@ struct cpw_tui {
 	pid_t sel_pid, sel_tid;       /* the selected row's process, and thread (0: none) */
 
 	bool paused, help, ended;
+	bool verdict_panel;          /* v: the verdict so far, whole */
 	char notice[200];
 	unsigned interval_ms;
 	struct timespec last_update;
@@ -331,6 +333,9 @@ static void read_header(struct cpw_tui *ui)
 	const struct cpw_tree_totals *tt = cpw_tree_totals(snap->tree);
 
 	h->elapsed_s = snap->elapsed_s;
+	const struct cpw_proc *target = snap->target ? cpw_tree_find(snap->tree, snap->target) : NULL;
+	if (target && target->comm[0])
+		cpw_escape_for_terminal(target->comm, h->target_comm, sizeof(h->target_comm));
 	h->verdict = snap->verdict;
 	h->have_verdict = true;
 	h->cores_used = tt->cpu_pct / 100.0;
@@ -410,7 +415,13 @@ static void draw_header(struct cpw_tui *ui)
 	char el[16], rss[16], rd[16], wr[16];
 
 	cpw_tui_fmt_elapsed(h->elapsed_s, el, sizeof(el));
-	snprintf(ui->line, sizeof(ui->line), "cperfwatch %s  %s  %u proc%s%s", ui->target, el, h->alive,
+	/* The target's name as it is now: a shell script or a pyenv shim becomes python. */
+	char title[sizeof(ui->target) + sizeof(h->target_comm)];
+	if (ui->snap.target && h->target_comm[0])
+		snprintf(title, sizeof(title), "pid %d (%s)", (int)ui->snap.target, h->target_comm);
+	else
+		snprintf(title, sizeof(title), "%s", ui->target);
+	snprintf(ui->line, sizeof(ui->line), "cperfwatch %s  %s  %u proc%s%s", title, el, h->alive,
 		 h->alive == 1 ? "" : "s", ui->paused ? "  PAUSED" : "");
 	put(ui, 0, 0, ui->line, A_BOLD | pair(ui, PAIR_TITLE, 0));
 	if (ui->paused && !ui->colors)
@@ -702,6 +713,7 @@ static const char *const help_lines[] = {
 	"space      pause the display (sampling goes on)",
 	"t          tree / flat list",
 	"H          a row per thread under each process (htop's H)",
+	"v          the verdict so far: evidence, findings, advice",
 	"c, Enter   collapse / expand the selected subtree",
 	"Up/Down PgUp/PgDn Home/End   move the selection",
 	"< >  F6    sort column (left / right)",
@@ -737,6 +749,69 @@ static void draw_help(struct cpw_tui *ui)
 	}
 }
 
+/* Appends text to the panel's rows, wrapped at width cells: the first line after lead,
+ * the others after as many spaces. */
+static void panel_text(char rows[][256], int *n, int max, int width, const char *lead, const char *text)
+{
+	char esc[sizeof(((struct cpw_verdict *)0)->advice) * 4];
+	int indent = (int)strlen(lead);
+	cpw_escape_for_terminal(text, esc, sizeof(esc));
+	const char *p = esc;
+	bool first = true;
+	do {
+		while (!first && *p == ' ')
+			p++;
+		size_t len = cpw_tui_wrap(p, width - indent > 8 ? width - indent : 8);
+		if (*n < max)
+			snprintf(rows[(*n)++], 256, "%*s%.*s", indent, first ? lead : "", (int)(len < 240 ? len : 240), p);
+		p += len;
+		first = false;
+	} while (*p);
+}
+
+/* v: the verdict so far whole, live: class, every evidence line, the findings and the
+ * advice, wrapped in a box; any key closes it. */
+static void draw_verdict_panel(struct cpw_tui *ui)
+{
+	enum { MAX = 64 };
+	char rows[MAX][256];
+	int n = 0;
+	int w = COLS - 4 < 100 ? COLS - 4 : 100;
+	const struct cpw_verdict *v = &ui->hdr.verdict;
+
+	/* cppcheck-suppress knownConditionTrueFalse ; COLS is a curses variable, not 0 */
+	if (w < 20 || LINES < 6)
+		return;
+	if (!ui->hdr.have_verdict) {
+		snprintf(rows[n++], 256, "verdict: none yet (the first sample is still to come)");
+	} else {
+		snprintf(rows[n++], 256, "verdict so far: %s (%.0f%%)", cpw_class_name(v->cls), 100.0 * v->confidence);
+		for (int i = 0; i < v->nevidence; i++)
+			panel_text(rows, &n, MAX, w - 2, i == 0 ? "evidence: " : "          ", v->evidence[i].text);
+		for (int i = 0; i < v->nfindings; i++)
+			panel_text(rows, &n, MAX, w - 2, i == 0 ? "findings: " : "          ", v->findings[i]);
+		if (v->advice[0])
+			panel_text(rows, &n, MAX, w - 2, "advice:   ", v->advice);
+	}
+	if (n < MAX)
+		snprintf(rows[n++], 256, "(any key closes)");
+	int h = n + 2 < LINES - 1 ? n + 2 : LINES - 1;
+	int y = (LINES - h) / 2, x = (COLS - w) / 2;
+	for (int i = 0; i < h; i++) {
+		attron(A_REVERSE);
+		mvhline(y + i, x, ' ', w);
+		attroff(A_REVERSE);
+	}
+	for (int i = 0; i < n && i + 1 < h - 1; i++) {
+		/* Cut short: the last line that fits says so. */
+		const char *text = i + 2 == h - 1 && i + 1 < n ? "..." : rows[i];
+		cpw_tui_fit(text, w - 2, ui->cell, sizeof(ui->cell));
+		attron(A_REVERSE | (i == 0 ? A_BOLD : 0));
+		mvaddstr(y + 1 + i, x + 1, ui->cell);
+		attroff(A_REVERSE | A_BOLD);
+	}
+}
+
 static void draw_footer(struct cpw_tui *ui)
 {
 	int y = LINES - 1;
@@ -747,7 +822,7 @@ static void draw_footer(struct cpw_tui *ui)
 		put(ui, y, 0, ui->notice, pair(ui, PAIR_NOTICE, A_REVERSE) | A_BOLD);
 		return;
 	}
-	snprintf(ui->line, sizeof(ui->line), "q quit  h help  space %s  t %s  H threads  c collapse  <> sort  +- %ums",
+	snprintf(ui->line, sizeof(ui->line), "q quit  h help  v verdict  space %s  t %s  H threads  <> sort  +- %ums",
 		 ui->paused ? "resume" : "pause", ui->tree ? "flat" : "tree", ui->interval_ms);
 	put(ui, y, 0, ui->line, A_DIM);
 }
@@ -779,6 +854,8 @@ static void draw(struct cpw_tui *ui)
 	if (rows > 0)
 		draw_table(ui, y, rows);
 	draw_footer(ui);
+	if (ui->verdict_panel)
+		draw_verdict_panel(ui);
 	if (ui->help)
 		draw_help(ui);
 	refresh();
@@ -856,6 +933,10 @@ static bool handle_key(struct cpw_tui *ui, int ch, bool *redraw, bool *rebuild_r
 		ui->help = false;
 		return ch == 'q' || ch == 'Q';
 	}
+	if (ui->verdict_panel && ch != KEY_RESIZE) {
+		ui->verdict_panel = false;
+		return ch == 'q' || ch == 'Q';
+	}
 	switch (ch) {
 	case 'q': case 'Q': return true;
 	case ' ':
@@ -879,6 +960,7 @@ static bool handle_key(struct cpw_tui *ui, int ch, bool *redraw, bool *rebuild_r
 	case '-': case '_': ui->interval_ms = cpw_tui_interval_step(ui->interval_ms, -1); break;
 	case 'H': ui->threads = !ui->threads; *rebuild_rows = true; break;
 	case 'h': case '?': ui->help = true; break;
+	case 'v': case 'V': ui->verdict_panel = true; break;
 	case KEY_RESIZE: break;
 	default: *redraw = false; break;
 	}

@@ -27,6 +27,7 @@
 /* What the view draws, filled by the session (cpw_session_snapshot()). */
 struct cpw_view_snapshot {
 	const struct cpw_tree *tree;  /* the model: processes, totals, history */
+	pid_t target;                 /* the process the view is about (its name heads it); 0: none */
 	struct cpw_verdict verdict;   /* the verdict so far */
 	double elapsed_s;             /* since the watch began */
 	double cores_usable;          /* affinity and cgroup quota; NAN where unknown */
@@ -165,6 +166,10 @@ unsigned cpw_tui_interval_step(unsigned ms, int dir);
  * terminal cells, never inside a character; characters the locale cannot show become '?'.
  * Returns the cells used. */
 int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen);
+/* Word wrap: how many bytes of text (escaped, as for cpw_tui_fit) the first line of at most
+ * width cells takes, up to the last space that fits (not included), or width cells where
+ * one word is longer. All of it where it fits. */
+size_t cpw_tui_wrap(const char *text, int width);
 
 /* ---- The view (tui.c) ---- */
 

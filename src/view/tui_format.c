@@ -110,6 +110,26 @@ unsigned cpw_tui_interval_step(unsigned ms, int dir)
 	return CPW_INTERVAL_MIN_MS;
 }
 
+size_t cpw_tui_wrap(const char *text, int width)
+{
+	size_t i = 0, last_space = 0;
+	int cells = 0;
+
+	for (; text[i]; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if ((c & 0xC0) != 0x80) { /* a character starts here (UTF-8 continuations do not) */
+			if (cells == width)
+				break;
+			cells++;
+		}
+		if (c == ' ')
+			last_space = i;
+	}
+	if (!text[i] || text[i] == ' ')
+		return i;
+	return last_space > 0 ? last_space : i;
+}
+
 int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen)
 {
 	mbstate_t st;

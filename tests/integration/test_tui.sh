@@ -8,7 +8,7 @@
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-plan 24
+plan 25
 
 
 SOCK="cpw-test-$$"
@@ -314,5 +314,19 @@ if wait_for three 'exited with status 3' && sleep 2 && T send-keys -t three q &&
 else
 	not_ok "run mode: the exit notice, then on q the report of the run, not of the wait" "$(show)"
 fi
+
+# 25: the header names the target as it is now: a shell that execs python is python.
+cat >"$SCRATCH/four.sh" <<EOF
+env LC_ALL=C.UTF-8 NO_COLOR=1 "$CPW" --no-cgroup --tui -- sh -c 'sleep 0.6; exec sleep 2.5'
+echo "CPW-EXIT=\$?"
+exec sleep 600
+EOF
+T new-session -d -s four -x 100 -y 24 "sh $SCRATCH/four.sh"
+if wait_for four '^cperfwatch pid [0-9]+ \(sh\) ' 5 && wait_for four '^cperfwatch pid [0-9]+ \(sleep\) ' 5; then
+	ok "the header follows the target's exec: sh, then sleep"
+else
+	not_ok "the header follows the target's exec: sh, then sleep" "$(show)"
+fi
+T send-keys -t four q
 
 done_testing

@@ -11,7 +11,9 @@
 #   - q gives the report, whose Phases section has the same two phases;
 #   - the table's title row is on the same line with one phase as with two;
 #   - the advice on screen (400 columns wide, so that it is whole) is the report's: the
-#     phases refine both (the cores of the cpu-bound phase, not of the whole run).
+#     phases refine both (the cores of the cpu-bound phase, not of the whole run);
+#   - v opens the verdict so far whole (100x50): its advice, wrapped in the box, is the
+#     same advice.
 #
 # The run needs a directory on a real block device (O_DIRECT is refused on tmpfs), and is
 # tried up to three times: on a busy machine a phase can come out otherwise. Every wait
@@ -19,7 +21,7 @@
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-plan 8
+plan 9
 
 SOCK="cpw-phases-$$"
 IO_DIR=
@@ -139,6 +141,18 @@ fi
 
 # The advice line whole, for 8.
 resize run 400x24 '^advice: ' && sed -n 's/^advice: //p' "$SCRATCH/screen" | sed 's/ *$//' >"$SCRATCH/live_advice"
+# v: the verdict panel, its advice lines joined again, for 9; any key closes it.
+: >"$SCRATCH/panel_advice"
+if resize run 100x50 '^advice: '; then
+	T send-keys -t run v
+	if wait_for run '^ +verdict so far: ' 5; then
+		cp "$SCRATCH/screen" "$SCRATCH/panel"
+		sed -n '/^ *advice:   /,/(any key closes)/p' "$SCRATCH/panel" | grep -v '(any key closes)' |
+			sed 's/^ *//; s/ *$//' | tr '\n' ' ' | sed 's/^advice: *//; s/ *$//' >"$SCRATCH/panel_advice"
+	fi
+	T send-keys -t run x
+	wait_gone run '^ +verdict so far: ' 5
+fi
 
 # 7: q: the report's Phases section says the same.
 T send-keys -t run q
@@ -168,6 +182,17 @@ else
 	not_ok "the live view's last advice is the report's" \
 		"view:   $(cat "$SCRATCH/live_advice")
 report: $(cat "$SCRATCH/report_advice")"
+fi
+
+# 9: v: the panel's advice, wrapped over several lines, is the report's advice.
+cp "$SCRATCH/panel_advice" "$SCRATCH/live_advice"
+if same_advice; then
+	ok "v: the verdict panel holds the whole advice, wrapped"
+else
+	not_ok "v: the verdict panel holds the whole advice, wrapped" \
+		"panel:  $(cat "$SCRATCH/panel_advice")
+report: $(cat "$SCRATCH/report_advice")
+$(sed 's/^/  | /' "$SCRATCH/panel" 2>/dev/null)"
 fi
 
 done_testing

@@ -526,6 +526,19 @@ static void test_interval_ladder(void)
 	CU_ASSERT_EQUAL(ms, CPW_INTERVAL_MIN_MS);
 }
 
+/* Word wrap for the verdict panel: at the last space that fits, a long word cut at the
+ * width, UTF-8 counted by characters. */
+static void test_wrap(void)
+{
+	CU_ASSERT_EQUAL(cpw_tui_wrap("fits whole", 20), 10);
+	CU_ASSERT_EQUAL(cpw_tui_wrap("", 20), 0);
+	CU_ASSERT_EQUAL(cpw_tui_wrap("Profile it (perf record -g) and look", 20), 16); /* "Profile it (perf" */
+	CU_ASSERT_EQUAL(cpw_tui_wrap("exactly ten here", 10), 7);
+	CU_ASSERT_EQUAL(cpw_tui_wrap("0123456789 next", 10), 10); /* the space right at the width */
+	CU_ASSERT_EQUAL(cpw_tui_wrap("averyveryverylongword and", 10), 10); /* no space: cut */
+	CU_ASSERT_EQUAL(cpw_tui_wrap("caf\xc3\xa9 caf\xc3\xa9 x", 9), 11); /* 9 characters, 11 bytes */
+}
+
 static void test_fit(void)
 {
 	char out[64];
@@ -645,5 +658,6 @@ int main(void)
 	CU_add_test(s, "short figures", test_formats);
 	CU_add_test(s, "interval ladder", test_interval_ladder);
 	CU_add_test(s, "cut to terminal cells", test_fit);
+	CU_add_test(s, "word wrap", test_wrap);
 	return cpw_cunit_run_tap();
 }
