@@ -21,6 +21,7 @@
 
 #include "classify/classify.h"
 #include "classify/thresholds.h"
+#include "model/waits.h"
 
 #define RUNS_MAX CPW_TIMELINE_CAPACITY
 
@@ -107,7 +108,17 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 	m->tree_peak_rss_kib = w.rss_kib_max;
 	m->read_bytes = w.read_bytes;
 	m->write_bytes = w.write_bytes;
-	m->wait_child_s = w.child_wait_s;
+	/* What its threads waited on: the wait analysis's kinds, summed over the points. */
+	double waited = 0;
+	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+		waited += w.wait_s[k];
+	m->wait_child_s = w.wait_s[CPW_WAIT_CHILD];
+	if (waited > 0) {
+		int k = cpw_wait_seconds_dominant(w.wait_s, &m->wait_kind_share);
+		m->wait_child_share = w.wait_s[CPW_WAIT_CHILD] / waited;
+		if (k >= 0)
+			snprintf(m->wait_kind, sizeof(m->wait_kind), "%s", cpw_wait_kind_name((enum cpw_wait_kind)k));
+	}
 	m->psi_cpu_some_s = w.psi_cpu_s;
 	m->psi_io_some_s = w.psi_io_s;
 	m->psi_mem_some_s = w.psi_mem_s;
@@ -255,6 +266,13 @@ static void classify_phase(const struct cpw_tl_point *points, double cores_usabl
 	ph->confidence = v.confidence;
 	ph->secondary = v.secondary;
 	snprintf(ph->evidence, sizeof(ph->evidence), "%s", v.nevidence ? v.evidence[0].text : "");
+	snprintf(ph->wait_kind, sizeof(ph->wait_kind), "%s", m.wait_kind);
+	/* A waiting phase says on what: "wait for a server" is not "wait for a timer". */
+	if (ph->cls == CPW_CLASS_WAITING && m.wait_kind[0] && cpw_known(m.wait_kind_share)) {
+		size_t len = strlen(ph->evidence);
+		snprintf(ph->evidence + len, sizeof(ph->evidence) - len, "; waits: %.0f%% %s",
+			 100.0 * m.wait_kind_share, m.wait_kind);
+	}
 	ph->cores_used = m.cores_used;
 	cpw_tl_point_init(&w, ph->start_s);
 	for (size_t i = ph->first; i <= ph->last; i++)

@@ -27,7 +27,10 @@ struct cpw_phase {
 	enum cpw_class cls;             /* the classifier's verdict on the phase's figures */
 	double confidence;
 	enum cpw_class secondary;
-	char evidence[160];             /* the deciding evidence line */
+	char evidence[160];             /* the deciding evidence line (a waiting phase's names the
+					 * kind most waited on: "...; waits: 96% network") */
+	char wait_kind[16];             /* the kind its threads waited on most, waits for a child
+					 * aside ("network", "lock"); "" where none was sampled */
 	double cores_used;              /* CPU seconds / wall seconds in the phase */
 	struct cpw_tl_proc procs[CPW_TIMELINE_TOP]; /* the processes that did most, first first */
 };

@@ -26,7 +26,8 @@ struct proc_mark {
 
 /* The tree's cumulative sums at one record. */
 struct sums {
-	double user_s, sys_s, oncpu_s, runq_s, read_bytes, write_bytes, child_wait_s;
+	double user_s, sys_s, oncpu_s, runq_s, read_bytes, write_bytes;
+	double wait_s[CPW_WAIT_KIND_COUNT];
 	uint64_t majflt, minflt;
 	bool io_known;
 };
@@ -160,7 +161,8 @@ void cpw_tl_point_merge(struct cpw_tl_point *into, const struct cpw_tl_point *ne
 	into->write_bytes = add_known(into->write_bytes, next->write_bytes);
 	into->majflt += next->majflt;
 	into->minflt += next->minflt;
-	into->child_wait_s += next->child_wait_s;
+	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+		into->wait_s[k] += next->wait_s[k];
 	/* Pressure is known for the merged point only where it is for both. */
 	into->psi_cpu_s += next->psi_cpu_s;
 	into->psi_io_s += next->psi_io_s;
@@ -242,7 +244,7 @@ static double nonneg(double x) { return x > 0 ? x : 0; }
 static void tree_sums(const struct cpw_tree *t, struct sums *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->child_wait_s = cpw_tree_waits(t)->seconds[CPW_WAIT_CHILD];
+	memcpy(s->wait_s, cpw_tree_waits(t)->seconds, sizeof(s->wait_s));
 	for (size_t i = 0; i < cpw_tree_size(t); i++) {
 		const struct cpw_proc *p = cpw_tree_proc(t, i);
 		s->user_s += p->user_s;
@@ -324,7 +326,8 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 	pt.sys_s = nonneg(now.sys_s - was->sys_s);
 	pt.oncpu_s = nonneg(now.oncpu_s - was->oncpu_s);
 	pt.runq_s = nonneg(now.runq_s - was->runq_s);
-	pt.child_wait_s = nonneg(now.child_wait_s - was->child_wait_s);
+	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+		pt.wait_s[k] = nonneg(now.wait_s[k] - was->wait_s[k]);
 	pt.majflt = count_delta(now.majflt, was->majflt);
 	pt.minflt = count_delta(now.minflt, was->minflt);
 	if (now.io_known) {

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "source/wait_kind.h"
+
 #define CPW_TIMELINE_CAPACITY 512 /* points; an even number (pairs merge) */
 #define CPW_TIMELINE_TOP 4        /* processes named per point */
 
@@ -55,7 +57,8 @@ struct cpw_tl_point {
 	/* Pressure stall seconds ("some") in the point; NAN where the session has none. */
 	double psi_cpu_s, psi_io_s, psi_mem_s;
 	bool psi_from_cgroup;   /* from the command's cgroup (for every point merged into it) */
-	double child_wait_s;    /* thread-seconds waiting for a child (the wait analysis; deltas) */
+	double wait_s[CPW_WAIT_KIND_COUNT]; /* thread-seconds waiting, per kind (the wait analysis;
+				 * deltas): what a waiting phase waits on */
 	struct cpw_tl_proc top[CPW_TIMELINE_TOP]; /* largest part first */
 };
 

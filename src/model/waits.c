@@ -101,7 +101,7 @@ void cpw_waits_sort(struct cpw_waits *w)
 }
 
 /* The largest of seconds[], the child kind aside unless it is all there is. */
-static int dominant(const double *seconds, double *share)
+int cpw_wait_seconds_dominant(const double seconds[CPW_WAIT_KIND_COUNT], double *share)
 {
 	double counted = 0, best_s = 0;
 	int best = -1;
@@ -126,7 +126,7 @@ static int dominant(const double *seconds, double *share)
 
 int cpw_waits_dominant(const struct cpw_waits *w, double *share)
 {
-	return dominant(w->seconds, share);
+	return cpw_wait_seconds_dominant(w->seconds, share);
 }
 
 const struct cpw_wait_target_time *cpw_waits_top_target(const struct cpw_waits *w, enum cpw_wait_kind kind)
@@ -148,5 +148,5 @@ const struct cpw_wait_proc_time *cpw_waits_proc(const struct cpw_waits *w, pid_t
 
 int cpw_waits_proc_dominant(const struct cpw_wait_proc_time *p, double *share)
 {
-	return dominant(p->seconds, share);
+	return cpw_wait_seconds_dominant(p->seconds, share);
 }

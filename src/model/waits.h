@@ -58,6 +58,10 @@ void cpw_waits_sort(struct cpw_waits *w);
  * are all there is (a parent waiting for its child waits for what the child waits on);
  * -1 when nothing was waited. *share gets its share of the thread-seconds counted. */
 int cpw_waits_dominant(const struct cpw_waits *w, double *share);
+/* The same over thread-seconds per kind (a timeline point's, a phase's): the kind with the
+ * most, waits for a child aside unless they are all there is; -1 with none. *share (may be
+ * NULL): its share of those counted. */
+int cpw_wait_seconds_dominant(const double seconds[CPW_WAIT_KIND_COUNT], double *share);
 /* The target of kind with the most thread-seconds (after cpw_waits_sort), NULL if none. */
 const struct cpw_wait_target_time *cpw_waits_top_target(const struct cpw_waits *w, enum cpw_wait_kind kind);
 /* The process record of pid, NULL when it never waited or was past the table. */

@@ -177,6 +177,7 @@ struct json_object *cpw_phases_to_json(const struct cpw_phases *ph)
 						: json_object_new_string(cpw_class_name(p->secondary)));
 		json_object_object_add(o, "evidence", cpw_json_string(p->evidence));
 		json_object_object_add(o, "cores_used", cpw_json_number(p->cores_used));
+		json_object_object_add(o, "wait_kind", p->wait_kind[0] ? json_object_new_string(p->wait_kind) : NULL);
 		for (int k = 0; k < CPW_TIMELINE_TOP && p->procs[k].pid; k++) {
 			struct json_object *e = json_object_new_object();
 			json_object_object_add(e, "pid", json_object_new_int(p->procs[k].pid));
@@ -195,7 +196,8 @@ struct json_object *cpw_phases_to_json(const struct cpw_phases *ph)
 /* The series' columns: name, unit, and how to read one point. */
 struct column {
 	const char *name, *unit;
-	double (*get)(const struct cpw_tl_point *p);
+	double (*get)(const struct cpw_tl_point *p); /* NULL: wait_s[kind] */
+	int kind;
 };
 
 static double per_sample(const struct cpw_tl_point *p, enum cpw_tl_state s)
@@ -220,29 +222,43 @@ static double get_minflt(const struct cpw_tl_point *p) { return (double)p->minfl
 static double get_psi_cpu(const struct cpw_tl_point *p) { return p->psi_cpu_s; }
 static double get_psi_io(const struct cpw_tl_point *p) { return p->psi_io_s; }
 static double get_psi_mem(const struct cpw_tl_point *p) { return p->psi_mem_s; }
-static double get_child_wait(const struct cpw_tl_point *p) { return p->child_wait_s; }
 
 static const struct column columns[] = {
-	{ "t_s", "s since the start", get_t },
-	{ "dt_s", "s", get_dt },
-	{ "cpu_user_s", "CPU s in the point", get_user },
-	{ "cpu_sys_s", "CPU s in the point", get_sys },
-	{ "runq_wait_s", "thread s in the point", get_runq },
-	{ "threads_running", "threads (mean over the point's samples)", get_running },
-	{ "threads_disk_wait", "threads (mean over the point's samples)", get_disk },
-	{ "threads_d_other", "threads (mean over the point's samples)", get_dother },
-	{ "threads_sleeping", "threads (mean over the point's samples)", get_sleeping },
-	{ "threads_other", "threads (mean over the point's samples)", get_other },
-	{ "rss_kib_max", "KiB (the tree's sum, highest sample)", get_rss },
-	{ "read_bytes", "bytes in the point", get_read },
-	{ "write_bytes", "bytes in the point", get_write },
-	{ "major_faults", "faults in the point", get_majflt },
-	{ "minor_faults", "faults in the point", get_minflt },
-	{ "psi_cpu_some_s", "stall s in the point", get_psi_cpu },
-	{ "psi_io_some_s", "stall s in the point", get_psi_io },
-	{ "psi_mem_some_s", "stall s in the point", get_psi_mem },
-	{ "child_wait_s", "thread s waiting for a child in the point", get_child_wait },
+	{ "t_s", "s since the start", get_t, 0 },
+	{ "dt_s", "s", get_dt, 0 },
+	{ "cpu_user_s", "CPU s in the point", get_user, 0 },
+	{ "cpu_sys_s", "CPU s in the point", get_sys, 0 },
+	{ "runq_wait_s", "thread s in the point", get_runq, 0 },
+	{ "threads_running", "threads (mean over the point's samples)", get_running, 0 },
+	{ "threads_disk_wait", "threads (mean over the point's samples)", get_disk, 0 },
+	{ "threads_d_other", "threads (mean over the point's samples)", get_dother, 0 },
+	{ "threads_sleeping", "threads (mean over the point's samples)", get_sleeping, 0 },
+	{ "threads_other", "threads (mean over the point's samples)", get_other, 0 },
+	{ "rss_kib_max", "KiB (the tree's sum, highest sample)", get_rss, 0 },
+	{ "read_bytes", "bytes in the point", get_read, 0 },
+	{ "write_bytes", "bytes in the point", get_write, 0 },
+	{ "major_faults", "faults in the point", get_majflt, 0 },
+	{ "minor_faults", "faults in the point", get_minflt, 0 },
+	{ "psi_cpu_some_s", "stall s in the point", get_psi_cpu, 0 },
+	{ "psi_io_some_s", "stall s in the point", get_psi_io, 0 },
+	{ "psi_mem_some_s", "stall s in the point", get_psi_mem, 0 },
+	{ "child_wait_s", "thread s waiting for a child in the point", NULL, CPW_WAIT_CHILD },
+	/* What the other off-CPU thread time waited on, per kind (the Waits section's kinds). */
+	{ "wait_network_s", "thread s waiting in the point", NULL, CPW_WAIT_NETWORK },
+	{ "wait_pipe_s", "thread s waiting in the point", NULL, CPW_WAIT_PIPE },
+	{ "wait_lock_s", "thread s waiting in the point", NULL, CPW_WAIT_LOCK },
+	{ "wait_timer_s", "thread s waiting in the point", NULL, CPW_WAIT_TIMER },
+	{ "wait_event_loop_s", "thread s waiting in the point", NULL, CPW_WAIT_EVENT_LOOP },
+	{ "wait_terminal_s", "thread s waiting in the point", NULL, CPW_WAIT_TERMINAL },
+	{ "wait_disk_s", "thread s waiting in the point", NULL, CPW_WAIT_DISK },
+	{ "wait_page_in_s", "thread s waiting in the point", NULL, CPW_WAIT_PAGE_IN },
+	{ "wait_other_s", "thread s waiting in the point", NULL, CPW_WAIT_OTHER },
 };
+
+static double column_value(const struct column *c, const struct cpw_tl_point *p)
+{
+	return c->get ? c->get(p) : p->wait_s[c->kind];
+}
 
 /* Whose pressure the psi_* columns hold: the command's cgroup's when every point with a
  * figure has it from there, the system's otherwise; NULL when no point has one. */
@@ -288,7 +304,7 @@ struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, doub
 		struct json_object *arr = json_object_new_array_ext((int)n);
 		*key = c->name;
 		for (size_t k = 0; arr && k < n; k++)
-			json_object_array_add(arr, cpw_json_number(c->get(cpw_timeline_point(tl, k))));
+			json_object_array_add(arr, cpw_json_number(column_value(c, cpw_timeline_point(tl, k))));
 		return arr;
 	}
 	*key = "units";

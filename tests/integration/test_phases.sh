@@ -4,7 +4,8 @@
 #   direct_read (O_DIRECT) then spin     two phases, not cpu-bound then cpu-bound, the
 #                                        boundary within 0.5 s of the reader's exit
 #                                        and its pressure columns add up to the run's
-#   sleeper, spin, then fsync_loop       three phases in that order: waiting, cpu (bound,
+#   sleeper, spin, then fsync_loop       three phases in that order: waiting (on a timer,
+#                                        in the timeline's wait columns too), cpu (bound,
 #                                        or starved where other load takes the CPUs), io
 #
 # Both need a directory on a real block device (O_DIRECT and fdatasync are refused or free
@@ -55,6 +56,12 @@ elif what == "three":
             or classes[2] not in ("io-bound", "waiting") \
             or ph[2]["processes"][0]["command"] != "fsync_loop":
         fail("want waiting, cpu, then fsync_loop's phase")
+    # The waiting phase says on what: sleeper's nanosleep (sh's wait4 for it aside).
+    if ph[0].get("wait_kind") != "timer" or "timer" not in ph[0]["evidence"]:
+        fail("the waiting phase's wait kind is %s (%s), not timer" % (ph[0].get("wait_kind"), ph[0]["evidence"]))
+    t = d["timeline"]
+    if sum(t["wait_timer_s"]) < 0.5:
+        fail("the timeline's wait_timer_s adds up to %.2f s" % sum(t["wait_timer_s"]))
     print(seen)
 elif what == "timeline":
     t = d["timeline"]

@@ -128,6 +128,8 @@ struct cpw_timeline *report_fixture_timeline(struct cpw_report *r)
 		p.psi_io_s = reading ? 0.08 : 0;
 		p.psi_mem_s = 0;
 		p.psi_from_cgroup = true;
+		p.wait_s[CPW_WAIT_DISK] = reading ? 0.09 : 0;
+		p.wait_s[CPW_WAIT_TIMER] = 0.1; /* a helper thread on a timer */
 		p.top[0] = (struct cpw_tl_proc){ .pid = 100, .comm = "first", .cpu_s = p.user_s + p.sys_s,
 						 .io_bytes = p.read_bytes };
 		cpw_timeline_add(tl, &p);

@@ -29,7 +29,8 @@
 struct expect_phase {
 	double start, end;
 	char cls[32];
-	char comm[32];
+	char comm[32];   /* "" or "-": not checked */
+	char wait[32];   /* the phase's wait kind, and its evidence names it; "": not checked */
 };
 
 struct series {
@@ -101,6 +102,18 @@ static int parse_points(struct series *sr, const char *line, double *t)
 		p.top[k].io_bytes = io;
 		p.top[k].wait_s = wait;
 	}
+	/* Then thread-seconds waited per kind: w:KIND:SECONDS ... */
+	for (;;) {
+		char kind[32];
+		double secs;
+		int len = 0;
+		if (sscanf(rest, " w:%31[^:]:%lf%n", kind, &secs, &len) != 2)
+			break;
+		rest += len;
+		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+			if (strcmp(cpw_wait_kind_name((enum cpw_wait_kind)k), kind) == 0)
+				p.wait_s[k] = secs;
+	}
 	for (unsigned long i = 0; i < n; i++) {
 		p.start_s = *t;
 		cpw_timeline_add(sr->tl, &p);
@@ -145,7 +158,7 @@ static int load(const char *name, struct series *sr)
 			sr->nphases = atoi(val);
 		else if (strcmp(line, "expect.phase") == 0 && sr->nphase < CPW_PHASES_MAX) {
 			struct expect_phase *e = &sr->phase[sr->nphase++];
-			if (sscanf(val, "%lf %lf %31s %31s", &e->start, &e->end, e->cls, e->comm) < 3)
+			if (sscanf(val, "%lf %lf %31s %31s %31s", &e->start, &e->end, e->cls, e->comm, e->wait) < 3)
 				rc = -1;
 		} else if (strcmp(line, "expect.finding") == 0 && sr->nfinding < MAX_EXPECT)
 			snprintf(sr->finding[sr->nfinding++], 160, "%s", val);
@@ -205,7 +218,9 @@ static void test_fixture(void)
 		const struct cpw_phase *p = &ph.phase[i];
 		bool same = fabs(p->start_s - e->start) <= 0.05 && fabs(p->end_s - e->end) <= 0.05 &&
 			strcmp(cpw_class_name(p->cls), e->cls) == 0 &&
-			(!e->comm[0] || strcmp(p->procs[0].comm, e->comm) == 0) && p->evidence[0];
+			(!e->comm[0] || strcmp(e->comm, "-") == 0 || strcmp(p->procs[0].comm, e->comm) == 0) &&
+			p->evidence[0] &&
+			(!e->wait[0] || (strcmp(p->wait_kind, e->wait) == 0 && strstr(p->evidence, e->wait)));
 		CU_ASSERT_TRUE(same);
 		ok = ok && same;
 	}
