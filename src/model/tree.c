@@ -170,13 +170,10 @@ static void thread_now(const struct cpw_tree *t, const struct cpw_proc *p, struc
 		n->cpu_pct = 100.0 * (double)(th->sched.oncpu_ns - slot->raw_oncpu_ns) / 1e9 / t->interval_s;
 	if (th->has_schedstat)
 		slot->raw_oncpu_ns = th->sched.oncpu_ns;
-	n->wait = "";
-	n->target[0] = '\0';
+	n->wait = n->target = "";
 	if (th->wait && (th->state == 'S' || th->state == 'D')) {
 		n->wait = cpw_wait_kind_name(th->wait->kind);
-		_Static_assert(sizeof(th->wait->target) >= sizeof(n->target), "target copy");
-		memcpy(n->target, th->wait->target, sizeof(n->target) - 1);
-		n->target[sizeof(n->target) - 1] = '\0';
+		n->target = th->wait->target;
 	}
 }
 

@@ -25,7 +25,9 @@ struct cpw_thread_now {
 	double cpu_pct;    /* on-CPU time over the last interval, % of one core (schedstat) */
 	const char *wait;  /* the kind it waits on now ("lock", "network"; a static string); "" on
 			    * a CPU or unknown */
-	char target[64];   /* what it waits on, where known (raw, cut): "TCP 10.0.0.5:5432" */
+	const char *target; /* what it waits on, where known (raw: escape to print): "TCP
+			     * 10.0.0.5:5432"; "" when none. The reader's, valid until the next
+			     * sample (a copy for each of 4,000 threads would cost 256 KiB) */
 };
 
 #define CPW_COMM_MAX 64

@@ -93,6 +93,8 @@ struct cpw_proc_reader {
 	/* One sample's output and scratch, reused so the hot loop does not allocate. */
 	struct cpw_proc_reading *procs;
 	size_t nprocs, procs_alloc;
+	char *cmdlines;                 /* this sample's command lines, CPW_READING_CMDLINE_MAX each */
+	size_t ncmdlines, cmdlines_alloc;
 	struct cpw_thread_reading *threads;
 	size_t nthreads, threads_alloc;
 	pid_t *still_there;
@@ -592,18 +594,26 @@ static void read_pss(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 	r->pss_cost_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
-static void read_cmdline(const struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
+static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 {
 	char path[320];
 	char buf[CPW_READING_CMDLINE_MAX * 2];
 
+	/* A slot in the sample's pool (pointers are made once the sample is done: the pool
+	 * may move as it grows). */
+	if (reserve((void **)&r->cmdlines, &r->cmdlines_alloc, r->ncmdlines, CPW_READING_CMDLINE_MAX, 16) < 0)
+		return;
+	char *line = r->cmdlines + r->ncmdlines * CPW_READING_CMDLINE_MAX;
+	line[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%d/cmdline", r->proc_root, (int)pr->pid);
 	long len = cpw_read_file(path, buf, sizeof(buf));
 	if (len > 0)
-		cpw_parse_cmdline(buf, (size_t)len, pr->cmdline, sizeof(pr->cmdline));
+		cpw_parse_cmdline(buf, (size_t)len, line, CPW_READING_CMDLINE_MAX);
 	/* A new process's is what it is, even empty (a kernel thread); after an exec an
 	 * unreadable one leaves the last. */
 	pr->cmdline_read = len > 0 || pr->first;
+	if (pr->cmdline_read)
+		pr->cmdline_at = r->ncmdlines++;
 }
 
 /* Reads one process of the frontier: its stat, threads and IO; queues its children. */
@@ -771,7 +781,7 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 			   struct cpw_proc_sample *out)
 {
 	r->generation++;
-	r->nfront = r->nprocs = r->nthreads = r->nnew = 0;
+	r->nfront = r->nprocs = r->nthreads = r->nnew = r->ncmdlines = 0;
 	if (r->waitprobe) {
 		/* The processes of the last sample: where the other end of a pipe is looked for. */
 		if (r->probe_pids_alloc < r->nhandles) {
@@ -797,6 +807,10 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 		visit(r, r->front[i].pid, r->front[i].parent);
 	identify_new(r);
 	sweep(r);
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct cpw_proc_reading *pr = &r->procs[i];
+		pr->cmdline = pr->cmdline_read ? r->cmdlines + pr->cmdline_at * CPW_READING_CMDLINE_MAX : "";
+	}
 
 	out->procs = r->procs;
 	out->nprocs = r->nprocs;
@@ -855,6 +869,7 @@ void cpw_proc_reader_free(struct cpw_proc_reader *r)
 	free(r->handles);
 	free(r->map);
 	free(r->procs);
+	free(r->cmdlines);
 	free(r->threads);
 	free(r->still_there);
 	free(r->front);

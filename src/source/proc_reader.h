@@ -52,7 +52,10 @@ struct cpw_proc_reading {
 	int io_errno;          /* why io could not be read (0: read, or not tried) */
 	bool cmdline_read;     /* cmdline below was read now: first reading, or an exec (its name
 				* or where its code starts changed: a pyenv shim becoming python) */
-	char cmdline[CPW_READING_CMDLINE_MAX]; /* argv joined, raw, where cmdline_read */
+	const char *cmdline;   /* argv joined, raw, where cmdline_read ("" otherwise); kept beside
+				* the readings (few are read in a sample: 256 bytes in each of
+				* 500 readings cost 128 KiB), valid until the next sample */
+	size_t cmdline_at;     /* (the reader's: where in its pool) */
 	char user[32];         /* first reading only, where libproc2 named it; "" otherwise */
 	double pss_kib;        /* smaps_rollup's Pss, where this sample read it; NAN otherwise */
 	int pss_errno;         /* why it could not be read (0: read, or not asked) */

@@ -670,9 +670,9 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 						       r->nsummed);
 			char esc[CPW_CMDLINE_MAX * 4 + 1];
 			if (r->tid) { /* the thread's name, then what it waits on */
-				char tgt[sizeof(r->target) * 4];
+				char tgt[sizeof(ui->table.targets[0]) * 4];
 				cpw_escape_for_terminal(r->name[0] ? r->name : "?", esc, sizeof(esc));
-				cpw_escape_for_terminal(r->target, tgt, sizeof(tgt));
+				cpw_escape_for_terminal(r->target >= 0 ? ui->table.targets[r->target] : "", tgt, sizeof(tgt));
 				if (at < sizeof(ui->line))
 					at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "%s%s%s", esc,
 							       tgt[0] ? "  " : "", tgt);

@@ -69,7 +69,9 @@ struct cpw_tui_row {
 	pid_t pid;          /* a thread row: its process's */
 	pid_t tid;          /* a thread row (H): the thread's id; 0 for a process row */
 	char name[16];      /* a thread row: the thread's name (raw) */
-	char target[64];    /* a thread row: what it waits on, where known (raw) */
+	int target;         /* a thread row: what it waits on, where known: an index in the
+			     * table's targets (raw); -1 none (a side table: only thread rows
+			     * have one) */
 	char state;
 	char wait[24];      /* what its threads wait on now (model/tree.h wait_now); "" when none */
 	int depth;          /* tree mode: indentation level; 0 in flat mode */
@@ -99,6 +101,8 @@ struct cpw_tui_table {
 	size_t alloc;
 	void *scratch;             /* private to tui_table.c */
 	size_t scratch_alloc;
+	char (*targets)[64];       /* the thread rows' wait targets (row.target) */
+	size_t ntargets, targets_alloc;
 };
 
 /* Builds the rows from procs[0..n) (pointers in the tree's order; index i is row.proc).

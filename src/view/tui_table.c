@@ -93,6 +93,7 @@ void cpw_tui_table_free(struct cpw_tui_table *tb)
 		free(s);
 	}
 	free(tb->rows);
+	free(tb->targets);
 	memset(tb, 0, sizeof(*tb));
 }
 
@@ -295,7 +296,11 @@ static void emit_threads(struct cpw_tui_table *tb, const struct node *n, int dep
 		r->pid = n->p->pid;
 		r->tid = th->tid;
 		snprintf(r->name, sizeof(r->name), "%s", th->comm);
-		snprintf(r->target, sizeof(r->target), "%s", th->target);
+		r->target = -1;
+		if (th->target[0] && tb->ntargets < tb->targets_alloc) {
+			r->target = (int)tb->ntargets;
+			snprintf(tb->targets[tb->ntargets++], sizeof(tb->targets[0]), "%s", th->target);
+		}
 		r->state = th->state;
 		snprintf(r->wait, sizeof(r->wait), "%s", th->wait);
 		r->depth = depth;
@@ -314,6 +319,7 @@ static void emit(struct cpw_tui_table *tb, const struct node *n, int depth, bool
 	struct cpw_tui_row *r = &tb->rows[tb->nrows++];
 	const struct figs *f = shown_figs(n);
 	memset(r, 0, sizeof(*r));
+	r->target = -1;
 	r->proc = n->proc;
 	r->pid = n->p->pid;
 	r->state = n->p->state;
@@ -345,6 +351,14 @@ int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *
 			rows += cpw_proc_thread_count(procs[i]);
 	if (grow(tb, rows) < 0)
 		return -ENOMEM;
+	tb->ntargets = 0;
+	if (rows - n > tb->targets_alloc) {
+		char (*t)[64] = realloc(tb->targets, (rows - n) * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		tb->targets = t;
+		tb->targets_alloc = rows - n;
+	}
 	struct scratch *s = tb->scratch;
 	size_t k = 0;
 

@@ -625,6 +625,8 @@ static void test_thread_rows(void)
 	CU_ASSERT_DOUBLE_EQUAL(b->cpu_pct, 0.0, 1e-9);
 	CU_ASSERT_EQUAL(b->state, 'D');
 	CU_ASSERT_STRING_EQUAL(b->wait, "disk");
+	CU_ASSERT_EQUAL(b->target, -1); /* no syscall file here: the kind, no target */
+	CU_ASSERT_EQUAL(cc1->target, -1);
 	CU_ASSERT_TRUE(b->last_sibling);
 	CU_ASSERT_TRUE(isnan(b->rss_kib)); /* a process figure, not the thread's */
 	/* Sorted by PID, the threads come by tid. */
