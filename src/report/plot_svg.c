@@ -2,7 +2,8 @@
  * plot_svg.c: the run as a picture (--plot FILE), one self-contained SVG written by
  * cperfwatch itself (report/plot_svg.h): no script, no font or style fetched.
  *
- * Panels share one time axis: thread states stacked (mean threads per state), cores used
+ * Panels share one time axis: thread states stacked (mean threads per state), what the
+ * waiting threads waited on (stacked by wait kind, where the wait analysis counted any), cores used
  * against cores usable, the tree's memory, the disk rate (read and written), and the main
  * processes' lifetimes. The phases are labelled bands across all of them; the title holds
  * the command and the verdict. Interval data is drawn as steps: each point holds its value
@@ -172,6 +173,74 @@ static void threads_panel(struct frame *f, const struct cpw_timeline *tl)
 		fprintf(f->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" class=\"st%d\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"legend\">%s</text>\n", LEFT + PLOT_W + 10, ly - 10, s,
 			LEFT + PLOT_W + 27, ly, state_names[s]);
+	}
+	f->y = y1 + 40;
+}
+
+/* Mean threads waiting on kind k over the point (the wait analysis's thread-seconds). */
+static double mean_waiting(const struct cpw_tl_point *p, int k)
+{
+	return p->dt_s > 0 ? p->wait_s[k] / p->dt_s : 0;
+}
+
+/* Whether the wait analysis counted anything: the waits panel is drawn only then. */
+static bool any_waits(const struct cpw_timeline *tl)
+{
+	for (size_t i = 0; tl && i < cpw_timeline_count(tl); i++)
+		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+			if (cpw_timeline_point(tl, i)->wait_s[k] > 0)
+				return true;
+	return false;
+}
+
+/* What the threads off the CPU waited on, stacked by kind (those that occur, in the
+ * Waits section's order), with a legend of them. */
+static void waits_panel(struct frame *f, const struct cpw_timeline *tl)
+{
+	size_t n = cpw_timeline_count(tl);
+	bool seen[CPW_WAIT_KIND_COUNT] = { false };
+	int nseen = 0;
+	double top = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
+		double sum = 0;
+		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++) {
+			sum += mean_waiting(p, k);
+			if (p->wait_s[k] > 0 && !seen[k]) {
+				seen[k] = true;
+				nseen++;
+			}
+		}
+		top = sum > top ? sum : top;
+	}
+	top = nice_top(top);
+	int h = 150, y1 = panel(f, h, "Waiting threads by what they wait on (stacked)", "threads", top);
+	int row = 0;
+	for (int s = 0; s < CPW_WAIT_KIND_COUNT; s++) {
+		if (!seen[s])
+			continue;
+		fprintf(f->out, "<polygon class=\"wk%d\" points=\"", s);
+		for (size_t i = 0; i < n; i++) {
+			const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
+			double cum = 0;
+			for (int k = 0; k <= s; k++)
+				cum += mean_waiting(p, k);
+			double y = y1 - cum / top * h;
+			fprintf(f->out, "%.1f,%.1f %.1f,%.1f ", xof(f, p->start_s), y, xof(f, p->start_s + p->dt_s), y);
+		}
+		for (size_t i = n; i-- > 0;) {
+			const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
+			double cum = 0;
+			for (int k = 0; k < s; k++)
+				cum += mean_waiting(p, k);
+			double y = y1 - cum / top * h;
+			fprintf(f->out, "%.1f,%.1f %.1f,%.1f ", xof(f, p->start_s + p->dt_s), y, xof(f, p->start_s), y);
+		}
+		fputs("\"/>\n", f->out);
+		int ly = f->y + 12 + 15 * (nseen - 1 - row++); /* the top kind first */
+		fprintf(f->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" class=\"wk%d\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"legend\">%s</text>\n", LEFT + PLOT_W + 10, ly - 10, s,
+			LEFT + PLOT_W + 27, ly, cpw_wait_kind_name((enum cpw_wait_kind)s));
 	}
 	f->y = y1 + 40;
 }
@@ -380,6 +449,11 @@ static const char style[] =
 	".cut { stroke: #555; stroke-dasharray: 4 3; }\n"
 	".st0 { fill: #43a047; } .st1 { fill: #e53935; } .st2 { fill: #fb8c00; }\n"
 	".st3 { fill: #b0bec5; } .st4 { fill: #8e24aa; }\n"
+	/* The wait kinds, in cpw_wait_kind order: network pipe lock timer child event-loop
+	 * terminal disk page-in other. */
+	".wk0 { fill: #1e88e5; } .wk1 { fill: #00acc1; } .wk2 { fill: #fb8c00; } .wk3 { fill: #b0bec5; }\n"
+	".wk4 { fill: #ffe082; } .wk5 { fill: #7e57c2; } .wk6 { fill: #8d6e63; } .wk7 { fill: #e53935; }\n"
+	".wk8 { fill: #d81b60; } .wk9 { fill: #757575; }\n"
 	".cores { fill: none; stroke: #1e88e5; stroke-width: 1.8; }\n"
 	".usable { stroke: #1e88e5; stroke-dasharray: 6 4; stroke-width: 1.2; }\n"
 	".mem { fill: none; stroke: #6d4c41; stroke-width: 1.8; }\n"
@@ -394,7 +468,8 @@ int cpw_plot_write_svg(const struct cpw_report *r, FILE *out)
 	size_t n = tl ? cpw_timeline_count(tl) : 0;
 	struct frame f = { .out = out, .t0 = 0, .t1 = 1, .y = 90 };
 	const struct cpw_proc *procs[PROCS_MAX];
-	int height = 90 + 18 + 190 + 140 + 120 + 120 + (int)pick_procs(r, procs) * 18 + 30 + 50;
+	bool waits = any_waits(tl);
+	int height = 90 + 18 + 190 + (waits ? 190 : 0) + 140 + 120 + 120 + (int)pick_procs(r, procs) * 18 + 30 + 50;
 
 	errno = 0;
 	if (n > 0) {
@@ -413,6 +488,8 @@ int cpw_plot_write_svg(const struct cpw_report *r, FILE *out)
 		int top = f.y;
 		f.y += 40; /* room for the phase labels and the first panel's title */
 		threads_panel(&f, tl);
+		if (waits)
+			waits_panel(&f, tl);
 		cores_panel(&f, tl, r->metrics.cores_usable);
 		memory_panel(&f, tl);
 		disk_panel(&f, tl);

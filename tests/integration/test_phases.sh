@@ -90,7 +90,7 @@ elif what == "pressure":
     print("pressure: %s; io %.2f of %.2f s" % (scope, sum(t["psi_io_some_s"]), whole["io_some_s"]))
 EOF
 
-plan 12
+plan 13
 
 if ! IO_DIR=$(block_dir); then
 	IO_DIR=
@@ -194,6 +194,14 @@ elif grep -q '>\[1\] waiting<' "$SCRATCH/three.svg" && grep -q '>\[2\] cpu-' "$S
 	ok "the plot names its phases"
 else
 	not_ok "the plot names its phases" "$(grep -o '>\[[0-9]\][^<]*<' "$SCRATCH/three.svg")"
+fi
+# The sleeper's wait (a timer) is in the panel of what the waiting threads waited on.
+if grep -q '>Waiting threads by what they wait on (stacked)<' "$SCRATCH/three.svg" &&
+   grep -q 'class="wk3"' "$SCRATCH/three.svg" && grep -q '>timer</text>' "$SCRATCH/three.svg"; then
+	ok "the plot shows what the waiting threads waited on: the timer"
+else
+	not_ok "the plot shows what the waiting threads waited on: the timer" \
+		"$(grep -o 'Waiting threads[^<]*<\|class="wk[0-9]"\|>[a-z-]*</text>' "$SCRATCH/three.svg" | sort | uniq -c)"
 fi
 
 # 4. A bad --plot path: one line, status 125, and the command never ran.
