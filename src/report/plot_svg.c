@@ -131,6 +131,32 @@ static double mean_state(const struct cpw_tl_point *p, int s)
 	return p->samples ? (double)p->states[s] / (double)p->samples : 0;
 }
 
+/* Layer s of a stacked area: between the sums of layers 0..s-1 and 0..s of value(point,
+ * layer), as a polygon of class PREFIX<s>. */
+static void stacked_band(const struct frame *f, const struct cpw_timeline *tl, int y1, int h, double top,
+			 double (*value)(const struct cpw_tl_point *, int), int s, const char *prefix)
+{
+	size_t n = cpw_timeline_count(tl);
+	fprintf(f->out, "<polygon class=\"%s%d\" points=\"", prefix, s);
+	for (size_t i = 0; i < n; i++) { /* the top edge, left to right */
+		const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
+		double cum = 0;
+		for (int k = 0; k <= s; k++)
+			cum += value(p, k);
+		double y = y1 - cum / top * h;
+		fprintf(f->out, "%.1f,%.1f %.1f,%.1f ", xof(f, p->start_s), y, xof(f, p->start_s + p->dt_s), y);
+	}
+	for (size_t i = n; i-- > 0;) { /* the bottom edge, back */
+		const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
+		double cum = 0;
+		for (int k = 0; k < s; k++)
+			cum += value(p, k);
+		double y = y1 - cum / top * h;
+		fprintf(f->out, "%.1f,%.1f %.1f,%.1f ", xof(f, p->start_s + p->dt_s), y, xof(f, p->start_s), y);
+	}
+	fputs("\"/>\n", f->out);
+}
+
 static const char *const state_names[CPW_TL_STATE_COUNT] = {
 	"running, runnable (R)", "storage wait (D)", "other D (locks...)",
 	"asleep (S)", "other (T, Z...)",
@@ -150,24 +176,7 @@ static void threads_panel(struct frame *f, const struct cpw_timeline *tl)
 	top = nice_top(top);
 	int h = 150, y1 = panel(f, h, "Thread states (stacked)", "threads", top);
 	for (int s = 0; s < CPW_TL_STATE_COUNT; s++) {
-		fprintf(f->out, "<polygon class=\"st%d\" points=\"", s);
-		for (size_t i = 0; i < n; i++) { /* the top edge, left to right */
-			const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
-			double cum = 0;
-			for (int k = 0; k <= s; k++)
-				cum += mean_state(p, k);
-			double y = y1 - cum / top * h;
-			fprintf(f->out, "%.1f,%.1f %.1f,%.1f ", xof(f, p->start_s), y, xof(f, p->start_s + p->dt_s), y);
-		}
-		for (size_t i = n; i-- > 0;) { /* the bottom edge, back */
-			const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
-			double cum = 0;
-			for (int k = 0; k < s; k++)
-				cum += mean_state(p, k);
-			double y = y1 - cum / top * h;
-			fprintf(f->out, "%.1f,%.1f %.1f,%.1f ", xof(f, p->start_s + p->dt_s), y, xof(f, p->start_s), y);
-		}
-		fputs("\"/>\n", f->out);
+		stacked_band(f, tl, y1, h, top, mean_state, s, "st");
 		/* Legend beside the panel, top state first. */
 		int ly = f->y + 12 + 18 * (CPW_TL_STATE_COUNT - 1 - s);
 		fprintf(f->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" class=\"st%d\"/>"
@@ -219,24 +228,7 @@ static void waits_panel(struct frame *f, const struct cpw_timeline *tl)
 	for (int s = 0; s < CPW_WAIT_KIND_COUNT; s++) {
 		if (!seen[s])
 			continue;
-		fprintf(f->out, "<polygon class=\"wk%d\" points=\"", s);
-		for (size_t i = 0; i < n; i++) {
-			const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
-			double cum = 0;
-			for (int k = 0; k <= s; k++)
-				cum += mean_waiting(p, k);
-			double y = y1 - cum / top * h;
-			fprintf(f->out, "%.1f,%.1f %.1f,%.1f ", xof(f, p->start_s), y, xof(f, p->start_s + p->dt_s), y);
-		}
-		for (size_t i = n; i-- > 0;) {
-			const struct cpw_tl_point *p = cpw_timeline_point(tl, i);
-			double cum = 0;
-			for (int k = 0; k < s; k++)
-				cum += mean_waiting(p, k);
-			double y = y1 - cum / top * h;
-			fprintf(f->out, "%.1f,%.1f %.1f,%.1f ", xof(f, p->start_s + p->dt_s), y, xof(f, p->start_s), y);
-		}
-		fputs("\"/>\n", f->out);
+		stacked_band(f, tl, y1, h, top, mean_waiting, s, "wk");
 		int ly = f->y + 12 + 15 * (nseen - 1 - row++); /* the top kind first */
 		fprintf(f->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" class=\"wk%d\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"legend\">%s</text>\n", LEFT + PLOT_W + 10, ly - 10, s,
