@@ -317,7 +317,7 @@ fi
 
 # 25: the header names the target as it is now: a shell that execs python is python.
 cat >"$SCRATCH/four.sh" <<EOF
-env LC_ALL=C.UTF-8 NO_COLOR=1 "$CPW" --no-cgroup --tui -- sh -c 'sleep 0.6; exec sleep 2.5'
+env LC_ALL=C.UTF-8 NO_COLOR=1 "$CPW" --no-cgroup --tui -- sh -c 'sleep 1.5; exec sleep 2.5'
 echo "CPW-EXIT=\$?"
 exec sleep 600
 EOF
