@@ -315,7 +315,8 @@ else
 	not_ok "run mode: the exit notice, then on q the report of the run, not of the wait" "$(show)"
 fi
 
-# 25: the header names the target as it is now: a shell that execs python is python.
+# 25: the header names the target as it is now: a shell that execs python is python (the
+# shell waits 1.5 s first, so that a view slow to open, under ASan, still sees it).
 cat >"$SCRATCH/four.sh" <<EOF
 env LC_ALL=C.UTF-8 NO_COLOR=1 "$CPW" --no-cgroup --tui -- sh -c 'sleep 1.5; exec sleep 2.5'
 echo "CPW-EXIT=\$?"
