@@ -111,7 +111,7 @@ enum cpw_job_add cpw_job_add_report(struct cpw_job *job, const char *name, const
 		/* A report cut short (a rank killed while it wrote, a full disk): the rest of the
 		 * job still says something. */
 		cpw_job_note(job, "%s is cut short (not a whole JSON document): left out of the merge", name);
-		return CPW_JOB_CUT_SHORT;
+		return CPW_JOB_LEFT_OUT;
 	}
 	const char *schema = doc && json_object_is_type(doc, json_type_object) ? string_at(doc, "schema", NULL) : NULL;
 	if (!schema || strncmp(schema, "cperfwatch/", 11) != 0) {
@@ -147,7 +147,7 @@ enum cpw_job_add cpw_job_add_report(struct cpw_job *job, const char *name, const
 		if (job->ranks[i].rank == r->rank && strcmp(job->ranks[i].host, r->host) == 0) {
 			cpw_job_note(job, "%s is rank %d of %s again (as %s): left out of the merge", name,
 				     r->rank, r->host[0] ? r->host : "an unnamed host", job->ranks[i].file);
-			return CPW_JOB_CUT_SHORT;
+			return CPW_JOB_LEFT_OUT;
 		}
 	job->nranks++;
 	return CPW_JOB_ADDED;

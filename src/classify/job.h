@@ -57,7 +57,7 @@ struct cpw_job {
 
 enum cpw_job_add {
 	CPW_JOB_ADDED = 0,
-	CPW_JOB_CUT_SHORT = 1, /* left out, named in the notes: the document ends early, or
+	CPW_JOB_LEFT_OUT = 1, /* left out, named in the notes: the document ends early, or
 				  * it is a rank already merged */
 	CPW_JOB_REFUSED = -1,  /* not a cperfwatch report, or a schema this one does not know */
 };

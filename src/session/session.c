@@ -44,9 +44,8 @@ struct cpw_session_private {
 	struct cpw_cgroup *cgroup;         /* run mode as root: the command's own cgroup */
 	struct cpw_psi cgroup_psi_start;
 	/* Pressure at the last sample, for the timeline's per-point stalls: the group's where
-	 * it has its own (as the whole run's figures), else the system's. */
+	 * it has its own (cgroup_psi_start.available, as for the whole run), else the system's. */
 	struct cpw_psi sample_psi_prev;
-	bool sample_psi_cgroup;
 	struct cpw_taskstats_listener *exits; /* root: exit records of short-lived processes */
 	bool listen_tried;
 	/* Exits whose parent is not known yet; allocated at the first (1 MB: most runs never
@@ -232,8 +231,7 @@ void cpw_session_read_start(struct cpw_session *s)
 	 * replaced by the group's). */
 	if (!p->cgroup_psi_start.available)
 		cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &p->psi_start);
-	p->sample_psi_cgroup = p->cgroup_psi_start.available;
-	p->sample_psi_prev = p->sample_psi_cgroup ? p->cgroup_psi_start : p->psi_start;
+	p->sample_psi_prev = p->cgroup_psi_start.available ? p->cgroup_psi_start : p->psi_start;
 	/* System-wide refaults only where the group has none of its own. */
 	if (!group_refaults)
 		cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_file, &p->vmstat_start);
@@ -368,7 +366,7 @@ static bool pressure_since_last_sample(struct cpw_session *s, struct cpw_tl_pres
 	struct cpw_session_private *p = s->priv;
 	struct cpw_psi now, d;
 
-	if (p->sample_psi_cgroup)
+	if (p->cgroup_psi_start.available)
 		cpw_cgroup_read_psi(p->cgroup, &now);
 	else
 		cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &now);
@@ -382,7 +380,7 @@ static bool pressure_since_last_sample(struct cpw_session *s, struct cpw_tl_pres
 	out->cpu_some_s = (double)d.cpu_some_us / 1e6;
 	out->io_some_s = (double)d.io_some_us / 1e6;
 	out->mem_some_s = (double)d.mem_some_us / 1e6;
-	out->from_cgroup = p->sample_psi_cgroup;
+	out->from_cgroup = p->cgroup_psi_start.available;
 	return true;
 }
 

@@ -613,7 +613,7 @@ static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 	 * unreadable one leaves the last. */
 	pr->cmdline_read = len > 0 || pr->first;
 	if (pr->cmdline_read)
-		pr->cmdline_at = r->ncmdlines++;
+		r->ncmdlines++; /* the pool's lines are in the order of the readings that have one */
 }
 
 /* Reads one process of the frontier: its stat, threads and IO; queues its children. */
@@ -807,9 +807,9 @@ int cpw_proc_reader_sample(struct cpw_proc_reader *r, const pid_t *roots, size_t
 		visit(r, r->front[i].pid, r->front[i].parent);
 	identify_new(r);
 	sweep(r);
-	for (size_t i = 0; i < r->nprocs; i++) {
+	for (size_t i = 0, line = 0; i < r->nprocs; i++) {
 		struct cpw_proc_reading *pr = &r->procs[i];
-		pr->cmdline = pr->cmdline_read ? r->cmdlines + pr->cmdline_at * CPW_READING_CMDLINE_MAX : "";
+		pr->cmdline = pr->cmdline_read ? r->cmdlines + line++ * CPW_READING_CMDLINE_MAX : "";
 	}
 
 	out->procs = r->procs;

@@ -55,7 +55,6 @@ struct cpw_proc_reading {
 	const char *cmdline;   /* argv joined, raw, where cmdline_read ("" otherwise); kept beside
 				* the readings (few are read in a sample: 256 bytes in each of
 				* 500 readings cost 128 KiB), valid until the next sample */
-	size_t cmdline_at;     /* (the reader's: where in its pool) */
 	char user[32];         /* first reading only, where libproc2 named it; "" otherwise */
 	double pss_kib;        /* smaps_rollup's Pss, where this sample read it; NAN otherwise */
 	int pss_errno;         /* why it could not be read (0: read, or not asked) */

@@ -122,10 +122,10 @@ static void test_refusals(void)
 {
 	struct cpw_job job;
 	cpw_job_init(&job);
-	CU_ASSERT_EQUAL(add_fixture(&job, "job-cut-short.json"), CPW_JOB_CUT_SHORT);
+	CU_ASSERT_EQUAL(add_fixture(&job, "job-cut-short.json"), CPW_JOB_LEFT_OUT);
 	CU_ASSERT_EQUAL(job.nnotes, 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(job.notes[0], "job-cut-short.json is cut short"));
-	CU_ASSERT_EQUAL(cpw_job_add_report(&job, "empty", "", 0, why, sizeof(why)), CPW_JOB_CUT_SHORT);
+	CU_ASSERT_EQUAL(cpw_job_add_report(&job, "empty", "", 0, why, sizeof(why)), CPW_JOB_LEFT_OUT);
 	CU_ASSERT_EQUAL(add_fixture(&job, "job-schema-2.json"), CPW_JOB_REFUSED);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "schema 'cperfwatch/2'"));
 	CU_ASSERT_EQUAL(add_fixture(&job, "invalid-no-schema.json"), CPW_JOB_REFUSED);
@@ -136,7 +136,7 @@ static void test_refusals(void)
 	CU_ASSERT_EQUAL(job.nranks, 0);
 	/* The same rank twice is merged once, with a note. */
 	CU_ASSERT_EQUAL(add_fixture(&job, "job-rank1.json"), CPW_JOB_ADDED);
-	CU_ASSERT_EQUAL(add_fixture(&job, "job-rank1.json"), CPW_JOB_CUT_SHORT);
+	CU_ASSERT_EQUAL(add_fixture(&job, "job-rank1.json"), CPW_JOB_LEFT_OUT);
 	CU_ASSERT_EQUAL(job.nranks, 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(job.notes[job.nnotes - 1], "job-rank1.json is rank 1 of"));
 	cpw_job_free(&job);
