@@ -543,19 +543,18 @@ static int draw_sparklines(struct cpw_tui *ui, int y)
 		draw_spark(ui, y, w + 1, w, "RSS", hist->rss_kib, 0, rss);
 		draw_spark(ui, y + 1, 0, w, "IO", hist->io_bytes_rate, 0, io);
 		draw_spark(ui, y + 1, w + 1, w, "FLT", hist->fault_rate, 0, flt);
-		if (!phases)
-			return 3;
-		draw_phase_row(ui, y + 2, 0, w);
-		draw_phase_row(ui, y + 2, w + 1, w);
+		if (phases) {
+			draw_phase_row(ui, y + 2, 0, w);
+			draw_phase_row(ui, y + 2, w + 1, w);
+		}
 		return 3;
 	}
 	draw_spark(ui, y, 0, COLS, "CPU", hist->cpu_pct, cpu_max, cpu);
 	draw_spark(ui, y + 1, 0, COLS, "RSS", hist->rss_kib, 0, rss);
 	draw_spark(ui, y + 2, 0, COLS, "IO", hist->io_bytes_rate, 0, io);
 	draw_spark(ui, y + 3, 0, COLS, "FLT", hist->fault_rate, 0, flt);
-	if (!phases)
-		return 5;
-	draw_phase_row(ui, y + 4, 0, COLS);
+	if (phases)
+		draw_phase_row(ui, y + 4, 0, COLS);
 	return 5;
 }
 

@@ -73,6 +73,8 @@ static int grow(struct cpw_tui_table *tb, size_t n)
 		*arrays[i] = a;
 	}
 	s->cap = cap;
+	if (cap <= tb->alloc) /* thread rows made room already */
+		return 0;
 	struct cpw_tui_row *rows = realloc(tb->rows, cap * sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
@@ -338,8 +340,8 @@ static void emit(struct cpw_tui_table *tb, const struct node *n, int depth, bool
 	r->write_rate = f->wr;
 	r->ctxsw_rate = f->csw;
 	r->threads = isnan(f->thr) ? 0 : (int)f->thr;
-	if (threads && n->p->alive)
-		emit_threads(tb, n, depth + 1);
+	if (threads)
+		emit_threads(tb, n, depth + 1); /* none for the exited: they have no threads */
 }
 
 int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *procs, size_t n,
@@ -349,8 +351,15 @@ int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *
 	for (size_t i = 0; o->threads && i < n; i++)
 		if (procs[i] && cpw_proc_thread_count(procs[i]) >= 2)
 			rows += cpw_proc_thread_count(procs[i]);
-	if (grow(tb, rows) < 0)
+	if (grow(tb, n) < 0)
 		return -ENOMEM;
+	if (rows > tb->alloc) { /* thread rows: more rows than processes, no more nodes */
+		struct cpw_tui_row *more = realloc(tb->rows, rows * sizeof(*more));
+		if (!more)
+			return -ENOMEM;
+		tb->rows = more;
+		tb->alloc = rows;
+	}
 	tb->ntargets = 0;
 	if (rows - n > tb->targets_alloc) {
 		char (*t)[64] = realloc(tb->targets, (rows - n) * sizeof(*t));
