@@ -69,10 +69,10 @@ fi
 # The parsers only need _GNU_SOURCE from config.h: a minimal one keeps this script
 # independent of any configured build.
 printf '#define _GNU_SOURCE 1\n#define PACKAGE_VERSION "fuzz"\n' >"$build_dir/config.h"
-PARSERS="src/source/proc_parse.c src/util/escape.c src/source/psi.c src/source/vmstat.c
-	src/source/taskstats_parse.c src/source/cgroup_path.c src/source/cgroup_read.c
-	src/source/cgroup.c src/source/kfile.c
-	src/source/wait_parse.c src/source/wait_kind.c"
+PARSERS="src/source/proc/proc_parse.c src/util/escape.c src/source/kernel/psi.c src/source/kernel/vmstat.c
+	src/source/kernel/taskstats_parse.c src/source/cgroup/cgroup_path.c src/source/cgroup/cgroup_read.c
+	src/source/cgroup/cgroup.c src/source/kernel/kfile.c
+	src/source/waits/wait_parse.c src/source/waits/wait_kind.c"
 CFLAGS_FUZZ="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 # One target: build, replay its corpus, fuzz. Writes its result line to $build_dir/T.result.

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "source/perf.h"
+#include "source/perf/perf.h"
 #include "exitcodes.h"
 #include "modes/attach.h"
 #include "modes/merge.h"

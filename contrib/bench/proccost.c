@@ -9,7 +9,7 @@
  * The processes are expected to be single-threaded sleepers (contrib/bench/proctree), so
  * task/TID is task/PID. "pread" rows keep one descriptor per process open and re-read it
  * from offset 0, which regenerates a seq_file; "libproc2" is procps_pids_select with the
- * items src/source/procps.c asks for (it reads status and stats the directory too). The
+ * items src/source/proc/procps.c asks for (it reads status and stats the directory too). The
  * last rows put together what the sampler reads today and what it could read instead.
  */
 #define _GNU_SOURCE
@@ -105,7 +105,7 @@ static void op_libproc2(void)
 }
 #endif
 
-/* The reads tree.c did (before they moved to source/proc_reader.c) for one single-threaded process, minus
+/* The reads tree.c did (before they moved to source/proc/proc_reader.c) for one single-threaded process, minus
  * libproc2 (measured on its own): the task directory listed twice (discovery, threads),
  * task/T/{children,stat,schedstat,status} and /proc/P/io. */
 static void op_current(void)

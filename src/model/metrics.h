@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "source/perf.h"
+#include "source/perf/perf.h"
 
 static inline bool cpw_known(double value) { return !isnan(value); }
 

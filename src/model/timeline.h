@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "source/wait_kind.h"
+#include "source/waits/wait_kind.h"
 
 #define CPW_TIMELINE_CAPACITY 512 /* points; an even number (pairs merge) */
 #define CPW_TIMELINE_TOP 4        /* processes named per point */

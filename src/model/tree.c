@@ -5,7 +5,7 @@
  * per-process figures, per-interval rates, tree totals and the history ring; mark what the
  * sample did not reach as exited. Figures never go backwards: a thread that disappears has
  * its last figures banked in its process, and a process that disappears keeps its last
- * figures. No file is read here (source/proc_reader.c reads them).
+ * figures. No file is read here (source/proc/proc_reader.c reads them).
  */
 #include "config.h"
 #include "model/tree.h"
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "model/waits.h"
-#include "source/proc_parse.h"
-#include "source/wait_kind.h"
+#include "source/proc/proc_parse.h"
+#include "source/waits/wait_kind.h"
 
 /* The model's part of a thread: what it counted since the watch began. */
 struct cpw_thread_slot {

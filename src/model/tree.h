@@ -1,7 +1,7 @@
 /*
  * tree.h: the watched process tree over time (model/tree.c).
  *
- * Built from what the /proc reader (source/proc_reader.h) hands it, one sample at a time,
+ * Built from what the /proc reader (source/proc/proc_reader.h) hands it, one sample at a time,
  * and from exit records: per-process cumulative figures, rates over the last interval,
  * tree totals and a bounded history for the live view. It reads nothing itself.
  * Processes that exit stay in the table (alive = false) so totals never lose them.
@@ -15,7 +15,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "source/proc_reader.h"
+#include "source/proc/proc_reader.h"
 
 /* One thread of a process at the last sample (the live view's thread rows). */
 struct cpw_thread_now {

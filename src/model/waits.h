@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "source/wait_kind.h"
-#include "source/waits.h"
+#include "source/waits/wait_kind.h"
+#include "source/waits/wait_probe.h"
 
 #define CPW_WAIT_TARGETS_MAX 48 /* distinct (kind, target) pairs kept; the rest is counted */
 #define CPW_WAIT_PROCS_MAX 32   /* processes kept; the rest is counted */

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "source/cgroup.h"
+#include "source/cgroup/cgroup.h"
 
 struct cpw_launch {
 	pid_t pid;

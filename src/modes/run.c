@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "source/perf.h"
+#include "source/perf/perf.h"
 #include "exitcodes.h"
 #include "modes/launch.h"
-#include "source/proc_parse.h"
+#include "source/proc/proc_parse.h"
 #include "session/session.h"
 #include "util/signals.h"
 #include "modes/watch.h"

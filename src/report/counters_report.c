@@ -9,7 +9,7 @@
  */
 #include "config.h"
 #include "report/counters_report.h"
-#include "source/perf_private.h"
+#include "source/perf/perf_private.h"
 #include "util/round.h"
 
 #include <errno.h>

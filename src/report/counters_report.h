@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 #include <json-c/json.h>
-#include "source/perf.h"
+#include "source/perf/perf.h"
 
 /* Writes the lines of the counters section (the caller prints its heading): a note when
  * only user space is counted, then one tab-indented line per event. Returns 0, or -errno

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include "options.h"
-#include "source/perf.h"
+#include "source/perf/perf.h"
 #include "model/metrics.h"
 #include "model/tree.h"
 #include "model/waits.h"

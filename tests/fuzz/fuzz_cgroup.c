@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "source/cgroup.h"
+#include "source/cgroup/cgroup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include "config.h"
 #include "fuzz.h"
 
-#include "source/proc_parse.h"
+#include "source/proc/proc_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

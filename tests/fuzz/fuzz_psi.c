@@ -4,7 +4,7 @@
 #include "config.h"
 #include "fuzz.h"
 
-#include "source/psi.h"
+#include "source/kernel/psi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "source/proc_parse.h"
+#include "source/proc/proc_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
 #include "config.h"
 #include "fuzz.h"
 
-#include "source/taskstats.h"
+#include "source/kernel/taskstats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include "config.h"
 #include "fuzz.h"
 
-#include "source/vmstat.h"
+#include "source/kernel/vmstat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

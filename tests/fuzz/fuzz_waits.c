@@ -10,8 +10,8 @@
 
 #include <errno.h>
 
-#include "source/wait_kind.h"
-#include "source/wait_parse.h"
+#include "source/waits/wait_kind.h"
+#include "source/waits/wait_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
  * tested here on plain directories.
  */
 #include "config.h"
-#include "source/cgroup.h"
+#include "source/cgroup/cgroup.h"
 #include "cunit_tap.h"
 
 #include <CUnit/Basic.h>

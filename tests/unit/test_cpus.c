@@ -2,7 +2,7 @@
  * test_cpus.c: cores usable = affinity ∩ cgroup quota, and the reason naming the limit.
  */
 #include "config.h"
-#include "source/cpus.h"
+#include "source/kernel/cpus.h"
 #include "cunit_tap.h"
 
 #include <CUnit/Basic.h>

@@ -9,7 +9,7 @@
  *   700  does not exist                              unknown (-ENOENT)
  */
 #include "config.h"
-#include "source/interp.h"
+#include "source/proc/interp.h"
 #include "cunit_tap.h"
 
 #include <CUnit/Basic.h>

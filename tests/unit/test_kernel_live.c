@@ -7,9 +7,9 @@
  * saying why, where there is no root or no writable cgroupfs.
  */
 #include "config.h"
-#include "source/cgroup.h"
+#include "source/cgroup/cgroup.h"
 #include "modes/launch.h"
-#include "source/taskstats.h"
+#include "source/kernel/taskstats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,7 +127,7 @@ static void test_cgroup_lifecycle(void)
 	pid_t child = gated_child(gate, 64);
 	ok(cpw_cgroup_add_pid(cg, child, why, sizeof why) == 0, "child %ld moved in at the gate",
 	   (long)child);
-	/* A first reading opens the files that the second one re-reads (source/kfile.h). */
+	/* A first reading opens the files that the second one re-reads (source/kernel/kfile.h). */
 	struct cpw_cgroup_stats s0;
 	cpw_cgroup_read(cg, &s0);
 	if (write(gate[1], "x", 1) != 1)

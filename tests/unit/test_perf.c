@@ -1,5 +1,5 @@
 /*
- * test_perf.c: the counters module (source/perf.c, perf_errors.c, report/counters_report.c).
+ * test_perf.c: the counters module (source/perf/perf.c, perf_errors.c, report/counters_report.c).
  *
  * Encoding through libpfm4, the errno mapping, multiplex scaling and the derived figures
  * are checked with fakes: the perf_event_open and read hooks replay chosen errors and
@@ -7,10 +7,10 @@
  * real child through the kernel, whatever PMU this machine has.
  */
 #include "config.h"
-#include "source/perf.h"
+#include "source/perf/perf.h"
 #include "model/metrics.h"
 #include "report/counters_report.h"
-#include "source/perf_private.h"
+#include "source/perf/perf_private.h"
 
 #include <CUnit/CUnit.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "source/proc_parse.h"
+#include "source/proc/proc_parse.h"
 #include "cunit_tap.h"
 
 static const char *STAT_TAIL =

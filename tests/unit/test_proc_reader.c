@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "source/proc_reader.h"
+#include "source/proc/proc_reader.h"
 #include "cunit_tap.h"
 #include "fixture_root.h"
 

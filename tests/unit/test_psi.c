@@ -3,7 +3,7 @@
  * fixture proc roots and a fixture cgroup v2 directory, and the held files between readings.
  */
 #include "config.h"
-#include "source/psi.h"
+#include "source/kernel/psi.h"
 #include "cunit_tap.h"
 
 #include <CUnit/Basic.h>

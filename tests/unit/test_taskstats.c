@@ -5,7 +5,7 @@
  * tests/unit/test_kernel_live.c's job.
  */
 #include "config.h"
-#include "source/taskstats.h"
+#include "source/kernel/taskstats.h"
 #include "cunit_tap.h"
 
 #include <CUnit/Basic.h>

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "model/metrics.h"
-#include "source/procps.h"
-#include "source/proc_reader.h"
+#include "source/proc/procps.h"
+#include "source/proc/proc_reader.h"
 #include "model/tree.h"
 #include "model/timeline.h"
 #include "cunit_tap.h"

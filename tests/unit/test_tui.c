@@ -16,7 +16,7 @@
 #include "options.h"
 #include "view/tui.h"
 #include "model/tree.h"
-#include "source/proc_reader.h"
+#include "source/proc/proc_reader.h"
 #include "cunit_tap.h"
 #include "fixture_root.h"
 

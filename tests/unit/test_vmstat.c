@@ -2,7 +2,7 @@
  * test_vmstat.c: /proc/vmstat refaults and major faults, new and old kernel formats.
  */
 #include "config.h"
-#include "source/vmstat.h"
+#include "source/kernel/vmstat.h"
 #include "cunit_tap.h"
 
 #include <CUnit/Basic.h>

@@ -6,9 +6,9 @@
  * budget). The fixture's syscall files hold x86-64 numbers: the probe tests run there only.
  */
 #include "config.h"
-#include "source/wait_kind.h"
-#include "source/wait_parse.h"
-#include "source/waits.h"
+#include "source/waits/wait_kind.h"
+#include "source/waits/wait_parse.h"
+#include "source/waits/wait_probe.h"
 #include "model/waits.h"
 #include "model/metrics.h"
 #include "model/tree.h"

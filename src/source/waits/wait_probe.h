@@ -1,0 +1,75 @@
+/*
+ * wait_probe.h: the wait probe (wait_probe.c): for one thread off the CPU (S or D), what it waits
+ * on: the kind (wait_kind.h), the system call, the wait channel and, where that is cheap
+ * and bounded, the target: the peer of a socket (from /proc/net by inode), the process of
+ * the tree at the other end of a pipe, a file's path, the number of fds an epoll waits on.
+ *
+ * Reads: the thread's syscall file, its wchan only where the call does not tell the kind,
+ * then the fd link of the call's first argument and what the target needs. Targets are
+ * cached by (pid, fd, inode) across samples; the socket tables are read at most once per
+ * sample, and only when a socket needs them. Resolving targets spends at most `budget`
+ * reads per sample; past it, kinds are still named and the stats count what was left.
+ */
+#ifndef CPW_SOURCE_WAITS_H
+#define CPW_SOURCE_WAITS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "source/waits/wait_kind.h"
+
+#define CPW_WAIT_TARGET_LEN 192
+#define CPW_WAIT_BUDGET_DEFAULT 256 /* reads per sample for targets */
+
+/* Why a wait's details (syscall, target) are missing. */
+enum cpw_wait_detail {
+	CPW_WAIT_DETAIL_OK,
+	CPW_WAIT_DETAIL_DENIED,      /* syscall file not readable: another user's process, or ptrace rules */
+	CPW_WAIT_DETAIL_NO_SYSCALL,  /* no syscall file: a kernel built without it, or hidepid */
+	CPW_WAIT_DETAIL_OVER_BUDGET, /* the target was not resolved: this sample's reads were spent */
+	CPW_WAIT_DETAIL_FD_UNREADABLE /* the fd link could not be read (closed meanwhile, or denied) */
+};
+
+struct cpw_wait {
+	enum cpw_wait_kind kind;
+	long syscall_nr;                  /* CPW_SYSCALL_NONE, CPW_SYSCALL_UNREAD, or the number */
+	char syscall[24];                 /* its name; "" when none, unread or not in the table */
+	char wchan[64];                   /* "" when not read (the call named the kind) */
+	char target[CPW_WAIT_TARGET_LEN]; /* raw (escape to print); "" when none */
+	pid_t peer_pid;                   /* a pipe's other end in the tree; 0 when none */
+	enum cpw_wait_detail detail;
+	bool retry; /* the target may resolve later (a pipe's other end not found yet, the
+		     * budget spent, the call not caught): probe it again next sample even if it
+		     * did not run */
+};
+
+struct cpw_wait_probe_stats {
+	uint64_t probed;             /* threads probed */
+	uint64_t denied;             /* ... whose syscall file was not readable */
+	uint64_t no_syscall;         /* ... that had no syscall file */
+	uint64_t over_budget;        /* ... whose target was left unresolved for the budget */
+	uint64_t samples_over_budget;/* samples in which the budget ran out */
+	uint64_t reads;              /* reads spent on targets, all samples */
+	unsigned budget;
+};
+
+struct cpw_wait_probe;
+
+/* proc_root is normally "/proc"; budget the reads per sample for targets (0: the default).
+ * NULL on allocation failure. */
+struct cpw_wait_probe *cpw_wait_probe_new(const char *proc_root, unsigned budget);
+void cpw_wait_probe_free(struct cpw_wait_probe *wp);
+
+/* Starts a sample: a fresh budget, the socket tables to be read again when needed, and the
+ * processes of the tree (searched for the other end of a pipe; copied). */
+void cpw_wait_probe_begin_sample(struct cpw_wait_probe *wp, const pid_t *tree_pids, size_t npids);
+
+/* Probes thread tid of process pid, last seen in state (S or D). wchan is the thread's wait
+ * channel where the caller has just read it (a thread in D), NULL to read it here when the
+ * call leaves the kind open. Returns 0 with *out filled, -EAGAIN when the thread was back
+ * on a CPU (no wait channel), -ESRCH when it is gone. */
+int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state,
+			  const char *wchan, struct cpw_wait *out);
+
+const struct cpw_wait_probe_stats *cpw_wait_probe_stats(const struct cpw_wait_probe *wp);
+
+#endif
