@@ -28,6 +28,8 @@ void cpw_config_defaults(struct cpw_config *cfg)
 	cfg->format = CPW_FORMAT_TEXT;
 	const char *root = getenv("CPERFWATCH_PROC");
 	cfg->proc_root = root && root[0] ? root : "/proc";
+	const char *cgroups = getenv("CPERFWATCH_CGROUP");
+	cfg->cgroup_root = cgroups && cgroups[0] ? cgroups : "/sys/fs/cgroup";
 	cfg->rank = -1;
 }
 

@@ -51,6 +51,7 @@ struct cpw_config {
 	bool no_cgroup;          /* do not launch COMMAND in a cgroup of its own */
 	const char *events;      /* -e LIST, or NULL for the default set */
 	const char *proc_root;   /* where /proc is; tests point this at fixtures */
+	const char *cgroup_root; /* where the cgroup file systems are mounted (/sys/fs/cgroup) */
 
 	/* CI budgets: 0 means no limit. */
 	double max_wall_s;

@@ -5,8 +5,9 @@
  * the child is released once exit records are listened for, and execs once in its groups:
  * launch.h), then sample the tree on
  * the interval while reaping: cperfwatch is a child subreaper, so orphans come back to it
- * and are waited for with wait4 like the command itself. A zombie's own figures are read
- * from /proc before it is reaped, so short processes keep exact per-process totals.
+ * and are waited for with wait4 like the command itself. The session reads a zombie's own
+ * figures before it is reaped, so short processes keep exact per-process totals. The
+ * session owns every source: this file forks, paces, reaps and ends the watch with one call.
  */
 #include "config.h"
 #include "modes/run.h"
@@ -20,15 +21,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "source/perf/perf.h"
 #include "exitcodes.h"
 #include "modes/launch.h"
-#include "source/proc/proc_parse.h"
 #include "session/session.h"
 #include "util/signals.h"
 #include "modes/watch.h"
-
-#define MAX_ROOTS 4096
 
 static void timeval_add(struct timeval *sum, const struct timeval *t)
 {
@@ -61,10 +58,10 @@ static void rusage_add(struct rusage *sum, const struct rusage *ru)
 	sum->ru_nivcsw += ru->ru_nivcsw;
 }
 
-/* Reads a zombie's final own figures, then reaps it, adding its wait4 figures to
- * s->report.ru. Returns its pid, 0 when none is waiting, -1 when cperfwatch has no
+/* Has the session read a zombie's final own figures, then reaps it, adding its wait4
+ * figures to sum. Returns its pid, 0 when none is waiting, -1 when cperfwatch has no
  * children left. */
-static pid_t reap_one(struct cpw_session *s, int *status)
+static pid_t reap_one(struct cpw_session *s, struct rusage *sum, int *status)
 {
 	siginfo_t si;
 	memset(&si, 0, sizeof(si));
@@ -72,28 +69,12 @@ static pid_t reap_one(struct cpw_session *s, int *status)
 		return -1;
 	if (si.si_pid == 0)
 		return 0;
-
-	char path[320], buf[2048];
-	struct cpw_stat_fields st;
-	snprintf(path, sizeof(path), "%s/%d/stat", s->cfg->proc_root, (int)si.si_pid);
-	long len = cpw_read_file(path, buf, sizeof(buf));
-	long hz = sysconf(_SC_CLK_TCK);
+	cpw_session_zombie(s, si.si_pid);
 	struct rusage ru;
 	pid_t pid = wait4(si.si_pid, status, 0, &ru);
-	if (pid <= 0)
-		return pid;
-	rusage_add(&s->report.ru, &ru);
-	if (len > 0 && cpw_parse_stat(buf, (size_t)len, &st) == 0)
-		cpw_tree_record_exit(s->tree, pid, st.ppid, st.comm, (double)st.utime_ticks / (double)hz,
-				     (double)st.stime_ticks / (double)hz, st.minflt, st.majflt, 0,
-				     cpw_session_elapsed(s));
+	if (pid > 0)
+		rusage_add(sum, &ru);
 	return pid;
-}
-
-static size_t current_roots(const struct cpw_config *cfg, pid_t *roots)
-{
-	int n = cpw_children_of(cfg->proc_root, getpid(), roots, MAX_ROOTS);
-	return n > 0 ? (size_t)n : 0;
 }
 
 /* What the live view says once the command has ended, until q. */
@@ -110,13 +91,12 @@ static void end_notice(int wait_status, char *notice, size_t len)
 
 int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 {
-	struct cpw_session s;
 	struct cpw_launch launch;
 	char err[256] = "";
-	static pid_t roots[MAX_ROOTS];
 
 	cpw_signals_install(CPW_MODE_RUN);
-	if (cpw_session_init(&s, cfg, err, sizeof(err)) < 0) {
+	struct cpw_session *s = cpw_session_new(cfg, err, sizeof(err));
+	if (!s) {
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
@@ -124,70 +104,58 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 	 * command up while the session opens its sources. It is held at the gate until the
 	 * exit records are listened for (its children may end at once), and gated (held on)
 	 * only where counters are to be armed on it before its exec. */
-	bool gated = cpw_counters_may_open(cfg->events);
-	int rc = cpw_launch_prepare(cfg->command, cpw_session_placement(&s), gated, &launch);
+	int rc = cpw_launch_prepare(cfg->command, cpw_session_placement(s), cpw_session_gate_wanted(s),
+				    &launch);
 	if (rc < 0) {
 		fprintf(stderr, "cperfwatch: cannot start '%s': %s\n", cfg->command[0], strerror(-rc));
-		cpw_session_free(&s);
+		cpw_session_free(s);
 		return CPW_EXIT_FAILURE;
 	}
-	cpw_session_listen(&s);
-	gated = launch.gated; /* also where the clone into its v2 group was refused */
+	cpw_session_listen(s);
+	bool gated = launch.gated; /* also where the clone into its v2 group was refused */
 	if (!gated)
 		cpw_launch_go(&launch); /* all it waited for */
-	if (cpw_session_open(&s, err, sizeof(err)) < 0) {
+	if (cpw_session_open(s, err, sizeof(err)) < 0) {
 		/* The child first: a v1 group it made and is in can only be removed after it. */
 		cpw_launch_abort(&launch);
-		cpw_session_free(&s);
+		cpw_session_free(s);
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
-	s.report.pid = launch.pid;
-	cpw_session_read_cpus(&s); /* while the child makes and joins its v1 groups */
-	/* No report (the child died before it): nothing to say about its groups. */
-	bool reported = cpw_launch_placed(&launch) == 0;
-	if (reported && !gated && !cpw_cgroup_placement_complete(launch.placement))
-		cpw_report_note(&s.report, "the command was already running when it was moved into "
-				"the rest of its cgroups (it could not join them itself): their figures may "
-				"miss its first moments");
-	cpw_session_adopt(&s, launch.pid); /* a failure is in the notes */
-	if (gated) {
-		if (s.counters)
-			cpw_counters_open_child(s.counters, launch.pid);
-		cpw_session_start_clock(&s);
-		cpw_launch_go(&launch);
-	} else if (launch.released_known) {
-		cpw_session_start_at(&s, &launch.released); /* its exec: the run's start */
-	} else {
-		cpw_session_start_clock(&s); /* it sent no report (it died): from now */
-	}
+	bool placed = cpw_launch_placed(&launch) == 0;
+	cpw_session_take_child(s, launch.pid, placed, gated, launch.placement);
 	/* The start values are read while the command execs on the other CPU: pressure
 	 * stalls of the first ~0.3 ms of the run go uncounted, start-up gets shorter. */
-	cpw_session_read_start(&s);
+	if (gated) {
+		cpw_session_start(s, NULL);
+		cpw_launch_go(&launch);
+	} else {
+		/* Its exec is the run's start; where it sent no report (it died), from now. */
+		cpw_session_start(s, launch.released_known ? &launch.released : NULL);
+	}
 	int exec_errno = cpw_launch_exec_result(&launch);
 	if (exec_errno) {
 		int status;
 		waitpid(launch.pid, &status, 0);
 		fprintf(stderr, "cperfwatch: cannot run '%s': %s\n", cfg->command[0], strerror(exec_errno));
-		cpw_session_free(&s);
+		cpw_session_free(s);
 		return exec_errno == ENOENT ? CPW_EXIT_NOT_FOUND : CPW_EXIT_CANNOT_RUN;
 	}
-	cpw_session_remove_stale_groups(&s); /* while the command runs */
 
+	struct cpw_session_end end = { .cause = CPW_END_COMMAND_EXITED, .rusage_known = true };
 	bool main_done = false;
-	int main_status = 0;
-	double main_end_s = 0;
 	struct cpw_watch_view view; /* the live view (--tui), driven by this loop */
 	struct cpw_pacer pacer = { { 0, 0 } };
 	cpw_watch_view_init(&view, cfg, true);
 	for (;;) {
 		int status;
 		pid_t pid;
-		while ((pid = reap_one(&s, &status)) > 0) {
+		while ((pid = reap_one(s, &end.ru, &status)) > 0) {
 			if (pid == launch.pid) {
 				main_done = true;
-				main_status = status;
-				main_end_s = cpw_session_elapsed(&s);
+				end.exit_known = true;
+				end.wait_status = status;
+				end.wall_s = cpw_session_elapsed(s);
 			}
 		}
 		bool none_left = pid < 0;
@@ -203,51 +171,27 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 			if (!main_done)
 				kill(launch.pid, sig);
 		}
-		size_t n = current_roots(cfg, roots);
-		if (n)
-			cpw_session_sample(&s, roots, n);
+		cpw_session_sample(s);
 		/* q in the view closes it; the command keeps running and its report still comes. */
-		if (cpw_watch_view_step(&view, &s, launch.pid) == CPW_WATCH_NO_VIEW)
+		if (cpw_watch_view_step(&view, s, launch.pid) == CPW_WATCH_NO_VIEW)
 			cpw_pacer_wait(&pacer, cfg->interval_ms);
 	}
+	/* Everything reaped so far is in end.ru: the command, what it waited for, and the
+	 * orphans that came back to us. */
+	if (cfg->wait_all)
+		end.wall_s = cpw_session_elapsed(s);
 
-	s.report.metrics.wall_s = cfg->wait_all ? cpw_session_elapsed(&s) : main_end_s;
-	/* Everything reaped so far: the command, what it waited for, and the orphans that
-	 * came back to us. */
-	s.report.rusage_known = true; /* reap_one() summed them, the command's first */
-	s.report.exit_known = true;
-	if (WIFSIGNALED(main_status)) {
-		s.report.exit_signal = WTERMSIG(main_status);
-	} else {
-		s.report.exit_code = WEXITSTATUS(main_status);
-	}
-	size_t left = current_roots(cfg, roots);
-	if (!left)
-		cpw_tree_end(s.tree, cpw_session_elapsed(&s)); /* everything was waited for */
-	if (left) {
-		cpw_session_sample(&s, roots, left); /* so the report lists them */
-		s.report.descendants_running = cpw_tree_totals(s.tree)->alive;
-		cpw_report_note(&s.report,
-				"%u descendant process(es) were still running when the command exited; "
-				"their figures are sampled, not exact (use --wait-all to wait for them)",
-				s.report.descendants_running);
-	}
-
-	bool budget_broken = cpw_session_finish(&s);
-	/* The end values are read. The groups go now, so that the kernel's clean-up of them
-	 * overlaps the report; not where descendants still run in them (moving them out and
-	 * retrying the rmdir can take up to 2 s: that waits until after the report). */
-	if (!s.report.descendants_running)
-		cpw_session_close_sources(&s);
+	bool budget_broken;
+	const struct cpw_report *report = cpw_session_end(s, &end, &budget_broken);
 	char notice[160];
-	end_notice(main_status, notice, sizeof(notice));
-	cpw_watch_view_end(&view, &s, notice); /* until q; gives the terminal back */
-	int exit_status = s.report.exit_signal ? CPW_EXIT_SIGNAL_BASE + s.report.exit_signal
-					       : s.report.exit_code;
-	if (cpw_report_emit(&s.report, report_out) != 0)
+	end_notice(end.wait_status, notice, sizeof(notice));
+	cpw_watch_view_end(&view, s, notice); /* until q; gives the terminal back */
+	int exit_status = report->exit_signal ? CPW_EXIT_SIGNAL_BASE + report->exit_signal
+					      : report->exit_code;
+	if (cpw_report_emit(report, report_out) != 0)
 		exit_status = CPW_EXIT_FAILURE;
 	else if (budget_broken && exit_status == 0)
 		exit_status = CPW_EXIT_BUDGET;
-	cpw_session_free(&s);
+	cpw_session_free(s);
 	return exit_status;
 }

@@ -28,8 +28,8 @@ static void close_view(struct cpw_watch_view *w, struct cpw_session *s)
 	if (!w->ui)
 		return;
 	unsigned ms = cpw_tui_interval_ms(w->ui);
-	if (ms != s->cfg->interval_ms)
-		cpw_report_note(&s->report, "the sampling interval was changed to %u ms in the live view", ms);
+	if (ms != cpw_session_config(s)->interval_ms)
+		cpw_session_note(s, "the sampling interval was changed to %u ms in the live view", ms);
 	cpw_tui_close(w->ui);
 	w->ui = NULL;
 }
@@ -37,13 +37,14 @@ static void close_view(struct cpw_watch_view *w, struct cpw_session *s)
 static void open_view(struct cpw_watch_view *w, struct cpw_session *s, pid_t target)
 {
 	char comm[CPW_COMM_MAX * 4 + 1] = "", title[CPW_COMM_MAX * 4 + 32], err[256] = "";
-	const struct cpw_proc *p = cpw_tree_find(s->tree, target);
-	const char *name = p ? p->comm : s->cfg->command ? s->cfg->command[0] : "?";
+	const struct cpw_config *cfg = cpw_session_config(s);
+	const struct cpw_proc *p = cpw_tree_find(cpw_session_tree(s), target);
+	const char *name = p ? p->comm : cfg->command ? cfg->command[0] : "?";
 
 	w->wanted = false;
 	cpw_escape_for_terminal(name, comm, sizeof(comm));
 	snprintf(title, sizeof(title), "pid %d (%s)", (int)target, comm);
-	w->ui = cpw_tui_open(s->cfg, title, w->shared_terminal, err, sizeof(err));
+	w->ui = cpw_tui_open(cfg, title, w->shared_terminal, err, sizeof(err));
 	if (!w->ui)
 		fprintf(stderr, "cperfwatch: no live view: %s\n", err);
 }

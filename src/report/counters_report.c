@@ -9,7 +9,6 @@
  */
 #include "config.h"
 #include "report/counters_report.h"
-#include "source/perf/perf_private.h"
 #include "util/round.h"
 
 #include <errno.h>
@@ -37,7 +36,7 @@ static void group_digits(double v, int decimals, char *buf, size_t len)
 	buf[o] = '\0';
 }
 
-static bool has_number(const struct cpw_counter_value *v)
+static bool has_number(const struct cpw_counter_reading *v)
 {
 	return v->status == CPW_COUNTER_COUNTED || v->status == CPW_COUNTER_MULTIPLEXED;
 }
@@ -100,7 +99,7 @@ static void derived_comment(const struct cpw_counters_derived *d, enum cpw_count
 	}
 }
 
-static const char *missing_label(const struct cpw_counter_value *v)
+static const char *missing_label(const struct cpw_counter_reading *v)
 {
 	if (v->status == CPW_COUNTER_NOT_PERMITTED)
 		return "<not permitted>";
@@ -110,26 +109,21 @@ static const char *missing_label(const struct cpw_counter_value *v)
 	return "<not supported>";
 }
 
-int cpw_counters_write_text(const struct cpw_counters *c, FILE *out)
+int cpw_counters_write_text(const struct cpw_counter_values *c, FILE *out)
 {
 	if (!c)
 		return 0;
 	bool user_only = false;
-	for (size_t i = 0; i < cpw_counters_count(c); i++) {
-		const struct cpw_counter_value *v = cpw_counters_get(c, i);
-		if (has_number(v) && cpw_counters_attr(c, i)->exclude_kernel)
+	for (size_t i = 0; i < c->n; i++)
+		if (has_number(&c->ev[i]) && c->ev[i].user_only)
 			user_only = true;
-	}
-	const struct cpw_perf_env *env = cpw_counters_env(c);
-	if (user_only && env->paranoid != CPW_PARANOID_UNKNOWN)
-		fprintf(out, "\t(user space only: perf_event_paranoid is %d)\n", env->paranoid);
+	if (user_only && c->paranoid != CPW_PARANOID_UNKNOWN)
+		fprintf(out, "\t(user space only: perf_event_paranoid is %d)\n", c->paranoid);
 	else if (user_only)
 		fprintf(out, "\t(user space only)\n");
 
-	struct cpw_counters_derived d;
-	cpw_counters_derive(c, &d);
-	for (size_t i = 0; i < cpw_counters_count(c); i++) {
-		const struct cpw_counter_value *v = cpw_counters_get(c, i);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cpw_counter_reading *v = &c->ev[i];
 		if (!has_number(v)) {
 			fprintf(out, "\t%18s %-5s %-25s (%s)\n", missing_label(v), "", v->name,
 				v->reason[0] ? v->reason : "no reason given");
@@ -138,7 +132,7 @@ int cpw_counters_write_text(const struct cpw_counters *c, FILE *out)
 		char num[64], comment[96];
 		bool msec = strcmp(v->unit, "msec") == 0;
 		group_digits(v->value, msec ? 2 : 0, num, sizeof(num));
-		derived_comment(&d, cpw_counters_role(c, i), comment, sizeof(comment));
+		derived_comment(&c->derived, v->role, comment, sizeof(comment));
 		char line[320];
 		int n = snprintf(line, sizeof(line), "\t%18s %-5s %-25s %-36s", num, v->unit, v->name, comment);
 		if (v->status == CPW_COUNTER_MULTIPLEXED && n > 0 && (size_t)n < sizeof(line))
@@ -149,6 +143,17 @@ int cpw_counters_write_text(const struct cpw_counters *c, FILE *out)
 		fprintf(out, "%s\n", line);
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+const char *cpw_counters_status_name(enum cpw_counter_status s)
+{
+	switch (s) {
+	case CPW_COUNTER_COUNTED: return "counted";
+	case CPW_COUNTER_NOT_SUPPORTED: return "not-supported";
+	case CPW_COUNTER_NOT_PERMITTED: return "not-permitted";
+	case CPW_COUNTER_MULTIPLEXED: return "multiplexed";
+	}
+	return "unknown";
 }
 
 static struct json_object *json_number(double v, bool integral)
@@ -163,19 +168,19 @@ static struct json_object *json_number(double v, bool integral)
 	return json_object_new_double_s(v, text);
 }
 
-struct json_object *cpw_counters_to_json(const struct cpw_counters *c)
+struct json_object *cpw_counters_to_json(const struct cpw_counter_values *c)
 {
 	struct json_object *obj = json_object_new_object();
 	if (!obj)
 		return NULL;
-	for (size_t i = 0; i < cpw_counters_count(c); i++) {
-		const struct cpw_counter_value *v = cpw_counters_get(c, i);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cpw_counter_reading *v = &c->ev[i];
 		struct json_object *e = json_object_new_object();
 		if (!e)
 			continue;
 		bool msec = strcmp(v->unit, "msec") == 0;
 		json_object_object_add(e, "value", has_number(v) ? json_number(v->value, !msec) : NULL);
-		json_object_object_add(e, "status", json_object_new_string(cpw_counter_status_name(v->status)));
+		json_object_object_add(e, "status", json_object_new_string(cpw_counters_status_name(v->status)));
 		json_object_object_add(e, "reason", v->reason[0] ? json_object_new_string(v->reason) : NULL);
 		json_object_object_add(e, "unit", json_object_new_string(v->unit));
 		json_object_object_add(e, "running_fraction", json_number(v->running_fraction, false));
@@ -184,10 +189,9 @@ struct json_object *cpw_counters_to_json(const struct cpw_counters *c)
 	return obj;
 }
 
-struct json_object *cpw_counters_derived_json(const struct cpw_counters *c)
+struct json_object *cpw_counters_derived_json(const struct cpw_counter_values *c)
 {
-	struct cpw_counters_derived d;
-	cpw_counters_derive(c, &d);
+	const struct cpw_counters_derived d = c->derived;
 	struct json_object *obj = json_object_new_object();
 	if (!obj)
 		return NULL;

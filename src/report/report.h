@@ -12,25 +12,18 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include "options.h"
-#include "source/perf/perf.h"
+#include "counter_values.h"
 #include "model/metrics.h"
 #include "model/tree.h"
 #include "model/waits.h"
 #include "util/escape.h"
 #include "classify/verdict.h"
 #include "classify/phases.h"
+#include "classify/budgets.h"
 #include "model/timeline.h"
 
 #define CPW_NOTES_MAX 24
 #define CPW_NOTE_LEN 512 /* room for a deep cgroup path and its reason */
-#define CPW_BUDGETS_MAX 8
-
-struct cpw_budget_result {
-	char name[16];     /* "max-wall", "max-cpu", "max-rss", "fail-on" */
-	char limit[48];    /* as given: "2s", "512M", "cpu-bound,io-bound" */
-	char value[48];    /* measured, same unit */
-	bool broken;
-};
 
 struct cpw_report {
 	const struct cpw_config *cfg;
@@ -48,7 +41,7 @@ struct cpw_report {
 	struct cpw_verdict verdict;
 	const struct cpw_tree *tree;
 	const struct cpw_waits *waits;       /* NULL where waits were not probed */
-	const struct cpw_counters *counters; /* NULL where counting was not set up */
+	const struct cpw_counter_values *counters; /* NULL where counting was not set up */
 	const struct cpw_timeline *timeline; /* the run over time; NULL where none was kept */
 	struct cpw_phases phases;            /* n = 0: no timeline */
 	char notes[CPW_NOTES_MAX][CPW_NOTE_LEN];
@@ -77,9 +70,6 @@ int cpw_report_write_prometheus(const struct cpw_report *r, FILE *out);
  * number (a byte count past 1e9 must not lose its last digits), 9 significant digits of
  * anything else (what the measurement carries, without binary noise). */
 void cpw_report_number(double v, char *buf, size_t len);
-
-/* Evaluates the configured budgets into r->budgets; true when any was broken (budgets.c). */
-bool cpw_report_check_budgets(struct cpw_report *r);
 
 /* Writes the report in the configured format. Returns 0 or -errno. */
 int cpw_report_write(const struct cpw_report *r, FILE *out);

@@ -1,32 +1,41 @@
 /*
  * session.c: one watch from the first sample to the report (session.h).
+ *
+ * It reads the sources in order (start values, samples, end values), hands the whole run's
+ * readings to the model's pure fold (model/whole_run.c), and has the classifier judge the
+ * figures. Everything the kernel says comes through source/.
  */
 #include "config.h"
 #include "session/session.h"
 
 #include <errno.h>
 #include <math.h>
-#include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "classify/budgets.h"
 #include "classify/classify.h"
 #include "classify/phases.h"
-#include "source/cgroup/cgroup.h"
 #include "model/metrics.h"
 #include "model/timeline.h"
-#include "source/perf/perf.h"
+#include "model/whole_run.h"
+#include "source/cgroup/cgroup.h"
 #include "source/kernel/cpus.h"
-#include "source/proc/proc_parse.h"
-#include "source/proc/proc_reader.h"
 #include "source/kernel/psi.h"
 #include "source/kernel/taskstats.h"
 #include "source/kernel/vmstat.h"
+#include "source/perf/perf.h"
+#include "source/proc/proc_parse.h"
+#include "source/proc/proc_pid.h"
+#include "source/proc/proc_reader.h"
 #include "util/arith.h"
 
-#define CGROUP_ROOT "/sys/fs/cgroup"
 #define PENDING_MAX 4096
+/* The roots of a run-mode sample: the children of cperfwatch. */
+#define MAX_ROOTS 4096
 /* Exit records taken per poll: a small batch keeps the stack shallow (each record is ~300
  * bytes, and every new 4 KiB of stack is a page fault, 2-5 us on our VMs). */
 #define EXIT_BATCH 16
@@ -36,15 +45,21 @@
 #define PSS_PERIOD_S 1.0
 #define PSS_COST_SHARE 0.01
 
-struct cpw_session_private {
-	struct cpw_psi psi_start;          /* system-wide */
-	struct cpw_vmstat vmstat_start;
+struct cpw_session {
+	const struct cpw_config *cfg;
+	struct cpw_tree *tree;
+	struct cpw_counters *counters;     /* NULL when none could be set up */
+	struct cpw_counter_values counter_values; /* read at the end, for the report */
+	struct timespec start;             /* monotonic: exec (run) or first sample (attach) */
+	struct cpw_report report;
+	/* The whole run's readings, start values first, end values at the end (whole_run.h). */
+	struct cpw_run_readings run;
 	struct cpw_psi_files psi_files;    /* held from the start reading to the end one */
 	struct cpw_held_file vmstat_file;
 	struct cpw_cgroup *cgroup;         /* run mode as root: the command's own cgroup */
-	struct cpw_psi cgroup_psi_start;
 	/* Pressure at the last sample, for the timeline's per-point stalls: the group's where
-	 * it has its own (cgroup_psi_start.available, as for the whole run), else the system's. */
+	 * it has its own (run.cgroup_psi_start.available, as for the whole run), else the
+	 * system's. */
 	struct cpw_psi sample_psi_prev;
 	struct cpw_taskstats_listener *exits; /* root: exit records of short-lived processes */
 	bool listen_tried;
@@ -55,93 +70,128 @@ struct cpw_session_private {
 	size_t npending;
 	uint64_t drains;                   /* drain_exits() calls so far */
 	uint64_t exit_records;             /* accepted into the tree */
-	/* Delays summed over the exit records of the tree's threads (delay accounting). */
-	double blkio_ns, swapin_ns, thrashing_ns, reclaim_ns;
-	bool delayacct_on;
-	double cores_usable;               /* read with the start values; NAN: unknown */
 	/* System pressure read for the live view's snapshots: the files and the last reading. */
 	struct cpw_psi_files view_psi_files;
 	struct cpw_psi view_psi_prev;
 	double view_psi_prev_s;
 	struct cpw_proc_reader *reader;    /* reads the tree from /proc for the model */
 	double quota_cores;                /* the cgroup's CPU quota at the start; NAN: none */
-	/* The CPUs the threads may use, as sampled: the sum over samples that knew them
-	 * (each capped by the quota), their count, and the last set. */
-	double sampled_cores_sum;
-	uint64_t sampled_cores_n;
-	char sampled_cpus[64];
+	bool cores_read;
+	bool stale_groups_removed;
 	double next_pss_s;                 /* when the next sample reads the PSS */
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
+	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
 };
-
-int cpw_children_of(const char *proc_root, pid_t pid, pid_t *out, size_t max)
+/* Closes what the session holds in the kernel (exit records, held files) and removes the
+ * command's cgroup. */
+static void close_sources(struct cpw_session *s)
 {
-	char path[320];
-	char buf[8192];
-
-	/* cperfwatch is single-threaded: its main thread's children file lists them all. */
-	snprintf(path, sizeof(path), "%s/%d/task/%d/children", proc_root, (int)pid, (int)pid);
-	long len = cpw_read_file(path, buf, sizeof(buf));
-	if (len < 0)
-		return (int)len;
-	return cpw_parse_pid_list(buf, (size_t)len, out, max, NULL);
+	cpw_psi_files_close(&s->psi_files);
+	cpw_psi_files_close(&s->view_psi_files);
+	cpw_held_file_close(&s->vmstat_file);
+	cpw_taskstats_unlisten(s->exits);
+	s->exits = NULL;
+	if (s->cgroup)
+		cpw_cgroup_destroy(s->cgroup);
+	s->cgroup = NULL;
 }
 
 static void discard_exits(struct cpw_session *s)
 {
-	if (!s->priv->exits)
+	if (!s->exits)
 		return;
 	struct cpw_taskstats_rec recs[EXIT_BATCH];
-	while (cpw_taskstats_poll(s->priv->exits, recs, EXIT_BATCH) > 0)
+	while (cpw_taskstats_poll(s->exits, recs, EXIT_BATCH) > 0)
 		;
 }
 
-int cpw_session_init(struct cpw_session *s, const struct cpw_config *cfg, char *err, size_t errlen)
+void cpw_session_note(struct cpw_session *s, const char *fmt, ...)
 {
-	memset(s, 0, sizeof(*s));
+	char line[CPW_NOTE_LEN + 8];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	cpw_report_note(&s->report, "%s", line);
+}
+
+/* Attach mode: the pid must exist, be readable and not be cperfwatch. */
+static int check_target(const struct cpw_config *cfg, char *err, size_t errlen)
+{
+	struct cpw_stat_fields st;
+	int rc = cpw_proc_pid_stat(cfg->proc_root, cfg->pid, &st);
+	if (rc == -ENOENT || rc == -ESRCH) {
+		snprintf(err, errlen, "no process with pid %d", (int)cfg->pid);
+		return -ESRCH;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot read process %d: %s", (int)cfg->pid, strerror(-rc));
+		return rc;
+	}
+	if (cfg->pid == getpid()) {
+		snprintf(err, errlen, "will not watch itself (pid %d)", (int)cfg->pid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, size_t errlen)
+{
+	if (cfg->mode == CPW_MODE_ATTACH && check_target(cfg, err, errlen) < 0)
+		return NULL;
+	struct cpw_session *s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
 	s->cfg = cfg;
 	s->report.cfg = cfg;
 	s->report.mode = cfg->mode;
 	s->report.page_size = sysconf(_SC_PAGESIZE);
 	cpw_metrics_init(&s->report.metrics);
 	s->report.cgroup_mem_peak_kib = NAN;
-	s->priv = calloc(1, sizeof(*s->priv));
-	if (s->priv) {
-		s->priv->cores_usable = NAN;
-		s->priv->quota_cores = NAN;
-		s->priv->reader = cpw_proc_reader_new(cfg->proc_root);
-		s->priv->timeline = cpw_timeline_new();
-	}
+	s->run.cores_usable = NAN;
+	s->run.wall_s = NAN;
+	s->run.attach = cfg->mode == CPW_MODE_ATTACH;
+	s->run.interval_ms = cfg->interval_ms;
+	s->quota_cores = NAN;
+	s->reader = cpw_proc_reader_new(cfg->proc_root);
+	s->timeline = cpw_timeline_new();
 	s->tree = cpw_tree_new(cfg->mode == CPW_MODE_ATTACH);
-	if (!s->priv || !s->priv->reader || !s->priv->timeline || !s->tree) {
+	if (!s->reader || !s->timeline || !s->tree) {
 		snprintf(err, errlen, "out of memory");
 		cpw_session_free(s);
-		return -ENOMEM;
+		return NULL;
 	}
 	s->report.tree = s->tree;
-	s->report.timeline = s->priv->timeline;
+	s->report.timeline = s->timeline;
 	s->report.waits = cpw_tree_waits(s->tree);
 	/* Only the JSON report names each process's user: the text and OpenMetrics reports
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
-		cpw_proc_reader_skip_users(s->priv->reader);
+		cpw_proc_reader_skip_users(s->reader);
 	if (cfg->mode == CPW_MODE_RUN && !cfg->no_cgroup) {
 		char why[320] = "";
-		struct cpw_session_private *p = s->priv;
-		if (cpw_cgroup_create(&p->cgroup, CGROUP_ROOT, why, sizeof(why)) < 0) {
-			p->cgroup = NULL;
+		if (cpw_cgroup_create(&s->cgroup, cfg->cgroup_root, why, sizeof(why)) < 0) {
+			s->cgroup = NULL;
 			cpw_report_note(&s->report, "not run in a cgroup of its own (%s): memory "
 					"and pressure figures are system-wide", why);
 		} else if (why[0]) {
 			cpw_report_note(&s->report, "%s", why);
 		}
 	}
-	return 0;
+	s->run.cgroup = s->cgroup != NULL;
+	return s;
+}
+
+bool cpw_session_gate_wanted(const struct cpw_session *s)
+{
+	return cpw_counters_may_open(s->cfg->events);
 }
 
 struct cpw_cgroup_placement *cpw_session_placement(struct cpw_session *s)
 {
-	return cpw_cgroup_placement(s->priv->cgroup);
+	return cpw_cgroup_placement(s->cgroup);
 }
 
 int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
@@ -157,16 +207,14 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
 		cpw_counters_encode_start(&encoder, cfg->events);
 
 	char why[320] = "";
-	struct cpw_session_private *p = s->priv;
 	int on = cpw_taskstats_delayacct(cfg->proc_root, why, sizeof(why));
-	p->delayacct_on = on == 1;
+	s->run.delayacct_on = on == 1;
 	if (on != 1)
 		cpw_report_note(&s->report, "%s; disk waits come from sampled thread states instead",
 				why[0] ? why : "delay accounting is off");
 	cpw_session_listen(s);
 	if (cpw_counters_encode_finish(&encoder, &s->counters, err, errlen) < 0)
 		return -EINVAL;
-	s->report.counters = s->counters;
 	/* Exit records so far are from before the watch: the helper's among them. (In run
 	 * mode the command may be running already: none is thrown away.) */
 	if (cfg->mode == CPW_MODE_ATTACH)
@@ -176,76 +224,83 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
 
 void cpw_session_listen(struct cpw_session *s)
 {
-	struct cpw_session_private *p = s->priv;
 	char why[320] = "";
-	if (p->listen_tried)
+	if (s->listen_tried)
 		return;
-	p->listen_tried = true;
+	s->listen_tried = true;
 	/* Exit records catch processes that live shorter than one interval (root only). */
-	if (cpw_taskstats_listen(&p->exits, why, sizeof(why)) < 0) {
-		p->exits = NULL;
+	if (cpw_taskstats_listen(&s->exits, why, sizeof(why)) < 0) {
+		s->exits = NULL;
 		cpw_report_note(&s->report, "per-process figures of processes shorter than the "
 				"interval may be missing: %s", why);
 	}
+	s->run.exit_records = s->exits != NULL;
 }
 
-int cpw_session_adopt(struct cpw_session *s, pid_t child)
+/* The CPUs we may use (affinity, our cgroup's quota) do not change during a run. */
+static void read_cpus(struct cpw_session *s)
 {
-	char why[1024] = "";
-	if (!s->priv->cgroup)
-		return 0;
-	int err = cpw_cgroup_add_pid(s->priv->cgroup, child, why, sizeof why);
-	if (err < 0)
-		cpw_report_note(&s->report, "the command is not in all of its cgroups (%s): what "
-				"those measure comes from the whole system, or is missing", why);
-	return err;
+	struct cpw_cpus cpus;
+	s->run.cores_usable = cpw_cpus_usable(0, s->cfg->cgroup_root, NULL, &cpus) == 0
+				      ? cpus.cores_usable : NAN;
+	s->quota_cores = cpus.quota_cores;
+	s->cores_read = true;
 }
 
-void cpw_session_begin(struct cpw_session *s)
+void cpw_session_take_child(struct cpw_session *s, pid_t child, bool placed, bool gated,
+			    const struct cpw_cgroup_placement *placement)
 {
-	cpw_session_start_clock(s);
-	cpw_session_read_start(s);
+	s->report.pid = child;
+	read_cpus(s); /* while the child makes and joins its v1 groups */
+	/* No report (the child died before it): nothing to say about its groups. */
+	if (placed && !gated && !cpw_cgroup_placement_complete(placement))
+		cpw_report_note(&s->report, "the command was already running when it was moved into "
+				"the rest of its cgroups (it could not join them itself): their figures may "
+				"miss its first moments");
+	if (s->cgroup) {
+		char why[1024] = "";
+		if (cpw_cgroup_add_pid(s->cgroup, child, why, sizeof why) < 0)
+			cpw_report_note(&s->report, "the command is not in all of its cgroups (%s): what "
+					"those measure comes from the whole system, or is missing", why);
+	}
+	if (gated && s->counters)
+		cpw_counters_open_child(s->counters, child);
 }
 
-void cpw_session_start_clock(struct cpw_session *s)
+/* The start values of the whole-run sources. */
+static void read_start(struct cpw_session *s)
 {
-	clock_gettime(CLOCK_MONOTONIC, &s->start);
-}
-
-void cpw_session_start_at(struct cpw_session *s, const struct timespec *t)
-{
-	s->start = *t;
-}
-
-void cpw_session_read_start(struct cpw_session *s)
-{
-	struct cpw_session_private *p = s->priv;
+	struct cpw_run_readings *in = &s->run;
 	bool group_refaults = false;
-	if (p->cgroup) {
+	if (s->cgroup) {
 		struct cpw_cgroup_stats st;
-		cpw_cgroup_read(p->cgroup, &st);
-		p->cgroup_psi_start = st.psi;
+		cpw_cgroup_read(s->cgroup, &st);
+		in->cgroup_psi_start = st.psi;
 		group_refaults = st.memory_available && cpw_known(st.refaults);
 	}
 	/* System-wide pressure only where the group has none of its own (it would be
 	 * replaced by the group's). */
-	if (!p->cgroup_psi_start.available)
-		cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &p->psi_start);
-	p->sample_psi_prev = p->cgroup_psi_start.available ? p->cgroup_psi_start : p->psi_start;
+	in->system_psi = !in->cgroup_psi_start.available;
+	if (in->system_psi)
+		cpw_psi_read_system(s->cfg->proc_root, &s->psi_files, &in->psi_start);
+	s->sample_psi_prev = in->cgroup_psi_start.available ? in->cgroup_psi_start : in->psi_start;
 	/* System-wide refaults only where the group has none of its own. */
-	if (!group_refaults)
-		cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_file, &p->vmstat_start);
-	if (isnan(p->cores_usable))
-		cpw_session_read_cpus(s);
+	in->vmstat = !group_refaults;
+	if (in->vmstat)
+		cpw_vmstat_read(s->cfg->proc_root, &s->vmstat_file, &in->vmstat_start);
+	if (!s->cores_read)
+		read_cpus(s);
 }
 
-void cpw_session_read_cpus(struct cpw_session *s)
+void cpw_session_start(struct cpw_session *s, const struct timespec *at)
 {
-	/* The CPUs we may use (affinity, our cgroup's quota) do not change during a run. */
-	struct cpw_cpus cpus;
-	s->priv->cores_usable = cpw_cpus_usable(0, CGROUP_ROOT, NULL, &cpus) == 0 ? cpus.cores_usable
-										  : NAN;
-	s->priv->quota_cores = cpus.quota_cores;
+	if (at)
+		s->start = *at;
+	else
+		clock_gettime(CLOCK_MONOTONIC, &s->start);
+	if (s->cfg->mode == CPW_MODE_ATTACH)
+		s->report.pid = s->cfg->pid;
+	read_start(s);
 }
 
 static bool in_tree(const struct cpw_session *s, pid_t pid)
@@ -266,7 +321,7 @@ static bool is_watched_process(const struct cpw_session *s, const struct cpw_tas
 /* Takes one exit record into the model when its process belongs to the tree. */
 static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r)
 {
-	struct cpw_session_private *p = s->priv;
+	struct cpw_run_readings *in = &s->run;
 	bool main_thread = r->pid == r->tgid || r->tgid == 0;
 
 	if (r->is_tgid)
@@ -274,10 +329,10 @@ static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r
 	if (main_thread ? !in_tree(s, (pid_t)r->ppid) && !is_watched_process(s, r)
 			: !in_tree(s, (pid_t)r->tgid))
 		return false;
-	p->blkio_ns += (double)r->blkio_delay_total_ns;
-	p->swapin_ns += (double)r->swapin_delay_total_ns;
-	p->thrashing_ns += (double)r->thrashing_delay_total_ns;
-	p->reclaim_ns += (double)r->freepages_delay_total_ns;
+	in->blkio_ns += (double)r->blkio_delay_total_ns;
+	in->swapin_ns += (double)r->swapin_delay_total_ns;
+	in->thrashing_ns += (double)r->thrashing_delay_total_ns;
+	in->reclaim_ns += (double)r->freepages_delay_total_ns;
 	if (main_thread) {
 		/* ac_utime/ac_stime are raw tick samples, which overstate a task that shares its
 		 * CPU; scale them to sum_exec_runtime as the kernel does for rusage and /proc. */
@@ -290,48 +345,57 @@ static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r
 		}
 		cpw_tree_record_exit(s->tree, (pid_t)r->pid, (pid_t)r->ppid, r->comm, user, sys,
 				     r->minflt, r->majflt, r->hiwater_rss_kib, cpw_session_elapsed(s));
-		p->exit_records++;
+		s->exit_records++;
 	}
 	return true;
+}
+
+static void drop_pending(struct cpw_session *s, size_t i)
+{
+	s->npending--;
+	s->pending[i] = s->pending[s->npending];
+	s->pending_drain[i] = s->pending_drain[s->npending];
+}
+
+static void keep_pending(struct cpw_session *s, const struct cpw_taskstats_rec *r)
+{
+	if (s->npending >= PENDING_MAX)
+		return;
+	if (!s->pending) {
+		s->pending = malloc(PENDING_MAX * sizeof(*s->pending));
+		s->pending_drain = malloc(PENDING_MAX * sizeof(*s->pending_drain));
+		if (!s->pending || !s->pending_drain) {
+			free(s->pending);
+			free(s->pending_drain);
+			s->pending = NULL;
+			s->pending_drain = NULL;
+			return;
+		}
+	}
+	s->pending_drain[s->npending] = s->drains;
+	s->pending[s->npending++] = *r;
 }
 
 /* Reads pending exit records; those whose parent is not known yet wait in pending (a
  * child's record comes before its short-lived parent's). */
 static void drain_exits(struct cpw_session *s)
 {
-	struct cpw_session_private *p = s->priv;
 	struct cpw_taskstats_rec recs[EXIT_BATCH];
 	int n;
 
-	if (!p->exits)
+	if (!s->exits)
 		return;
-	p->drains++;
-	while ((n = cpw_taskstats_poll(p->exits, recs, EXIT_BATCH)) > 0)
-		for (int i = 0; i < n; i++) {
-			if (accept_exit(s, &recs[i]) || p->npending >= PENDING_MAX)
-				continue;
-			if (!p->pending) {
-				p->pending = malloc(PENDING_MAX * sizeof(*p->pending));
-				p->pending_drain = malloc(PENDING_MAX * sizeof(*p->pending_drain));
-				if (!p->pending || !p->pending_drain) {
-					free(p->pending);
-					free(p->pending_drain);
-					p->pending = NULL;
-					p->pending_drain = NULL;
-					continue;
-				}
-			}
-			p->pending_drain[p->npending] = p->drains;
-			p->pending[p->npending++] = recs[i];
-		}
+	s->drains++;
+	while ((n = cpw_taskstats_poll(s->exits, recs, EXIT_BATCH)) > 0)
+		for (int i = 0; i < n; i++)
+			if (!accept_exit(s, &recs[i]))
+				keep_pending(s, &recs[i]);
 	/* Accepting one may make another's parent known: repeat until nothing moves. */
 	for (bool moved = true; moved;) {
 		moved = false;
-		for (size_t i = 0; i < p->npending;) {
-			if (accept_exit(s, &p->pending[i])) {
-				p->npending--;
-				p->pending[i] = p->pending[p->npending];
-				p->pending_drain[i] = p->pending_drain[p->npending];
+		for (size_t i = 0; i < s->npending;) {
+			if (accept_exit(s, &s->pending[i])) {
+				drop_pending(s, i);
 				moved = true;
 			} else {
 				i++;
@@ -341,14 +405,11 @@ static void drain_exits(struct cpw_session *s)
 	/* A parent unknown three drains on (a sample in between would have found it in the
 	 * tree) is not of the tree: most pending records are other programs' exits, which
 	 * would otherwise fill the buffer on a busy machine (1.3 MB). */
-	for (size_t i = 0; i < p->npending;) {
-		if (p->drains - p->pending_drain[i] >= 3) {
-			p->npending--;
-			p->pending[i] = p->pending[p->npending];
-			p->pending_drain[i] = p->pending_drain[p->npending];
-		} else {
+	for (size_t i = 0; i < s->npending;) {
+		if (s->drains - s->pending_drain[i] >= 3)
+			drop_pending(s, i);
+		else
 			i++;
-		}
 	}
 }
 
@@ -363,327 +424,278 @@ double cpw_session_elapsed(const struct cpw_session *s)
  * same pressure files as the whole run's figures. False where either reading is missing. */
 static bool pressure_since_last_sample(struct cpw_session *s, struct cpw_tl_pressure *out)
 {
-	struct cpw_session_private *p = s->priv;
 	struct cpw_psi now, d;
+	bool from_cgroup = s->run.cgroup_psi_start.available;
 
-	if (p->cgroup_psi_start.available)
-		cpw_cgroup_read_psi(p->cgroup, &now);
+	if (from_cgroup)
+		cpw_cgroup_read_psi(s->cgroup, &now);
 	else
-		cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &now);
+		cpw_psi_read_system(s->cfg->proc_root, &s->psi_files, &now);
 	if (!now.available)
 		return false;
-	bool have_prev = p->sample_psi_prev.available;
-	cpw_psi_delta(&p->sample_psi_prev, &now, &d);
-	p->sample_psi_prev = now;
+	bool have_prev = s->sample_psi_prev.available;
+	cpw_psi_delta(&s->sample_psi_prev, &now, &d);
+	s->sample_psi_prev = now;
 	if (!have_prev)
 		return false;
 	out->cpu_some_s = (double)d.cpu_some_us / 1e6;
 	out->io_some_s = (double)d.io_some_us / 1e6;
 	out->mem_some_s = (double)d.mem_some_us / 1e6;
-	out->from_cgroup = p->cgroup_psi_start.available;
+	out->from_cgroup = from_cgroup;
 	return true;
 }
 
-int cpw_session_sample(struct cpw_session *s, const pid_t *roots, size_t nroots)
+/* The roots of one sample: run mode, cperfwatch's own children; attach mode, the target. */
+static size_t sample_roots(struct cpw_session *s)
 {
-	struct cpw_session_private *p = s->priv;
+	if (s->cfg->mode == CPW_MODE_ATTACH) {
+		s->roots[0] = s->cfg->pid;
+		return 1;
+	}
+	/* cperfwatch is single-threaded: its main thread's children file lists them all. */
+	int n = cpw_proc_pid_children(s->cfg->proc_root, getpid(), s->roots, MAX_ROOTS);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Attach mode: a counter on every live thread of the tree (new ones as they appear). */
+static void arm_counters(struct cpw_session *s)
+{
+	pid_t tids[4096];
+	if (!s->counters || s->cfg->mode != CPW_MODE_ATTACH)
+		return;
+	size_t n = cpw_tree_live_tids(s->tree, tids, sizeof(tids) / sizeof(tids[0]));
+	for (size_t i = 0; i < n; i++)
+		cpw_counters_attach_thread(s->counters, tids[i]);
+}
+
+/* The CPUs the threads themselves may use now: the command may narrow them (taskset,
+ * numactl, os.sched_setaffinity) after cperfwatch saw its own. */
+static void sample_cores(struct cpw_session *s, const struct cpw_proc_sample *sample)
+{
+	if (sample->cpus_threads == 0)
+		return;
+	double cores = cpw_cpuset_count(sample->cpus_allowed);
+	if (cpw_known(s->quota_cores) && s->quota_cores < cores)
+		cores = s->quota_cores;
+	s->run.sampled_cores_sum += cores;
+	s->run.sampled_cores_n++;
+	cpw_cpuset_format(sample->cpus_allowed, s->run.sampled_cpus, sizeof(s->run.sampled_cpus));
+}
+
+int cpw_session_sample(struct cpw_session *s)
+{
+	/* Empty groups that earlier runs killed with SIGKILL left beside the command's own
+	 * go once the command runs, off the path that start-up takes. */
+	if (!s->stale_groups_removed) {
+		s->stale_groups_removed = true;
+		cpw_cgroup_remove_stale(s->cgroup);
+	}
+	size_t nroots = sample_roots(s);
+	if (nroots == 0) {
+		drain_exits(s);
+		return 0;
+	}
 	struct cpw_proc_sample sample;
 	double now = cpw_session_elapsed(s);
-	if (now >= p->next_pss_s)
-		cpw_proc_reader_want_pss(p->reader);
-	int rc = cpw_proc_reader_sample(p->reader, roots, nroots, &sample);
+	if (now >= s->next_pss_s)
+		cpw_proc_reader_want_pss(s->reader);
+	int rc = cpw_proc_reader_sample(s->reader, s->roots, nroots, &sample);
 	if (rc == 0) {
 		if (sample.pss_read)
-			p->next_pss_s = now + cpw_max(PSS_PERIOD_S, sample.pss_cost_s / PSS_COST_SHARE);
+			s->next_pss_s = now + cpw_max(PSS_PERIOD_S, sample.pss_cost_s / PSS_COST_SHARE);
 		rc = cpw_tree_apply(s->tree, &sample, now);
-		/* The CPUs the threads themselves may use now: the command may narrow them
-		 * (taskset, numactl, os.sched_setaffinity) after cperfwatch saw its own. */
-		if (sample.cpus_threads > 0) {
-			double cores = cpw_cpuset_count(sample.cpus_allowed);
-			if (cpw_known(p->quota_cores) && p->quota_cores < cores)
-				cores = p->quota_cores;
-			p->sampled_cores_sum += cores;
-			p->sampled_cores_n++;
-			cpw_cpuset_format(sample.cpus_allowed, p->sampled_cpus, sizeof(p->sampled_cpus));
-		}
+		sample_cores(s, &sample);
 	}
 	drain_exits(s);
 	if (rc >= 0) { /* a sample that failed (out of memory) is no point of the series */
 		struct cpw_tl_pressure stalls;
-		cpw_timeline_record(p->timeline, s->tree, now,
+		cpw_timeline_record(s->timeline, s->tree, now,
 				    pressure_since_last_sample(s, &stalls) ? &stalls : NULL);
+		arm_counters(s);
 	}
 	return rc;
 }
 
-static void fill_from_model(struct cpw_session *s, struct cpw_metrics *m)
+bool cpw_session_target_alive(const struct cpw_session *s)
 {
-	cpw_metrics_from_tree(m, s->tree);
-	cpw_metrics_from_waits(m, cpw_tree_waits(s->tree), s->tree);
-	m->cores_usable = s->priv->cores_usable;
-	if (s->priv->sampled_cores_n > 0) {
-		m->cores_usable_sampled = s->priv->sampled_cores_sum / (double)s->priv->sampled_cores_n;
-		snprintf(m->cpus_allowed_sampled, sizeof(m->cpus_allowed_sampled), "%s", s->priv->sampled_cpus);
-	}
+	const struct cpw_proc *p = cpw_tree_find(s->tree, s->cfg->pid);
+	/* A zombie target has ended: only its parent's wait is missing. */
+	return p && p->alive && p->state != 'Z';
 }
 
-/* Stall seconds over the run, from two readings of cumulative PSI totals (us). */
-static void psi_into_metrics(const struct cpw_psi *start, const struct cpw_psi *end, struct cpw_metrics *m)
+void cpw_session_zombie(struct cpw_session *s, pid_t pid)
 {
-	struct cpw_psi d;
-	cpw_psi_delta(start, end, &d);
-	m->psi_cpu_some_s = (double)d.cpu_some_us / 1e6;
-	m->psi_io_some_s = (double)d.io_some_us / 1e6;
-	m->psi_io_full_s = (double)d.io_full_us / 1e6;
-	m->psi_mem_some_s = (double)d.mem_some_us / 1e6;
-	m->psi_mem_full_s = (double)d.mem_full_us / 1e6;
-}
-
-/* The whole-run sources: deltas of pressure and refaults, the cgroup's exact figures. */
-static void fill_whole_run(struct cpw_session *s, struct cpw_metrics *m)
-{
-	struct cpw_session_private *p = s->priv;
-	struct cpw_report *r = &s->report;
-	struct cpw_psi end;
-	struct cpw_vmstat vm;
-
-	if (!p->cgroup_psi_start.available) {
-		if (cpw_psi_read_system(s->cfg->proc_root, &p->psi_files, &end) == 0 &&
-		    p->psi_start.available &&
-		    end.available) {
-			psi_into_metrics(&p->psi_start, &end, m);
-		} else {
-			cpw_report_note(r, "pressure (PSI) unavailable: %s",
-					p->psi_start.reason[0] ? p->psi_start.reason : end.reason);
-		}
-	}
-	if (p->vmstat_start.has_refaults &&
-	    cpw_vmstat_read(s->cfg->proc_root, &p->vmstat_file, &vm) == 0 &&
-	    vm.has_refaults)
-		m->refaults = (double)(vm.refaults - p->vmstat_start.refaults);
-
-	if (p->cgroup) {
-		struct cpw_cgroup_stats st;
-		cpw_cgroup_read(p->cgroup, &st);
-		if (st.memory_available) {
-			if (cpw_known(st.refaults)) {
-				m->refaults = st.refaults;
-				m->refaults_from_cgroup = true;
-			}
-			m->memory_limit_kib = st.mem_limit_kib;
-			r->cgroup_mem_peak_kib = st.mem_peak_kib;
-			/* The command's own group: every page of the tree counted once. */
-			if (cpw_known(st.mem_peak_kib)) {
-				m->tree_peak_kib = st.mem_peak_kib;
-				snprintf(m->tree_peak_source, sizeof(m->tree_peak_source), "cgroup");
-			}
-		} else if (st.memory_reason[0]) {
-			cpw_report_note(r, "cgroup memory figures unavailable: %s", st.memory_reason);
-		}
-		if (st.psi.available && p->cgroup_psi_start.available) {
-			psi_into_metrics(&p->cgroup_psi_start, &st.psi, m);
-			m->psi_from_cgroup = true;
-		}
-		if (p->cgroup_psi_start.available && !m->psi_from_cgroup)
-			cpw_report_note(r, "pressure (PSI) of the command's cgroup unavailable at the end");
-	}
-	if (!m->refaults_from_cgroup && cpw_known(m->refaults))
-		cpw_report_note(r, "refaults are system-wide (/proc/vmstat): other programs add to them");
-	m->delayacct_on = p->delayacct_on;
-	if (p->delayacct_on) {
-		m->blkio_delay_s = p->blkio_ns / 1e9;
-		m->swapin_delay_s = p->swapin_ns / 1e9;
-		m->thrashing_delay_s = p->thrashing_ns / 1e9;
-		m->reclaim_delay_s = p->reclaim_ns / 1e9;
-	}
-}
-
-/* The figures so far, for the live view (cheap: no I/O beyond what sampling read). */
-static void interim_metrics(struct cpw_session *s, struct cpw_metrics *m)
-{
-	cpw_metrics_init(m);
-	fill_from_model(s, m);
-	m->wall_s = cpw_session_elapsed(s);
-	double user = 0, sys = 0;
-	for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
-		user += cpw_tree_proc(s->tree, i)->user_s;
-		sys += cpw_tree_proc(s->tree, i)->sys_s;
-	}
-	m->user_s = user;
-	m->sys_s = sys;
-	if (m->wall_s > 0)
-		m->cores_used = (user + sys) / m->wall_s;
-}
-
-/* Attach mode: a process that ended while watched is reaped by its own parent, so the
- * figures of its last interval come only from its exit record (root). Without records,
- * says how much may be missing. */
-static void note_unrecorded_exits(struct cpw_session *s)
-{
-	unsigned unrecorded = 0;
-
-	if (s->cfg->mode != CPW_MODE_ATTACH)
+	struct cpw_stat_fields st;
+	if (cpw_proc_pid_stat(s->cfg->proc_root, pid, &st) < 0)
 		return;
-	for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
-		const struct cpw_proc *pr = cpw_tree_proc(s->tree, i);
-		if (!pr->alive && !pr->reaped && !isnan(pr->exited_s))
-			unrecorded++;
-	}
-	if (unrecorded)
-		cpw_report_note(&s->report, "%u process(es) ended while watched without an exit record%s: "
-				"up to one interval (%u ms) of each one's CPU time, faults and IO may be missing",
-				unrecorded, s->priv->exits ? "" : " (exit records need root)",
-				s->cfg->interval_ms);
+	double hz = (double)sysconf(_SC_CLK_TCK);
+	cpw_tree_record_exit(s->tree, pid, st.ppid, st.comm, (double)st.utime_ticks / hz,
+			     (double)st.stime_ticks / hz, st.minflt, st.majflt, 0, cpw_session_elapsed(s));
 }
 
-bool cpw_session_finish(struct cpw_session *s)
+const struct cpw_tree *cpw_session_tree(const struct cpw_session *s)
+{
+	return s->tree;
+}
+
+const struct cpw_config *cpw_session_config(const struct cpw_session *s)
+{
+	return s->cfg;
+}
+
+/* What the mode says of how the watch ended, in the notes (before the fold's). */
+static void note_end(struct cpw_session *s, const struct cpw_session_end *end, double wall_s)
 {
 	struct cpw_report *r = &s->report;
-	struct cpw_metrics *m = &r->metrics;
-
-	drain_exits(s);
-	fill_from_model(s, m);
-	fill_whole_run(s, m);
-	if (!cpw_known(m->wall_s))
-		m->wall_s = cpw_session_elapsed(s);
-	if (r->mode == CPW_MODE_RUN && r->rusage_known) {
-		/* wait4 is exact for everything reaped; the samples fill in the rest. */
-		m->user_s = (double)r->ru.ru_utime.tv_sec + (double)r->ru.ru_utime.tv_usec / 1e6;
-		m->sys_s = (double)r->ru.ru_stime.tv_sec + (double)r->ru.ru_stime.tv_usec / 1e6;
-		m->vol_ctxsw = (uint64_t)r->ru.ru_nvcsw;
-		m->invol_ctxsw = (uint64_t)r->ru.ru_nivcsw;
-		m->fs_inputs = (uint64_t)r->ru.ru_inblock;
-		m->fs_outputs = (uint64_t)r->ru.ru_oublock;
-		if ((uint64_t)r->ru.ru_majflt > m->major_faults)
-			m->major_faults = (uint64_t)r->ru.ru_majflt;
-		if ((uint64_t)r->ru.ru_minflt > m->minor_faults)
-			m->minor_faults = (uint64_t)r->ru.ru_minflt;
-		if (!cpw_known(m->max_rss_kib) || (double)r->ru.ru_maxrss > m->max_rss_kib)
-			m->max_rss_kib = (double)r->ru.ru_maxrss;
-	} else {
-		double user = 0, sys = 0;
-		for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
-			user += cpw_tree_proc(s->tree, i)->user_s;
-			sys += cpw_tree_proc(s->tree, i)->sys_s;
-		}
-		m->user_s = user;
-		m->sys_s = sys;
+	switch (end->cause) {
+	case CPW_END_COMMAND_EXITED:
+		if (r->descendants_running)
+			cpw_report_note(r, "%u descendant process(es) were still running when the command "
+					"exited; their figures are sampled, not exact (use --wait-all to wait "
+					"for them)", r->descendants_running);
+		return;
+	case CPW_END_VIEW_QUIT:
+		cpw_report_note(r, "the watch was ended from the live view");
+		break;
+	case CPW_END_TARGET_EXITED:
+		cpw_report_note(r, "process %d ended while watched", (int)s->cfg->pid);
+		break;
+	case CPW_END_SIGNAL:
+		cpw_report_note(r, "the watch was stopped by signal %d", end->signal);
+		break;
+	case CPW_END_DURATION:
+		break;
 	}
-	if (m->wall_s > 0)
-		m->cores_used = (m->user_s + m->sys_s) / m->wall_s;
+	cpw_report_note(r, "figures cover the %.1f s watched, not the process's life before it", wall_s);
+}
+
+/* Run mode: what is still running below cperfwatch is sampled so the report lists it;
+ * when nothing is, every process has ended. */
+static void sample_what_is_left(struct cpw_session *s)
+{
+	if (s->cfg->mode != CPW_MODE_RUN)
+		return;
+	if (sample_roots(s) == 0) {
+		cpw_tree_end(s->tree, cpw_session_elapsed(s)); /* everything was waited for */
+		return;
+	}
+	cpw_session_sample(s);
+	s->report.descendants_running = cpw_tree_totals(s->tree)->alive;
+}
+
+/* The end values of the whole-run sources. */
+static void read_end(struct cpw_session *s)
+{
+	struct cpw_run_readings *in = &s->run;
+	if (in->system_psi)
+		cpw_psi_read_system(s->cfg->proc_root, &s->psi_files, &in->psi_end);
+	if (in->vmstat && in->vmstat_start.has_refaults &&
+	    cpw_vmstat_read(s->cfg->proc_root, &s->vmstat_file, &in->vmstat_end) < 0)
+		in->vmstat_end.has_refaults = false;
+	if (s->cgroup)
+		cpw_cgroup_read(s->cgroup, &in->cgroup_end);
 	if (s->counters) {
 		cpw_counters_read(s->counters);
-		struct cpw_counter_figures f;
-		cpw_counters_figures(s->counters, &f);
-		cpw_metrics_from_counters(m, &f);
+		cpw_counters_figures(s->counters, &in->counter_figures);
+		cpw_counters_values(s->counters, &s->counter_values);
+		s->report.counters = &s->counter_values;
+		in->counters = true;
 	}
-	/* Storage IO that could not be read is N/A, with the reason. */
-	unsigned io_unreadable = 0;
-	const char *io_reason = NULL;
-	for (size_t i = 0; i < cpw_tree_size(s->tree); i++) {
-		const struct cpw_proc *pr = cpw_tree_proc(s->tree, i);
-		if (pr->io_reason[0]) {
-			io_unreadable++;
-			io_reason = io_reason ? io_reason : pr->io_reason;
-		}
-	}
-	if (io_unreadable)
-		cpw_report_note(r, "storage IO of %u process(es) is unavailable (%s): it counts as N/A, not 0",
-				io_unreadable, io_reason);
-	note_unrecorded_exits(s);
-	const struct cpw_tree_totals *tt = cpw_tree_totals(s->tree);
-	if (!m->tree_peak_source[0] && tt->pss_unreadable && tt->pss_errno)
-		cpw_report_note(r, "the tree's peak memory (shared pages counted once) is unknown: the "
-				   "proportional set size of %u process(es) is unreadable (smaps_rollup: %s)",
-				tt->pss_unreadable, strerror(tt->pss_errno));
-	const char *identity_error = cpw_proc_reader_identity_error(s->priv->reader);
-	if (identity_error)
-		cpw_report_note(r, "process users are unknown: %s", identity_error);
-	if (m->samples == 0)
-		cpw_report_note(r, "no sample of the tree was taken (it ran shorter than the %u ms "
-				   "interval): thread states and per-process figures are unavailable",
-				r->cfg->interval_ms);
-	cpw_classify(m, &r->verdict);
-	/* The phases, each with its verdict, and the run's verdict told by them. */
-	cpw_phases_find(cpw_timeline_point(s->priv->timeline, 0), cpw_timeline_count(s->priv->timeline),
-			m->cores_usable, r->cfg->interval_ms / 1000.0, &r->phases);
-	cpw_phases_refine_verdict(&r->phases, m, &r->verdict);
-	return cpw_report_check_budgets(r);
+	in->identity_error = cpw_proc_reader_identity_error(s->reader);
 }
 
-void cpw_session_remove_stale_groups(struct cpw_session *s)
+const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw_session_end *end,
+					 bool *budget_broken)
 {
-	if (s->priv)
-		cpw_cgroup_remove_stale(s->priv->cgroup);
+	struct cpw_report *r = &s->report;
+	struct cpw_run_readings *in = &s->run;
+
+	/* Read, in order. */
+	in->wall_s = cpw_known(end->wall_s) ? end->wall_s : cpw_session_elapsed(s);
+	sample_what_is_left(s);
+	drain_exits(s);
+	read_end(s);
+	in->rusage_known = end->rusage_known;
+	in->ru = end->ru;
+	r->rusage_known = end->rusage_known;
+	r->ru = end->ru;
+	r->exit_known = end->exit_known;
+	if (end->exit_known) {
+		if (WIFSIGNALED(end->wait_status))
+			r->exit_signal = WTERMSIG(end->wait_status);
+		else
+			r->exit_code = WEXITSTATUS(end->wait_status);
+	}
+	note_end(s, end, in->wall_s);
+
+	/* Fold. */
+	struct cpw_run_notes notes = { .n = 0 };
+	cpw_whole_run_fold(in, s->tree, &r->metrics, &r->cgroup_mem_peak_kib, &notes);
+	for (int i = 0; i < notes.n; i++)
+		cpw_report_note(r, "%s", notes.line[i]);
+
+	/* Judge: the verdict, the phases each with its own (they refine the run's), budgets. */
+	cpw_classify(&r->metrics, &r->verdict);
+	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
+			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
+	cpw_phases_refine_verdict(&r->phases, &r->metrics, &r->verdict);
+	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
+
+	/* The groups go now, so that the kernel's clean-up of them overlaps the report; not
+	 * where descendants still run in them (moving them out and retrying the rmdir can take
+	 * up to 2 s: that waits until cpw_session_free(), after the report). */
+	if (!r->descendants_running)
+		close_sources(s);
+	return r;
 }
 
 void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 {
-	struct cpw_session_private *p = s->priv;
 	struct cpw_psi psi;
 	struct cpw_metrics m;
 	double t = cpw_session_elapsed(s);
 
 	snap->tree = s->tree;
 	snap->target = 0; /* the caller says which process the view is about */
-	interim_metrics(s, &m);
+	cpw_whole_run_so_far(&s->run, s->tree, t, &m);
 	cpw_classify(&m, &snap->verdict);
 	snap->elapsed_s = t;
-	snap->cores_usable = p->cores_usable;
+	snap->cores_usable = s->run.cores_usable;
 	/* The phases so far, once per snapshot: at most CPW_TIMELINE_CAPACITY points. They
 	 * refine the verdict as they do the report's, so that the advice on screen is the
 	 * advice the report will give. */
-	snap->timeline = p->timeline;
-	cpw_phases_find(cpw_timeline_point(p->timeline, 0), cpw_timeline_count(p->timeline),
-			p->cores_usable, s->cfg->interval_ms / 1000.0, &snap->phases);
+	snap->timeline = s->timeline;
+	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
+			s->run.cores_usable, s->cfg->interval_ms / 1000.0, &snap->phases);
 	cpw_phases_refine_verdict(&snap->phases, &m, &snap->verdict);
 	snap->psi_available = snap->psi_ok = false;
-	if (cpw_psi_read_system(s->cfg->proc_root, &p->view_psi_files, &psi) < 0 || !psi.available)
+	if (cpw_psi_read_system(s->cfg->proc_root, &s->view_psi_files, &psi) < 0 || !psi.available)
 		return;
 	/* Pressure as the share of the interval since the last snapshot that some task stalled. */
 	snap->psi_available = true;
-	if (p->view_psi_prev.available && t > p->view_psi_prev_s) {
+	if (s->view_psi_prev.available && t > s->view_psi_prev_s) {
 		struct cpw_psi d;
-		double us = (t - p->view_psi_prev_s) * 1e6;
-		cpw_psi_delta(&p->view_psi_prev, &psi, &d);
+		double us = (t - s->view_psi_prev_s) * 1e6;
+		cpw_psi_delta(&s->view_psi_prev, &psi, &d);
 		snap->psi_cpu = 100.0 * (double)d.cpu_some_us / us;
 		snap->psi_io = 100.0 * (double)d.io_some_us / us;
 		snap->psi_mem = 100.0 * (double)d.mem_some_us / us;
 		snap->psi_ok = true;
 	}
-	p->view_psi_prev = psi;
-	p->view_psi_prev_s = t;
-}
-
-void cpw_session_close_sources(struct cpw_session *s)
-{
-	struct cpw_session_private *p = s->priv;
-	if (!p)
-		return;
-	cpw_psi_files_close(&p->psi_files);
-	cpw_psi_files_close(&p->view_psi_files);
-	cpw_held_file_close(&p->vmstat_file);
-	cpw_taskstats_unlisten(p->exits);
-	p->exits = NULL;
-	if (p->cgroup)
-		cpw_cgroup_destroy(p->cgroup);
-	p->cgroup = NULL;
+	s->view_psi_prev = psi;
+	s->view_psi_prev_s = t;
 }
 
 void cpw_session_free(struct cpw_session *s)
 {
-	cpw_session_close_sources(s);
+	if (!s)
+		return;
+	close_sources(s);
 	cpw_tree_free(s->tree);
-	s->tree = NULL;
-	if (s->priv)
-		cpw_proc_reader_free(s->priv->reader);
+	cpw_proc_reader_free(s->reader);
 	cpw_counters_free(s->counters);
-	s->counters = NULL;
-	if (s->priv) {
-		free(s->priv->pending);
-		free(s->priv->pending_drain);
-		cpw_timeline_free(s->priv->timeline);
-	}
-	free(s->priv);
-	s->priv = NULL;
+	free(s->pending);
+	free(s->pending_drain);
+	cpw_timeline_free(s->timeline);
+	free(s);
 }

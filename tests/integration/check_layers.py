@@ -23,7 +23,7 @@ def layer(rel):
     """The layer of a path relative to src/."""
     if "/" in rel:
         return rel.split("/", 1)[0]
-    if rel in ("options.h", "exitcodes.h"):
+    if rel in ("options.h", "exitcodes.h", "counter_values.h"):
         return "base"
     return "main"  # main.c, cli.c, cli.h: the entry point and its command line
 

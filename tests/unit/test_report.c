@@ -289,7 +289,7 @@ static void test_budgets(void)
 	r.metrics.max_rss_kib = 4096;
 	cfg.max_rss_kib = 1024;
 	cfg.fail_on_mask = 1u << CPW_CLASS_IO_BOUND;
-	CU_ASSERT_TRUE(cpw_report_check_budgets(&r));
+	CU_ASSERT_TRUE(cpw_budgets_check(r.cfg, &r.metrics, &r.verdict, r.budgets, &r.nbudgets));
 	CU_ASSERT_EQUAL(r.nbudgets, 4);
 	CU_ASSERT_STRING_EQUAL(r.budgets[0].name, "max-wall");
 	CU_ASSERT_TRUE(r.budgets[0].broken);
@@ -300,7 +300,7 @@ static void test_budgets(void)
 	CU_ASSERT_FALSE(r.budgets[3].broken);
 	cfg.max_wall_s = 3.0;
 	cfg.max_rss_kib = 0;
-	CU_ASSERT_FALSE(cpw_report_check_budgets(&r));
+	CU_ASSERT_FALSE(cpw_budgets_check(r.cfg, &r.metrics, &r.verdict, r.budgets, &r.nbudgets));
 }
 
 static void test_escape(void)

@@ -739,6 +739,25 @@ void cpw_counters_derive(const struct cpw_counters *c, struct cpw_counters_deriv
 	cpw_perf_derive(by_role, d);
 }
 
+void cpw_counters_values(const struct cpw_counters *c, struct cpw_counter_values *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->paranoid = c ? c->env.paranoid : CPW_PARANOID_UNKNOWN;
+	cpw_counters_derive(c, &out->derived);
+	for (size_t i = 0; c && i < c->nev && out->n < CPW_COUNTER_VALUES_MAX; i++) {
+		const struct event *e = &c->ev[i];
+		struct cpw_counter_reading *r = &out->ev[out->n++];
+		snprintf(r->name, sizeof(r->name), "%s", e->v.name ? e->v.name : "");
+		snprintf(r->unit, sizeof(r->unit), "%s", e->v.unit ? e->v.unit : "");
+		r->value = e->v.value;
+		r->status = e->v.status;
+		r->running_fraction = e->v.running_fraction;
+		snprintf(r->reason, sizeof(r->reason), "%s", e->v.reason);
+		r->role = e->role;
+		r->user_only = e->attr.exclude_kernel;
+	}
+}
+
 void cpw_counters_figures(const struct cpw_counters *c, struct cpw_counter_figures *f)
 {
 	double by_role[CPW_ROLE_COUNT];
@@ -769,17 +788,6 @@ void cpw_counters_free(struct cpw_counters *c)
 	free(c->t);
 	free(c->ev);
 	free(c);
-}
-
-const char *cpw_counter_status_name(enum cpw_counter_status s)
-{
-	switch (s) {
-	case CPW_COUNTER_COUNTED: return "counted";
-	case CPW_COUNTER_NOT_SUPPORTED: return "not-supported";
-	case CPW_COUNTER_NOT_PERMITTED: return "not-permitted";
-	case CPW_COUNTER_MULTIPLEXED: return "multiplexed";
-	}
-	return "unknown";
 }
 
 /* ---- --list-events ---- */

@@ -11,12 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-enum cpw_counter_status {
-	CPW_COUNTER_COUNTED,
-	CPW_COUNTER_NOT_SUPPORTED,
-	CPW_COUNTER_NOT_PERMITTED,
-	CPW_COUNTER_MULTIPLEXED
-};
+#include "counter_values.h"
 
 struct cpw_counter_value {
 	const char *name;      /* the name the user gave or the default set's name */
@@ -67,11 +62,12 @@ struct cpw_counter_figures {
 	double branch_misses, stalled_cycles_backend;
 	double topdown_memory_bound; /* share of slots, where the PMU has top-down events */
 };
+/* The values of every event, the derived figures and the paranoid level, for the report. */
+void cpw_counters_values(const struct cpw_counters *c, struct cpw_counter_values *out);
 /* Fills f from the counters (c may be NULL: all NAN). */
 void cpw_counters_figures(const struct cpw_counters *c, struct cpw_counter_figures *f);
 void cpw_counters_free(struct cpw_counters *c);
 /* --list-events: what this machine's PMUs offer. Returns 0, or -errno. */
 int cpw_counters_list(FILE *out);
-const char *cpw_counter_status_name(enum cpw_counter_status s); /* "counted", "not-supported", ... */
 
 #endif

@@ -18,8 +18,6 @@
 #include <perfmon/pfmlib_perf_event.h>
 #include "source/perf/perf.h"
 
-#define CPW_PARANOID_UNKNOWN (-100)
-
 /* What decides why an event could not open. */
 struct cpw_perf_env {
 	int paranoid;        /* kernel.perf_event_paranoid, CPW_PARANOID_UNKNOWN if unreadable */
@@ -96,45 +94,7 @@ struct cpw_perf_reading {
 enum cpw_counter_status cpw_perf_scale(const struct cpw_perf_reading *r, double *value,
 				       double *fraction);
 
-/* Derived figures, NAN where an input is missing or the divisor is 0. */
-struct cpw_counters_derived {
-	double ipc;                /* instructions / cycles */
-	double cache_miss_ratio;   /* cache-misses / cache-references, 0..1 */
-	double llc_mpki;           /* LLC-load-misses per 1000 instructions */
-	double branch_mpki;        /* branch-misses per 1000 instructions */
-	double branch_miss_ratio;  /* branch-misses / branches, where branches was counted */
-	double stalled_frontend_share; /* stalled-cycles-frontend / cycles */
-	double stalled_backend_share;  /* stalled-cycles-backend / cycles */
-	double topdown_retiring;   /* top-down level 1, shares of slots */
-	double topdown_bad_spec;
-	double topdown_frontend_bound;
-	double topdown_backend_bound;
-	double topdown_memory_bound; /* level 2 under backend bound */
-};
 
-/* Roles the derived figures and the classifier's metrics look up. */
-enum cpw_counter_role {
-	CPW_ROLE_NONE,
-	CPW_ROLE_TASK_CLOCK,
-	CPW_ROLE_CYCLES,
-	CPW_ROLE_INSTRUCTIONS,
-	CPW_ROLE_CACHE_REFERENCES,
-	CPW_ROLE_CACHE_MISSES,
-	CPW_ROLE_LLC_LOAD_MISSES,
-	CPW_ROLE_BRANCHES,
-	CPW_ROLE_BRANCH_MISSES,
-	CPW_ROLE_STALLED_FRONTEND,
-	CPW_ROLE_STALLED_BACKEND,
-	CPW_ROLE_TD_SLOTS,
-	CPW_ROLE_TD_RETIRING,
-	CPW_ROLE_TD_BAD_SPEC,
-	CPW_ROLE_TD_FE_BOUND,
-	CPW_ROLE_TD_BE_BOUND,
-	CPW_ROLE_TD_MEM_BOUND,
-	CPW_ROLE_TD_STALLS_MEM,   /* CYCLE_ACTIVITY:STALLS_MEM_ANY, older Intel cores */
-	CPW_ROLE_TD_STALLS_TOTAL, /* CYCLE_ACTIVITY:STALLS_TOTAL */
-	CPW_ROLE_COUNT
-};
 
 /* The role of an encoded event (generic hardware events map whatever name gave them). */
 enum cpw_counter_role cpw_perf_role_of(const struct perf_event_attr *attr);

@@ -1,21 +1,21 @@
 /*
- * budgets.c: the CI budgets (--max-wall, --max-cpu, --max-rss, --fail-on) evaluated on a
- * finished report's figures and verdict, into the report's budget results.
+ * budgets.c: the CI budgets (--max-wall, --max-cpu, --max-rss, --fail-on) judged on a
+ * finished run's figures and verdict (budgets.h).
  */
 #include "config.h"
-#include "report/report.h"
+#include "classify/budgets.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 /* unit "s": seconds with 3 decimals for the value; "K": whole KiB. */
-static void add_budget(struct cpw_report *r, const char *name, bool broken, const char *unit,
-		       double limit, double value)
+static void add_budget(struct cpw_budget_result *out, int *n, const char *name, bool broken,
+		       const char *unit, double limit, double value)
 {
-	if (r->nbudgets >= CPW_BUDGETS_MAX)
+	if (*n >= CPW_BUDGETS_MAX)
 		return;
-	struct cpw_budget_result *b = &r->budgets[r->nbudgets++];
+	struct cpw_budget_result *b = &out[(*n)++];
 	bool secs = strcmp(unit, "s") == 0;
 	snprintf(b->name, sizeof(b->name), "%s", name);
 	snprintf(b->limit, sizeof(b->limit), "%.*f%s", secs ? 3 : 0, limit, unit);
@@ -26,22 +26,21 @@ static void add_budget(struct cpw_report *r, const char *name, bool broken, cons
 	b->broken = broken;
 }
 
-bool cpw_report_check_budgets(struct cpw_report *r)
+bool cpw_budgets_check(const struct cpw_config *cfg, const struct cpw_metrics *m,
+		       const struct cpw_verdict *v, struct cpw_budget_result *out, int *n)
 {
-	const struct cpw_config *cfg = r->cfg;
-	const struct cpw_metrics *m = &r->metrics;
 	bool broken = false;
 
-	r->nbudgets = 0;
+	*n = 0;
 	if (cfg->max_wall_s > 0) {
 		bool b = cpw_known(m->wall_s) && m->wall_s > cfg->max_wall_s;
-		add_budget(r, "max-wall", b, "s", cfg->max_wall_s, m->wall_s);
+		add_budget(out, n, "max-wall", b, "s", cfg->max_wall_s, m->wall_s);
 		broken |= b;
 	}
 	if (cfg->max_cpu_s > 0) {
 		double cpu = m->user_s + m->sys_s;
 		bool b = cpw_known(cpu) && cpu > cfg->max_cpu_s;
-		add_budget(r, "max-cpu", b, "s", cfg->max_cpu_s, cpu);
+		add_budget(out, n, "max-cpu", b, "s", cfg->max_cpu_s, cpu);
 		broken |= b;
 	}
 	if (cfg->max_rss_kib > 0) {
@@ -50,7 +49,7 @@ bool cpw_report_check_budgets(struct cpw_report *r)
 		if (cpw_known(m->max_rss_kib) && (!cpw_known(rss) || m->max_rss_kib > rss))
 			rss = m->max_rss_kib;
 		bool b = cpw_known(rss) && rss > (double)cfg->max_rss_kib;
-		add_budget(r, "max-rss", b, "K", (double)cfg->max_rss_kib, rss);
+		add_budget(out, n, "max-rss", b, "K", (double)cfg->max_rss_kib, rss);
 		broken |= b;
 	}
 	if (cfg->fail_on_mask) {
@@ -61,12 +60,12 @@ bool cpw_report_check_budgets(struct cpw_report *r)
 				snprintf(limit + used, sizeof(limit) - used, "%s%s", used ? "," : "",
 					 cpw_class_name((enum cpw_class)c));
 			}
-		bool b = (cfg->fail_on_mask & (1u << r->verdict.cls)) != 0;
-		if (r->nbudgets < CPW_BUDGETS_MAX) {
-			struct cpw_budget_result *res = &r->budgets[r->nbudgets++];
+		bool b = (cfg->fail_on_mask & (1u << v->cls)) != 0;
+		if (*n < CPW_BUDGETS_MAX) {
+			struct cpw_budget_result *res = &out[(*n)++];
 			snprintf(res->name, sizeof(res->name), "fail-on");
 			snprintf(res->limit, sizeof(res->limit), "%s", limit);
-			snprintf(res->value, sizeof(res->value), "%s", cpw_class_name(r->verdict.cls));
+			snprintf(res->value, sizeof(res->value), "%s", cpw_class_name(v->cls));
 			res->broken = b;
 		}
 		broken |= b;

@@ -1,0 +1,22 @@
+/*
+ * proc_pid.h: one process's files read on their own, outside a sample of the tree
+ * (proc_pid.c): its stat (the target of attach mode, a zombie before it is reaped) and the
+ * children of its main thread (run mode's roots: the children of cperfwatch itself).
+ */
+#ifndef CPW_SOURCE_PROC_PROC_PID_H
+#define CPW_SOURCE_PROC_PROC_PID_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "source/proc/proc_parse.h"
+
+/* Reads and parses PROC_ROOT/PID/stat. Returns 0, or -errno (-ENOENT or -ESRCH: no such
+ * process; -EINVAL: the file did not parse). */
+int cpw_proc_pid_stat(const char *proc_root, pid_t pid, struct cpw_stat_fields *st);
+/* The children of pid's main thread, from PROC_ROOT/PID/task/PID/children: for a
+ * single-threaded process (cperfwatch), all of its children. Returns the count (at most
+ * max), or -errno. */
+int cpw_proc_pid_children(const char *proc_root, pid_t pid, pid_t *out, size_t max);
+
+#endif
