@@ -397,3 +397,18 @@ void cpw_phases_refine_verdict(const struct cpw_phases *ph, const struct cpw_met
 	phases_finding(ph, v, text, sizeof(text));
 	put_finding_first(v, text);
 }
+
+int cpw_phase_at(const struct cpw_phases *ph, double t)
+{
+	if (ph->n == 0)
+		return -1;
+	for (int i = 0; i < ph->n; i++)
+		if (t < ph->phase[i].end_s)
+			return i;
+	return ph->n - 1;
+}
+
+char cpw_phase_mark(int i)
+{
+	return i < 0 ? ' ' : i < 9 ? (char)('1' + i) : (char)('a' + i - 9);
+}

@@ -60,4 +60,10 @@ enum cpw_phase_lane cpw_phase_lane_of(const struct cpw_tl_point *p);
 void cpw_phases_refine_verdict(const struct cpw_phases *ph, const struct cpw_metrics *m,
 			       struct cpw_verdict *v);
 
+/* The phase that holds time t (the last one for t past the end); -1 without phases. */
+int cpw_phase_at(const struct cpw_phases *ph, double t);
+/* The mark of phase i in the timeline rows (text report and live view): 1-9, then a, b, c;
+ * a blank for -1. */
+char cpw_phase_mark(int i);
+
 #endif

@@ -348,3 +348,15 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 	memcpy(tl->prev_states, states_now, sizeof(states_now));
 	cpw_timeline_add(tl, &pt);
 }
+
+void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, struct cpw_tl_point *out)
+{
+	size_t n = tl ? cpw_timeline_count(tl) : 0;
+	size_t from = n * c / ncols, to = n * (c + 1) / ncols;
+
+	cpw_tl_point_init(out, 0);
+	if (to <= from && from < n)
+		to = from + 1;
+	for (size_t i = from; i < to && i < n; i++)
+		cpw_tl_point_merge(out, cpw_timeline_point(tl, i));
+}

@@ -98,4 +98,8 @@ void cpw_tl_point_merge(struct cpw_tl_point *into, const struct cpw_tl_point *ne
 /* Threads seen in the point, summed over its samples. */
 uint64_t cpw_tl_point_thread_samples(const struct cpw_tl_point *p);
 
+/* The column c (of ncols) of the series: points c*n/ncols up to (c+1)*n/ncols merged.
+ * Used by the text timeline, the SVG plot and the live view. */
+void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, struct cpw_tl_point *out);
+
 #endif

@@ -154,6 +154,10 @@ static void note_gaps(const struct cpw_run_readings *in, const struct cpw_tree *
 		note(notes, "the tree's peak memory (shared pages counted once) is unknown: the "
 		     "proportional set size of %u process(es) is unreadable (smaps_rollup: %s)",
 		     tt->pss_unreadable, strerror(tt->pss_errno));
+	if (in->exit_record_overflows)
+		note(notes, "exit records were lost %llu time(s) (the kernel's socket buffer overflowed, "
+		     "at least one record each time): processes shorter than the interval may be "
+		     "missing from the per-process figures", (unsigned long long)in->exit_record_overflows);
 	if (in->identity_error)
 		note(notes, "process users are unknown: %s", in->identity_error);
 	if (m->samples == 0)

@@ -42,6 +42,7 @@ struct cpw_run_readings {
 	bool delayacct_on;
 	double blkio_ns, swapin_ns, thrashing_ns, reclaim_ns;
 	bool exit_records;          /* exit records were listened for (root) */
+	uint64_t exit_record_overflows; /* times the kernel dropped records (at least one each) */
 	/* Usable cores: at the start (NAN: unknown), and as the threads saw them. */
 	double cores_usable;
 	double sampled_cores_sum;

@@ -19,33 +19,6 @@
 
 static const char ramp[] = " .:-=+*#%@";
 
-void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, struct cpw_tl_point *out)
-{
-	size_t n = tl ? cpw_timeline_count(tl) : 0;
-	size_t from = n * c / ncols, to = n * (c + 1) / ncols;
-
-	cpw_tl_point_init(out, 0);
-	if (to <= from && from < n)
-		to = from + 1;
-	for (size_t i = from; i < to && i < n; i++)
-		cpw_tl_point_merge(out, cpw_timeline_point(tl, i));
-}
-
-int cpw_phase_at(const struct cpw_phases *ph, double t)
-{
-	if (ph->n == 0)
-		return -1;
-	for (int i = 0; i < ph->n; i++)
-		if (t < ph->phase[i].end_s)
-			return i;
-	return ph->n - 1;
-}
-
-char cpw_phase_mark(int i)
-{
-	return i < 0 ? ' ' : i < 9 ? (char)('1' + i) : (char)('a' + i - 9);
-}
-
 static double bytes_rate(const struct cpw_tl_point *p)
 {
 	double b = (isnan(p->read_bytes) ? 0 : p->read_bytes) + (isnan(p->write_bytes) ? 0 : p->write_bytes);

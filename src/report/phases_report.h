@@ -34,13 +34,4 @@ size_t cpw_timeline_json_members(void);
 struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, double interval_s, size_t i,
 					     const char **key);
 
-/* The column c (of ncols) of the series: points c*n/ncols up to (c+1)*n/ncols merged.
- * Used by the text timeline and the SVG plot. */
-void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, struct cpw_tl_point *out);
-/* The phase that holds time t (the last one for t past the end); -1 without phases. */
-int cpw_phase_at(const struct cpw_phases *ph, double t);
-/* The mark of phase i in the timeline rows (text report and live view): 1-9, then a, b, c;
- * a blank for -1. */
-char cpw_phase_mark(int i);
-
 #endif

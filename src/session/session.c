@@ -594,6 +594,7 @@ static void read_end(struct cpw_session *s)
 		in->vmstat_end.has_refaults = false;
 	if (s->cgroup)
 		cpw_cgroup_read(s->cgroup, &in->cgroup_end);
+	in->exit_record_overflows = s->exits ? cpw_taskstats_lost(s->exits) : 0;
 	if (s->counters) {
 		cpw_counters_read(s->counters);
 		cpw_counters_figures(s->counters, &in->counter_figures);

@@ -10,11 +10,12 @@
  */
 #include "config.h"
 #include "view/tui.h"
+#include "classify/phases.h"
+#include "model/timeline.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "report/phases_report.h"
 
 /* The time in the middle of the interval of the sample `age` samples before the newest,
  * walking back from the point *at (with *skipped samples of the points after it passed);

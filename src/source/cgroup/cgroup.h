@@ -120,12 +120,10 @@ int cpw_cgroup_remove_stale(const struct cpw_cgroup *cg);
  * the epoch). Returns how many or -errno. */
 int cpw_cgroup_remove_stale_in(const char *parent, pid_t self, double made_before);
 
-/* The CPU quota (cores) of the cgroup cperfwatch is in: the smallest quota/period walking
- * up the hierarchy (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us). NAN when there is
- * none or it cannot be read; why says which (and where the quota came from otherwise). */
-double cpw_cgroup_cpu_quota(const char *cgroup_root, char *why, size_t whylen);
-
-/* The same for the process whose cgroup file is at proc_cgroup_path (tests, attach mode). */
+/* The CPU quota (cores) of the cgroup of the process whose cgroup file (the format of
+ * /proc/PID/cgroup) is at proc_cgroup_path: the smallest quota/period walking up the
+ * hierarchy (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us). NAN when there is none
+ * or it cannot be read; why says which (and where the quota came from otherwise). */
 double cpw_cgroup_cpu_quota_at(const char *cgroup_root, const char *proc_cgroup_path,
 			       char *why, size_t whylen);
 

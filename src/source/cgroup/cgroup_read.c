@@ -254,7 +254,3 @@ double cpw_cgroup_cpu_quota_at(const char *cgroup_root, const char *proc_cgroup_
 	return best;
 }
 
-double cpw_cgroup_cpu_quota(const char *cgroup_root, char *why, size_t whylen)
-{
-	return cpw_cgroup_cpu_quota_at(cgroup_root, "/proc/self/cgroup", why, whylen);
-}

@@ -313,11 +313,6 @@ int cpw_taskstats_poll(struct cpw_taskstats_listener *l, struct cpw_taskstats_re
 	return (int)got;
 }
 
-int cpw_taskstats_listener_fd(const struct cpw_taskstats_listener *l)
-{
-	return l->fd;
-}
-
 uint64_t cpw_taskstats_lost(const struct cpw_taskstats_listener *l)
 {
 	return l->lost;

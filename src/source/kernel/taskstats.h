@@ -78,10 +78,8 @@ int cpw_taskstats_listen(struct cpw_taskstats_listener **out, char *why, size_t 
 int cpw_taskstats_poll(struct cpw_taskstats_listener *l, struct cpw_taskstats_rec *recs,
 		       size_t max);
 
-/* The socket, to wait on with poll(2) (readable when records are pending). */
-int cpw_taskstats_listener_fd(const struct cpw_taskstats_listener *l);
-
-/* Records the kernel dropped because the socket buffer overflowed (ENOBUFS). */
+/* How often the kernel dropped records because the socket buffer overflowed (ENOBUFS):
+ * each time at least one, it does not say how many. */
 uint64_t cpw_taskstats_lost(const struct cpw_taskstats_listener *l);
 
 /* Deregisters and closes. NULL is allowed. */

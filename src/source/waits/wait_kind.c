@@ -122,17 +122,6 @@ const struct cpw_syscall_info *cpw_syscall_by_name(const char *name)
 	return NULL;
 }
 
-const char *cpw_syscall_arch(void)
-{
-#if defined(__x86_64__)
-	return "x86-64";
-#elif defined(__aarch64__)
-	return "aarch64";
-#else
-	return "unknown";
-#endif
-}
-
 static const char *const kind_names[CPW_WAIT_KIND_COUNT] = {
 	"network", "pipe", "lock", "timer", "child", "event-loop", "terminal", "disk", "page-in", "other",
 };

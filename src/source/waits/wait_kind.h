@@ -71,8 +71,6 @@ const struct cpw_syscall_info *cpw_syscall_lookup(long nr);
 /* The entry called name (tests write fixtures with the numbers of the architecture they
  * run on), NULL when not listed. */
 const struct cpw_syscall_info *cpw_syscall_by_name(const char *name);
-/* "x86-64", "aarch64", or "unknown" when the table is empty. */
-const char *cpw_syscall_arch(void);
 
 /* The kind of one thread's wait. state is the stat letter (S or D; anything else is
  * "other"), wchan the wait channel ("" or "0" when unknown), nr the system call number or
