@@ -21,6 +21,7 @@
 #include "model/waits.h"
 #include "source/proc/proc_parse.h"
 #include "source/waits/wait_kind.h"
+#include "util/pidmap.h"
 
 /* The model's part of a thread: what it counted since the watch began. */
 struct cpw_thread_slot {
@@ -40,9 +41,7 @@ struct cpw_tree {
 	struct cpw_proc *procs;
 	size_t nprocs, procs_alloc;
 
-	/* open-addressing map pid -> index of its newest entry in procs */
-	int *map;
-	size_t map_size;
+	struct cpw_pidmap map;  /* pid -> index of its newest entry in procs */
 
 	unsigned generation;
 	double last_sample_s;
@@ -53,45 +52,14 @@ struct cpw_tree {
 	struct cpw_history history;
 };
 
-/* ---- pid map ---- */
-
-static size_t map_slot(const struct cpw_tree *t, pid_t pid)
-{
-	size_t h = ((size_t)pid * 2654435761u) & (t->map_size - 1);
-	while (t->map[h] >= 0 && t->procs[t->map[h]].pid != pid)
-		h = (h + 1) & (t->map_size - 1);
-	return h;
-}
-
-static int map_grow(struct cpw_tree *t)
-{
-	size_t size = t->map_size ? t->map_size * 2 : 256;
-	int *map = malloc(size * sizeof(*map));
-	if (!map)
-		return -ENOMEM;
-	free(t->map);
-	t->map = map;
-	t->map_size = size;
-	for (size_t i = 0; i < size; i++)
-		map[i] = -1;
-	/* Newest entries last, so a reused pid maps to its newest process. */
-	for (size_t i = 0; i < t->nprocs; i++)
-		t->map[map_slot(t, t->procs[i].pid)] = (int)i;
-	return 0;
-}
-
 static struct cpw_proc *find_proc(const struct cpw_tree *t, pid_t pid)
 {
-	if (!t->map_size)
-		return NULL;
-	int idx = t->map[map_slot(t, pid)];
+	int idx = cpw_pidmap_get(&t->map, pid);
 	return idx >= 0 ? &t->procs[idx] : NULL;
 }
 
 static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 {
-	if ((t->nprocs + 1) * 2 > t->map_size && map_grow(t) < 0)
-		return NULL;
 	if (t->nprocs == t->procs_alloc) {
 		size_t n = t->procs_alloc ? t->procs_alloc * 2 : 64;
 		struct cpw_proc *p = realloc(t->procs, n * sizeof(*p));
@@ -100,6 +68,9 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 		t->procs = p;
 		t->procs_alloc = n;
 	}
+	/* A reused pid maps to its newest process. */
+	if (cpw_pidmap_put(&t->map, pid, (int)t->nprocs) < 0)
+		return NULL;
 	struct cpw_proc *p = &t->procs[t->nprocs];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -113,7 +84,6 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->raw_read = p->raw_write = NAN;
 	p->pss_kib = NAN;
 	p->is_python = -1;
-	t->map[map_slot(t, pid)] = (int)t->nprocs;
 	t->nprocs++;
 	t->totals.seen++;
 	return p;
@@ -646,10 +616,7 @@ struct cpw_tree *cpw_tree_new(bool baseline_existing)
 		t->hz = 100;
 	t->page_kib = sysconf(_SC_PAGESIZE) / 1024;
 	cpw_waits_init(&t->waits);
-	if (map_grow(t) < 0) {
-		cpw_tree_free(t);
-		return NULL;
-	}
+	cpw_pidmap_init(&t->map);
 	return t;
 }
 
@@ -660,7 +627,7 @@ void cpw_tree_free(struct cpw_tree *t)
 	for (size_t i = 0; i < t->nprocs; i++)
 		free(t->procs[i].threads);
 	free(t->procs);
-	free(t->map);
+	cpw_pidmap_free(&t->map);
 	free(t);
 }
 

@@ -23,6 +23,7 @@
 
 #include "source/proc/interp.h"
 #include "source/proc/procps.h"
+#include "util/pidmap.h"
 
 /* A thread that did not run since the last sample has its stat read one sample in this
  * many: it may have been woken and have waited for a CPU ever since. */
@@ -84,8 +85,7 @@ struct cpw_proc_reader {
 
 	struct proc_handle *handles;
 	size_t nhandles, handles_alloc;
-	int *map; /* open addressing, pid -> index in handles; -1 free */
-	size_t map_size;
+	struct cpw_pidmap map; /* pid -> index in handles */
 
 	unsigned generation;
 	size_t kept_fds, max_kept_fds;
@@ -138,53 +138,10 @@ static int reserve(void **array, size_t *alloc, size_t used, size_t elem, size_t
 	return 0;
 }
 
-/* ---- the handle map ---- */
-
-static size_t map_slot(const struct cpw_proc_reader *r, pid_t pid)
-{
-	size_t h = pid_hash(pid, r->map_size);
-	while (r->map[h] >= 0 && r->handles[r->map[h]].pid != pid)
-		h = (h + 1) & (r->map_size - 1);
-	return h;
-}
-
-static int map_rebuild(struct cpw_proc_reader *r, size_t size)
-{
-	int *map = malloc(size * sizeof(*map));
-	if (!map)
-		return -ENOMEM;
-	free(r->map);
-	r->map = map;
-	r->map_size = size;
-	for (size_t i = 0; i < size; i++)
-		map[i] = -1;
-	for (size_t i = 0; i < r->nhandles; i++)
-		r->map[map_slot(r, r->handles[i].pid)] = (int)i;
-	return 0;
-}
-
 static struct proc_handle *find_handle(const struct cpw_proc_reader *r, pid_t pid)
 {
-	int idx = r->map[map_slot(r, pid)];
+	int idx = cpw_pidmap_get(&r->map, pid);
 	return idx >= 0 ? &r->handles[idx] : NULL;
-}
-
-/* Removes pid from the map (linear probing: entries after it move back into the gap). */
-static void map_remove(struct cpw_proc_reader *r, pid_t pid)
-{
-	size_t mask = r->map_size - 1, gap = map_slot(r, pid);
-	if (r->map[gap] < 0)
-		return;
-	r->map[gap] = -1;
-	for (size_t i = (gap + 1) & mask; r->map[i] >= 0; i = (i + 1) & mask) {
-		size_t home = pid_hash(r->handles[r->map[i]].pid, r->map_size);
-		/* Move it back when its home is not in the (cyclic) range gap+1..i. */
-		if (((i - home) & mask) >= ((i - gap) & mask)) {
-			r->map[gap] = r->map[i];
-			r->map[i] = -1;
-			gap = i;
-		}
-	}
 }
 
 /* ---- kept descriptors ---- */
@@ -263,15 +220,14 @@ static void reset_handle(struct cpw_proc_reader *r, struct proc_handle *h)
 
 static struct proc_handle *add_handle(struct cpw_proc_reader *r, pid_t pid)
 {
-	if ((r->nhandles + 1) * 2 > r->map_size && map_rebuild(r, r->map_size * 2) < 0)
-		return NULL;
 	if (reserve((void **)&r->handles, &r->handles_alloc, r->nhandles, sizeof(*r->handles), 64) < 0)
+		return NULL;
+	if (cpw_pidmap_put(&r->map, pid, (int)r->nhandles) < 0)
 		return NULL;
 	struct proc_handle *h = &r->handles[r->nhandles];
 	memset(h, 0, sizeof(*h));
 	h->pid = pid;
 	h->stat_fd = h->io_fd = -1;
-	r->map[map_slot(r, pid)] = (int)r->nhandles;
 	r->nhandles++;
 	r->membership++;
 	return h;
@@ -282,11 +238,12 @@ static void drop_handle(struct cpw_proc_reader *r, size_t i)
 	struct proc_handle *h = &r->handles[i];
 	reset_handle(r, h);
 	free(h->threads);
-	map_remove(r, h->pid);
+	cpw_pidmap_remove(&r->map, h->pid);
 	size_t last = --r->nhandles;
 	if (i != last) {
 		r->handles[i] = r->handles[last];
-		r->map[map_slot(r, r->handles[i].pid)] = (int)i;
+		/* Only the index changes: the slot is there, the put cannot fail. */
+		cpw_pidmap_put(&r->map, r->handles[i].pid, (int)i);
 	}
 }
 
@@ -853,7 +810,8 @@ struct cpw_proc_reader *cpw_proc_reader_new(const char *proc_root)
 	/* libproc2 reads the real /proc only; a fixture root is read directly. */
 	r->procps_wanted = strcmp(r->proc_root, "/proc") == 0;
 	r->waitprobe = cpw_wait_probe_new(r->proc_root, 0);
-	if (!r->tids || !r->text || map_rebuild(r, 256) < 0) {
+	cpw_pidmap_init(&r->map);
+	if (!r->tids || !r->text) {
 		cpw_proc_reader_free(r);
 		return NULL;
 	}
@@ -867,7 +825,7 @@ void cpw_proc_reader_free(struct cpw_proc_reader *r)
 	while (r->nhandles)
 		drop_handle(r, r->nhandles - 1);
 	free(r->handles);
-	free(r->map);
+	cpw_pidmap_free(&r->map);
 	free(r->procs);
 	free(r->cmdlines);
 	free(r->threads);
