@@ -23,7 +23,12 @@
 #include "classify/thresholds.h"
 #include "util/arith.h"
 
-#define PAGE_KIB 4.0
+/* The page size the run's faults and refaults count in: the machine's, 4 KiB where a
+ * recorded fixture does not say. */
+static double page_kib(const struct cpw_metrics *m)
+{
+	return cpw_known(m->page_kib) && m->page_kib > 0 ? m->page_kib : 4.0;
+}
 
 #define SRC_RUSAGE "wait4 rusage"
 #define SRC_SCHEDSTAT "/proc/PID/task/TID/schedstat"
@@ -327,7 +332,7 @@ static void measure_memory(struct ctx *c)
 {
 	const struct cpw_metrics *m = c->m;
 	double rss = cpw_known(m->tree_peak_rss_kib) ? m->tree_peak_rss_kib : m->max_rss_kib;
-	double limit_pages = cpw_known(m->memory_limit_kib) ? m->memory_limit_kib / PAGE_KIB : NAN;
+	double limit_pages = cpw_known(m->memory_limit_kib) ? m->memory_limit_kib / page_kib(m) : NAN;
 
 	c->refault_sig = cpw_known(m->refaults) &&
 		(m->refaults >= cpw_threshold(CPW_T_REFAULT_MIN_PAGES) ||
@@ -339,7 +344,7 @@ static void measure_memory(struct ctx *c)
 		c->refault_sig = false;
 	/* Known refaults say more than major faults: the excess only counts without them. */
 	c->majflt_excess = !cpw_known(m->refaults) && cpw_known(rss) && rss > 0 && m->major_faults > 0 &&
-		(double)m->major_faults * PAGE_KIB >= cpw_threshold(CPW_T_MAJFLT_RSS_RATIO) * rss;
+		(double)m->major_faults * page_kib(m) >= cpw_threshold(CPW_T_MAJFLT_RSS_RATIO) * rss;
 
 	c->mem = 0;
 	c->mem_src = "";
@@ -556,7 +561,7 @@ static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisi
 	if (!decisive)
 		return;
 	if (cpw_known(m->refaults)) {
-		double limit_pages = cpw_known(m->memory_limit_kib) ? m->memory_limit_kib / PAGE_KIB : NAN;
+		double limit_pages = cpw_known(m->memory_limit_kib) ? m->memory_limit_kib / page_kib(m) : NAN;
 		double need = cpw_threshold(CPW_T_REFAULT_MIN_PAGES);
 
 		if (cpw_known(limit_pages) && limit_pages > 0 &&
@@ -574,10 +579,10 @@ static void evidence_mem(const struct ctx *c, struct cpw_verdict *v, bool decisi
 	if (c->majflt_excess) {
 		double rss = cpw_known(m->tree_peak_rss_kib) ? m->tree_peak_rss_kib : m->max_rss_kib;
 
-		add_evidence(v, "majflt_vs_rss", (double)m->major_faults * PAGE_KIB / rss,
+		add_evidence(v, "majflt_vs_rss", (double)m->major_faults * page_kib(m) / rss,
 			     cpw_threshold(CPW_T_MAJFLT_RSS_RATIO), SRC_RUSAGE,
 			     "major faults brought in %.1fx the peak RSS: more than a cold start reads",
-			     (double)m->major_faults * PAGE_KIB / rss);
+			     (double)m->major_faults * page_kib(m) / rss);
 	}
 	if (cpw_known(m->memory_limit_kib) && m->memory_limit_kib > 0) {
 		double read = m->fs_inputs > 0 ? (double)m->fs_inputs * 512.0 : known_or(m->read_bytes, NAN);

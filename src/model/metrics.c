@@ -14,6 +14,7 @@ void cpw_metrics_init(struct cpw_metrics *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->wall_s = m->user_s = m->sys_s = NAN;
+	m->page_kib = NAN;
 	m->cores_usable = m->cores_used = NAN;
 	m->top_process_cpu_share = NAN;
 	m->top_process_threads = m->top_process_cpu_threads = m->top_process_runnable = NAN;

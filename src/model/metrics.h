@@ -79,6 +79,7 @@ struct cpw_metrics {
 	double refaults;          /* workingset refaults over the run (cgroup or system); NAN */
 	bool refaults_from_cgroup;
 	double memory_limit_kib;  /* the cgroup's memory limit where there is one; NAN */
+	double page_kib;          /* the machine's page size (KiB); NAN: unknown, 4 assumed */
 
 	/* IO: storage bytes from /proc/PID/io (NAN when unreadable). */
 	double read_bytes;

@@ -29,6 +29,7 @@ static void from_samples(const struct cpw_run_readings *in, const struct cpw_tre
 	cpw_metrics_from_tree(m, tree);
 	cpw_metrics_from_waits(m, cpw_tree_waits(tree), tree);
 	m->cores_usable = in->cores_usable;
+	m->page_kib = in->page_kib;
 	if (in->sampled_cores_n > 0) {
 		m->cores_usable_sampled = in->sampled_cores_sum / (double)in->sampled_cores_n;
 		snprintf(m->cpus_allowed_sampled, sizeof(m->cpus_allowed_sampled), "%s", in->sampled_cpus);

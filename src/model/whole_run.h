@@ -24,6 +24,7 @@ struct cpw_run_readings {
 	double wall_s;              /* NAN: not known to the mode (the session's clock then) */
 	bool attach;                /* attach mode: no rusage; exits not reaped by cperfwatch */
 	unsigned interval_ms;
+	double page_kib;            /* the machine's page size; NAN: unknown */
 	/* Run mode: wait4's rusage of everything reaped, the command's first. */
 	bool rusage_known;
 	struct rusage ru;

@@ -154,6 +154,7 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 	s->run.wall_s = NAN;
 	s->run.attach = cfg->mode == CPW_MODE_ATTACH;
 	s->run.interval_ms = cfg->interval_ms;
+	s->run.page_kib = s->report.page_size > 0 ? (double)s->report.page_size / 1024 : NAN;
 	s->quota_cores = NAN;
 	s->reader = cpw_proc_reader_new(cfg->proc_root);
 	s->timeline = cpw_timeline_new();

@@ -71,7 +71,7 @@ static const struct field fields[] = {
 	FLD(thrashing_delay_s, F_DBL), FLD(reclaim_delay_s, F_DBL),
 	FLD(major_faults, F_U64), FLD(minor_faults, F_U64), FLD(max_rss_kib, F_DBL),
 	FLD(tree_peak_rss_kib, F_DBL), FLD(refaults, F_DBL), FLD(refaults_from_cgroup, F_BOOL),
-	FLD(memory_limit_kib, F_DBL), FLD(read_bytes, F_DBL), FLD(write_bytes, F_DBL),
+	FLD(memory_limit_kib, F_DBL), FLD(page_kib, F_DBL), FLD(read_bytes, F_DBL), FLD(write_bytes, F_DBL),
 	FLD(fs_inputs, F_U64), FLD(fs_outputs, F_U64), FLD(vol_ctxsw, F_U64), FLD(invol_ctxsw, F_U64),
 	FLD(psi_cpu_some_s, F_DBL), FLD(psi_io_some_s, F_DBL), FLD(psi_io_full_s, F_DBL),
 	FLD(psi_mem_some_s, F_DBL), FLD(psi_mem_full_s, F_DBL), FLD(psi_from_cgroup, F_BOOL),
