@@ -1,8 +1,8 @@
 /*
  * report.h: everything a report writer needs, gathered by the session (session.c).
  *
- * Writers (report/text.c, json.c, openmetrics.c) and the live view (view/tui.c) read this and nothing else: none of
- * them opens /proc.
+ * Writers (report/text.c, json.c, openmetrics.c, plot_svg.c) read this and nothing else: none
+ * of them reads the kernel. (The live view draws the session's snapshot, view/tui.h.)
  */
 #ifndef CPERFWATCH_REPORT_H
 #define CPERFWATCH_REPORT_H

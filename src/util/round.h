@@ -1,8 +1,8 @@
 /*
  * round.h: rounding a double to the nearest integer, halves away from zero, as lround does.
  *
- * These were cperfwatch's only calls into libm; without them the binary does not load
- * libm at all (~0.3 MB resident and one library less to map at every start).
+ * With arith.h, they stand in for libm in the binary, which then does not load libm at all
+ * (~0.3 MB resident and one library less to map at every start).
  */
 #ifndef CPERFWATCH_ROUND_H
 #define CPERFWATCH_ROUND_H
