@@ -604,6 +604,61 @@ void cpw_tree_record_exit(struct cpw_tree *t, pid_t pid, pid_t ppid, const char 
 		p->max_rss_kib = max_rss_kib;
 }
 
+/* Ticks of the start time are 10 ms; the clocks the windows come from agree to well
+ * under this. */
+#define BEGIN_TOLERANCE_S 0.05
+
+/* When p began, in the tree's seconds; NAN where its stat was never read. */
+static double begin_of(const struct cpw_tree *t, const struct cpw_proc *p, double boot_offset_s)
+{
+	if (p->starttime_ticks == 0)
+		return NAN;
+	return (double)p->starttime_ticks / (double)t->hz + boot_offset_s;
+}
+
+enum cpw_kinship cpw_tree_may_be_parent(const struct cpw_tree *t, pid_t pid,
+					const struct cpw_begin_window *w, double boot_offset_s)
+{
+	const struct cpw_proc *p = find_proc(t, pid);
+	if (!p)
+		return CPW_KIN_NO;
+	double begin = begin_of(t, p, boot_offset_s);
+	/* A child is forked after its parent began... */
+	if (!isnan(begin) && w->ub < begin - BEGIN_TOLERANCE_S)
+		return CPW_KIN_NO;
+	/* ...and before it ended. */
+	if (p->alive || isnan(p->exited_s) || w->ub <= p->exited_s + BEGIN_TOLERANCE_S)
+		return CPW_KIN_YES;
+	return w->lb > p->exited_s + BEGIN_TOLERANCE_S ? CPW_KIN_NO : CPW_KIN_UNSURE;
+}
+
+void cpw_tree_exit_after(struct cpw_tree *t, pid_t pid, double lived_s, double boot_offset_s)
+{
+	struct cpw_proc *p = find_proc(t, pid);
+	if (!p || p->alive)
+		return;
+	double end = begin_of(t, p, boot_offset_s) + lived_s;
+	if (!isnan(end) && (isnan(p->exited_s) || end < p->exited_s))
+		p->exited_s = end;
+}
+
+uint64_t cpw_tree_start_ticks(const struct cpw_tree *t, pid_t pid)
+{
+	const struct cpw_proc *p = find_proc(t, pid);
+	return p ? p->starttime_ticks : 0;
+}
+
+bool cpw_tree_same_process(const struct cpw_tree *t, pid_t pid, const struct cpw_begin_window *w,
+			   double boot_offset_s)
+{
+	const struct cpw_proc *p = find_proc(t, pid);
+	if (!p)
+		return false;
+	double begin = begin_of(t, p, boot_offset_s);
+	return isnan(begin) ||
+	       (w->lb <= begin + BEGIN_TOLERANCE_S && w->ub >= begin - BEGIN_TOLERANCE_S);
+}
+
 struct cpw_tree *cpw_tree_new(bool baseline_existing)
 {
 	struct cpw_tree *t = calloc(1, sizeof(*t));

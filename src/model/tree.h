@@ -159,6 +159,35 @@ void cpw_tree_record_exit(struct cpw_tree *t, pid_t pid, pid_t ppid, const char 
 			  double user_s, double sys_s, uint64_t minflt, uint64_t majflt,
 			  uint64_t max_rss_kib, double now_s);
 
+/* When a process began, as the kernel's exit record lets one bound it, in the tree's
+ * seconds (since the watch began): lb <= its fork <= ub. The record gives the elapsed time
+ * at exit; it arrived between two drains of the records, which bound the exit. */
+struct cpw_begin_window {
+	double lb, ub;
+};
+/* Whether the process that began in w could be a child (or a thread) of the tree's newest
+ * process with pid: it began no earlier than that process (its stat's start time) and no
+ * later than it ended. NO where the times rule it out (a pid reused by a process outside
+ * the tree), UNSURE where w spans the end of a process that has ended (the caller asks
+ * whether the pid is held by another process now). boot_offset_s: the tree's seconds
+ * minus the seconds since boot (CLOCK_BOOTTIME), at any one moment. */
+enum cpw_kinship { CPW_KIN_NO, CPW_KIN_YES, CPW_KIN_UNSURE };
+enum cpw_kinship cpw_tree_may_be_parent(const struct cpw_tree *t, pid_t pid,
+					const struct cpw_begin_window *w, double boot_offset_s);
+/* Whether the process that began in w is the tree's process with pid itself (its stat's
+ * start time lies in w), not another one that took its pid; true where its start time is
+ * unknown. */
+bool cpw_tree_same_process(const struct cpw_tree *t, pid_t pid, const struct cpw_begin_window *w,
+			   double boot_offset_s);
+
+/* The process with pid lived lived_s from its start (an exit record's elapsed time): where
+ * its start is known, when it ended is known to the tick, closer than when it was found
+ * gone. */
+void cpw_tree_exit_after(struct cpw_tree *t, pid_t pid, double lived_s, double boot_offset_s);
+/* The start time (clock ticks after boot) of the tree's newest process with pid; 0 when
+ * not known. */
+uint64_t cpw_tree_start_ticks(const struct cpw_tree *t, pid_t pid);
+
 /* Marks every process still alive as exited: the watch is over and nothing is left. */
 void cpw_tree_end(struct cpw_tree *t, double now_s);
 

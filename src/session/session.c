@@ -67,8 +67,10 @@ struct cpw_session {
 	 * need it, and mapping and unmapping it cost ~0.1 ms of every start). */
 	struct cpw_taskstats_rec *pending;
 	uint64_t *pending_drain;           /* the drain each pending record came in */
+	struct cpw_begin_window *pending_begin; /* when each pending record's process began */
 	size_t npending;
 	uint64_t drains;                   /* drain_exits() calls so far */
+	double last_drain_s;               /* when the last drain emptied the socket; -inf before */
 	uint64_t exit_records;             /* accepted into the tree */
 	/* System pressure read for the live view's snapshots: the files and the last reading. */
 	struct cpw_psi_files view_psi_files;
@@ -78,6 +80,7 @@ struct cpw_session {
 	double quota_cores;                /* the cgroup's CPU quota at the start; NAN: none */
 	bool cores_read;
 	bool stale_groups_removed;
+	uint64_t target_start_ticks;       /* attach mode: the target's start, from the first sample */
 	double next_pss_s;                 /* when the next sample reads the PSS */
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
@@ -156,6 +159,7 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 	s->run.interval_ms = cfg->interval_ms;
 	s->run.page_kib = s->report.page_size > 0 ? (double)s->report.page_size / 1024 : NAN;
 	s->quota_cores = NAN;
+	s->last_drain_s = -INFINITY;
 	s->reader = cpw_proc_reader_new(cfg->proc_root);
 	s->timeline = cpw_timeline_new();
 	s->tree = cpw_tree_new(cfg->mode == CPW_MODE_ATTACH);
@@ -304,31 +308,62 @@ void cpw_session_start(struct cpw_session *s, const struct timespec *at)
 	read_start(s);
 }
 
-static bool in_tree(const struct cpw_session *s, pid_t pid)
+/* The tree's seconds minus the seconds since boot: where the start times in the
+ * processes' stat files fall on the session's clock. */
+static double boot_offset(const struct cpw_session *s)
 {
-	return cpw_tree_find(s->tree, pid) != NULL ||
-	       (s->cfg->mode == CPW_MODE_RUN && pid == getpid());
+	struct timespec boot;
+	if (clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+		clock_gettime(CLOCK_MONOTONIC, &boot);
+	return cpw_session_elapsed(s) - ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9);
+}
+
+/* Whether pid could have forked (or holds as a thread) the process that began in w: a
+ * process of the tree that lived then, or in run mode cperfwatch itself (the command and
+ * the orphans that come back to it). A pid reused outside the tree is refused by the
+ * times. */
+static bool may_be_parent(const struct cpw_session *s, pid_t pid, const struct cpw_begin_window *w)
+{
+	if (s->cfg->mode == CPW_MODE_RUN && pid == getpid())
+		return true;
+	switch (cpw_tree_may_be_parent(s->tree, pid, w, boot_offset(s))) {
+	case CPW_KIN_YES:
+		return true;
+	case CPW_KIN_NO:
+		return false;
+	case CPW_KIN_UNSURE:
+		break;
+	}
+	/* It began about when the tree's process ended: the pid is another's if another
+	 * process holds it now. */
+	struct cpw_stat_fields st;
+	uint64_t known = cpw_tree_start_ticks(s->tree, pid);
+	return cpw_proc_pid_stat(s->cfg->proc_root, pid, &st) < 0 || known == 0 ||
+	       st.starttime_ticks == known;
 }
 
 /* Whether a main thread's exit record is of a process the tree holds that has not been
- * reaped: attach mode's root, whose parent is outside the tree. The name must match too,
- * in case its pid was reused. */
-static bool is_watched_process(const struct cpw_session *s, const struct cpw_taskstats_rec *r)
+ * reaped: attach mode's root, whose parent is outside the tree. The name and the time it
+ * began must match too, in case its pid was reused. */
+static bool is_watched_process(const struct cpw_session *s, const struct cpw_taskstats_rec *r,
+			       const struct cpw_begin_window *w)
 {
 	const struct cpw_proc *pr = cpw_tree_find(s->tree, (pid_t)r->pid);
-	return pr && !pr->reaped && strncmp(pr->comm, r->comm, 15) == 0;
+	return pr && !pr->reaped && strncmp(pr->comm, r->comm, 15) == 0 &&
+	       cpw_tree_same_process(s->tree, (pid_t)r->pid, w, boot_offset(s));
 }
 
 /* Takes one exit record into the model when its process belongs to the tree. */
-static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r)
+static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r,
+			const struct cpw_begin_window *w)
 {
 	struct cpw_run_readings *in = &s->run;
 	bool main_thread = r->pid == r->tgid || r->tgid == 0;
 
 	if (r->is_tgid)
 		return true; /* the per-thread records carry what we use */
-	if (main_thread ? !in_tree(s, (pid_t)r->ppid) && !is_watched_process(s, r)
-			: !in_tree(s, (pid_t)r->tgid))
+	if (main_thread ? !may_be_parent(s, (pid_t)r->ppid, w) && !is_watched_process(s, r, w)
+			: !may_be_parent(s, (pid_t)r->tgid, w))
 		return false;
 	in->blkio_ns += (double)r->blkio_delay_total_ns;
 	in->swapin_ns += (double)r->swapin_delay_total_ns;
@@ -346,6 +381,8 @@ static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r
 		}
 		cpw_tree_record_exit(s->tree, (pid_t)r->pid, (pid_t)r->ppid, r->comm, user, sys,
 				     r->minflt, r->majflt, r->hiwater_rss_kib, cpw_session_elapsed(s));
+		/* When it ended, to the tick: its children's records are told by it. */
+		cpw_tree_exit_after(s->tree, (pid_t)r->pid, (double)r->etime_us / 1e6, boot_offset(s));
 		s->exit_records++;
 	}
 	return true;
@@ -356,24 +393,30 @@ static void drop_pending(struct cpw_session *s, size_t i)
 	s->npending--;
 	s->pending[i] = s->pending[s->npending];
 	s->pending_drain[i] = s->pending_drain[s->npending];
+	s->pending_begin[i] = s->pending_begin[s->npending];
 }
 
-static void keep_pending(struct cpw_session *s, const struct cpw_taskstats_rec *r)
+static void keep_pending(struct cpw_session *s, const struct cpw_taskstats_rec *r,
+			 const struct cpw_begin_window *w)
 {
 	if (s->npending >= PENDING_MAX)
 		return;
 	if (!s->pending) {
 		s->pending = malloc(PENDING_MAX * sizeof(*s->pending));
 		s->pending_drain = malloc(PENDING_MAX * sizeof(*s->pending_drain));
-		if (!s->pending || !s->pending_drain) {
+		s->pending_begin = malloc(PENDING_MAX * sizeof(*s->pending_begin));
+		if (!s->pending || !s->pending_drain || !s->pending_begin) {
 			free(s->pending);
 			free(s->pending_drain);
+			free(s->pending_begin);
 			s->pending = NULL;
 			s->pending_drain = NULL;
+			s->pending_begin = NULL;
 			return;
 		}
 	}
 	s->pending_drain[s->npending] = s->drains;
+	s->pending_begin[s->npending] = *w;
 	s->pending[s->npending++] = *r;
 }
 
@@ -387,15 +430,22 @@ static void drain_exits(struct cpw_session *s)
 	if (!s->exits)
 		return;
 	s->drains++;
+	/* Each record came after the last drain and before now: its process began between
+	 * those minus its elapsed time. */
+	double now = cpw_session_elapsed(s);
 	while ((n = cpw_taskstats_poll(s->exits, recs, EXIT_BATCH)) > 0)
-		for (int i = 0; i < n; i++)
-			if (!accept_exit(s, &recs[i]))
-				keep_pending(s, &recs[i]);
+		for (int i = 0; i < n; i++) {
+			double lived = (double)recs[i].etime_us / 1e6;
+			struct cpw_begin_window w = { s->last_drain_s - lived, now - lived };
+			if (!accept_exit(s, &recs[i], &w))
+				keep_pending(s, &recs[i], &w);
+		}
+	s->last_drain_s = now;
 	/* Accepting one may make another's parent known: repeat until nothing moves. */
 	for (bool moved = true; moved;) {
 		moved = false;
 		for (size_t i = 0; i < s->npending;) {
-			if (accept_exit(s, &s->pending[i])) {
+			if (accept_exit(s, &s->pending[i], &s->pending_begin[i])) {
 				drop_pending(s, i);
 				moved = true;
 			} else {
@@ -514,14 +564,18 @@ int cpw_session_sample(struct cpw_session *s)
 				    pressure_since_last_sample(s, &stalls) ? &stalls : NULL);
 		arm_counters(s);
 	}
+	if (s->cfg->mode == CPW_MODE_ATTACH && s->target_start_ticks == 0)
+		s->target_start_ticks = cpw_tree_start_ticks(s->tree, s->cfg->pid);
 	return rc;
 }
 
 bool cpw_session_target_alive(const struct cpw_session *s)
 {
 	const struct cpw_proc *p = cpw_tree_find(s->tree, s->cfg->pid);
-	/* A zombie target has ended: only its parent's wait is missing. */
-	return p && p->alive && p->state != 'Z';
+	/* A zombie target has ended: only its parent's wait is missing. A process that took
+	 * its pid since is another one. */
+	return p && p->alive && p->state != 'Z' &&
+	       (s->target_start_ticks == 0 || p->starttime_ticks == s->target_start_ticks);
 }
 
 void cpw_session_zombie(struct cpw_session *s, pid_t pid)
@@ -698,6 +752,7 @@ void cpw_session_free(struct cpw_session *s)
 	cpw_counters_free(s->counters);
 	free(s->pending);
 	free(s->pending_drain);
+	free(s->pending_begin);
 	cpw_timeline_free(s->timeline);
 	free(s);
 }

@@ -403,6 +403,43 @@ static void test_orphan_between_parents(void)
 }
 
 static int setup(void) { return cpw_fixture_copy("procroot-basic", root, sizeof(root)); }
+/* Exit records are matched to the tree by the time their process began: a pid reused by
+ * a process outside the tree is not taken for the one the tree knew, nor for its parent. */
+static void test_kinship_by_begin_time(void)
+{
+	struct cpw_tree *t = watch_new(root, false);
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.1), 2);
+	/* 100 began at 1000 ticks after boot, 101 at 1010: on the tree's clock 0 s and 0.1 s
+	 * with this offset. */
+	double hz = (double)sysconf(_SC_CLK_TCK), off = -1000.0 / hz;
+	double b101 = 1010.0 / hz + off;
+	struct cpw_begin_window during = { 0.5, 0.6 }, before = { -3.0, -2.0 };
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 100, &during, off), CPW_KIN_YES);
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 100, &before, off), CPW_KIN_NO);
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 4242, &during, off), CPW_KIN_NO); /* not in the tree */
+	struct cpw_begin_window itself = { b101 - 0.05, b101 + 0.05 }, later = { 3.0, 3.1 };
+	CU_ASSERT_TRUE(cpw_tree_same_process(t, 101, &itself, off));
+	CU_ASSERT_FALSE(cpw_tree_same_process(t, 101, &later, off)); /* its pid, reused */
+	/* Once gone, a parent forks nothing: a child that began after is another's. */
+	cpw_tree_end(t, 2.0);
+	struct cpw_begin_window after = { 2.5, 2.6 }, just_before = { 1.9, 2.0 }, across = { 1.5, 2.5 };
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 100, &after, off), CPW_KIN_NO);
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 100, &just_before, off), CPW_KIN_YES);
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 100, &across, off), CPW_KIN_UNSURE);
+	/* Its exit record says it lived 1.2 s: it ended at 1.2 s, not when found gone. */
+	cpw_tree_exit_after(t, 100, 1.2, off);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 100)->exited_s, 1.2, 1e-9);
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 100, &just_before, off), CPW_KIN_NO);
+	/* A process known only from its exit record: no start time, the end still bounds. */
+	cpw_tree_record_exit(t, 555, 100, "short", 0.02, 0.01, 50, 1, 900, 2.1);
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 555, &just_before, off), CPW_KIN_YES);
+	CU_ASSERT_EQUAL(cpw_tree_may_be_parent(t, 555, &after, off), CPW_KIN_NO);
+	CU_ASSERT_TRUE(cpw_tree_same_process(t, 555, &after, off));
+	watch_free(t);
+}
+
 static int teardown(void) { return cpw_fixture_remove(root); }
 
 int main(void)
@@ -411,6 +448,7 @@ int main(void)
 	CU_pSuite s1 = CU_add_suite("tree", setup, teardown);
 	CU_add_test(s1, "discovery and figures from a fake proc root", test_discovery_and_figures);
 	CU_add_test(s1, "the timeline names a process that only waits", test_timeline_names_a_waiter);
+	CU_add_test(s1, "exit records are matched by when their process began", test_kinship_by_begin_time);
 	CU_pSuite s2 = CU_add_suite("tree over time", setup, teardown);
 	CU_add_test(s2, "threads end, process exits, figures never go back", test_threads_end_and_process_exits);
 	CU_pSuite s2a = CU_add_suite("tree exec", setup, teardown);
