@@ -159,6 +159,9 @@ static void note_gaps(const struct cpw_run_readings *in, const struct cpw_tree *
 		note(notes, "exit records were lost %llu time(s) (the kernel's socket buffer overflowed, "
 		     "at least one record each time): processes shorter than the interval may be "
 		     "missing from the per-process figures", (unsigned long long)in->exit_record_overflows);
+	if (in->samples_failed)
+		note(notes, "%u sample(s) of the tree could not be read (%s): thread states and "
+		     "per-process figures miss them", in->samples_failed, strerror(in->sample_errno));
 	if (in->identity_error)
 		note(notes, "process users are unknown: %s", in->identity_error);
 	if (m->samples == 0)

@@ -53,6 +53,8 @@ struct cpw_run_readings {
 	bool counters;
 	struct cpw_counter_figures counter_figures;
 	const char *identity_error; /* why process users are unknown; NULL: they are known */
+	unsigned samples_failed;    /* samples of the tree that could not be read */
+	int sample_errno;           /* why, at the last such failure */
 };
 
 /* Reasons for the report's notes, in the order they arose. */

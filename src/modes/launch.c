@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "modes/launch.h"
+#include "source/kernel/fdlimit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,6 +96,8 @@ static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_plac
 		write_all(error_write, &rep, sizeof(rep)); /* the parent arms the counters meanwhile */
 	const char *file = resolve_in_path(argv[0], found, sizeof(found));
 
+	/* The command gets the open-files limit it was given, not the one cperfwatch raised. */
+	cpw_fdlimit_restore();
 	/* The command gets default dispositions and an empty mask, whatever ours are. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);

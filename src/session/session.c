@@ -24,6 +24,7 @@
 #include "model/whole_run.h"
 #include "source/cgroup/cgroup.h"
 #include "source/kernel/cpus.h"
+#include "source/kernel/fdlimit.h"
 #include "source/kernel/psi.h"
 #include "source/kernel/taskstats.h"
 #include "source/kernel/vmstat.h"
@@ -141,6 +142,9 @@ static int check_target(const struct cpw_config *cfg, char *err, size_t errlen)
 struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, size_t errlen)
 {
 	if (cfg->mode == CPW_MODE_ATTACH && check_target(cfg, err, errlen) < 0)
+		return NULL;
+	/* Before the reader is made: it sizes its kept descriptors by the limit. */
+	if (cpw_fdlimit_raise(err, errlen) < 0)
 		return NULL;
 	struct cpw_session *s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -558,6 +562,10 @@ int cpw_session_sample(struct cpw_session *s)
 		sample_cores(s, &sample);
 	}
 	drain_exits(s);
+	if (rc < 0) {
+		s->run.samples_failed++;
+		s->run.sample_errno = -rc;
+	}
 	if (rc >= 0) { /* a sample that failed (out of memory) is no point of the series */
 		struct cpw_tl_pressure stalls;
 		cpw_timeline_record(s->timeline, s->tree, now,

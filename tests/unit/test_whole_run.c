@@ -4,6 +4,7 @@
  * peak, wait4's rusage over the samples, and the note each missing reading leaves.
  */
 #include <CUnit/CUnit.h>
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -161,6 +162,11 @@ static void test_lost_exit_records_are_noted(void)
 	notes.n = 0;
 	cpw_whole_run_fold(&in, t, &m, &peak, &notes);
 	CU_ASSERT_FALSE(has_note(&notes, "exit records were lost"));
+	in.samples_failed = 2;
+	in.sample_errno = EMFILE;
+	notes.n = 0;
+	cpw_whole_run_fold(&in, t, &m, &peak, &notes);
+	CU_ASSERT_TRUE(has_note(&notes, "2 sample(s) of the tree could not be read (Too many open files)"));
 	/* No sample was taken: said so. */
 	CU_ASSERT_TRUE(has_note(&notes, "no sample of the tree was taken"));
 	cpw_tree_free(t);

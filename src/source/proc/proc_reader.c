@@ -793,16 +793,11 @@ struct cpw_proc_reader *cpw_proc_reader_new(const char *proc_root)
 	if (!r)
 		return NULL;
 	snprintf(r->proc_root, sizeof(r->proc_root), "%s", proc_root ? proc_root : "/proc");
-	/* Keeping descriptors open saves an open and a close per file per sample: raise the
-	 * soft limit to the hard one and keep a margin for everything else. */
-	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
-		if (nofile.rlim_cur < nofile.rlim_max) {
-			nofile.rlim_cur = nofile.rlim_max > 65536 ? 65536 : nofile.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &nofile);
-			getrlimit(RLIMIT_NOFILE, &nofile);
-		}
+	/* Keeping descriptors open saves an open and a close per file per sample, within the
+	 * limit (the session raised it: source/kernel/fdlimit.h), keeping a margin for
+	 * everything else. */
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
 		r->max_kept_fds = nofile.rlim_cur > 256 ? (size_t)nofile.rlim_cur - 128 : 0;
-	}
 	r->tids_alloc = 64;
 	r->tids = malloc(r->tids_alloc * sizeof(*r->tids));
 	r->text_size = 4096;
