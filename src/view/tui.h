@@ -7,9 +7,10 @@
  *
  * Two layers. The pure helpers (tui_table.c, tui_spark.c, tui_phases.c, tui_format.c) turn
  * the model into rows, columns, sparklines, phase marks and short figures; they draw nothing and are unit-tested. The
- * view (tui.c) owns the terminal through ncurses: it reads keys with poll() on the
- * terminal between samples, draws only after a sample or a key, and always gives the
- * terminal back (quit, signal, exit, fatal signal) before the report is written.
+ * view owns the terminal through ncurses: tui_screen.c takes the terminal and always gives
+ * it back (quit, signal, exit, fatal signal) before the report is written, tui_draw.c
+ * draws only after a sample or a key, and tui_keys.c reads keys with ppoll() on the
+ * terminal between samples (their shared state: tui_private.h).
  */
 #ifndef CPERFWATCH_TUI_H
 #define CPERFWATCH_TUI_H
@@ -175,7 +176,7 @@ int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen);
  * one word is longer. All of it where it fits. */
 size_t cpw_tui_wrap(const char *text, int width);
 
-/* ---- The view (tui.c) ---- */
+/* ---- The view (tui_screen.c, tui_draw.c, tui_keys.c) ---- */
 
 struct cpw_tui;
 
