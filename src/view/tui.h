@@ -152,12 +152,17 @@ int cpw_tui_phase_row(const struct cpw_phases *ph, const struct cpw_tl_point *po
  * the oldest give way to "..."; empty with no phase yet. Returns the cells used. */
 int cpw_tui_phase_list(const struct cpw_phases *ph, bool ongoing, int width, char *out, size_t outlen);
 
-/* ---- Formatting (tui_format.c): every result fits in 6 cells ---- */
+/* ---- Formatting (tui_format.c): every result fits in 6 cells, a count in 4 ---- */
 
 void cpw_tui_fmt_kib(double kib, char *buf, size_t len);        /* "512K" "12.3M" "1.2G"; N/A */
 void cpw_tui_fmt_bytes_rate(double bps, char *buf, size_t len); /* "0" "512" "1.2K" "34M"; N/A */
 void cpw_tui_fmt_count_rate(double per_s, char *buf, size_t len); /* "0" "12" "1.2k" "34k" */
-void cpw_tui_fmt_pct(double pct, char *buf, size_t len);        /* "12.3" "1234"; N/A */
+void cpw_tui_fmt_pct(double pct, char *buf, size_t len);        /* "12.3" "1234" "1.2M"; N/A */
+void cpw_tui_fmt_count(double n, char *buf, size_t len);        /* "12" "1.2k" "10k": 4 cells */
+/* Row r's cell in column c (not COMMAND), in at most cpw_tui_col_width(c) cells: a figure
+ * that would not fit is shown in units (10k), never cut. "-" for a thread row's figures
+ * that are its process's. */
+void cpw_tui_fmt_cell(const struct cpw_tui_row *r, enum cpw_tui_col c, char *buf, size_t len);
 void cpw_tui_fmt_elapsed(double s, char *buf, size_t len);      /* "12.3s" "4m05s" "2h03m" */
 /* The verdict's most telling evidence line for the one-line header: what the tree waits on
  * (its target, else its kind), the files an io-bound tree waits for, threads taking turns

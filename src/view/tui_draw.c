@@ -272,12 +272,14 @@ static int draw_phase_list(struct cpw_tui *ui, int y)
 	return 1;
 }
 
-/* Appends one right-aligned cell of width w and a space (left-aligned for words: -w). */
-static size_t cell_right(char *line, size_t len, size_t at, const char *text, int w)
+/* Appends one right-aligned cell of width w and a space (left-aligned for words: -w). A
+ * title is cut to w; a figure never is: it is made to fit (cpw_tui_fmt_cell). */
+static size_t cell_right(char *line, size_t len, size_t at, const char *text, int w, bool title)
 {
 	if (at >= len)
 		return at;
-	int n = snprintf(line + at, len - at, "%*.*s ", w, w < 0 ? -w : w, text);
+	int n = title ? snprintf(line + at, len - at, "%*.*s ", w, w < 0 ? -w : w, text)
+		      : snprintf(line + at, len - at, "%*s ", w, text);
 	return n > 0 ? at + (size_t)n : at;
 }
 
@@ -299,7 +301,7 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 					       ui->tree ? " (tree)" : "");
 		else {
 			int w = cpw_tui_col_width((enum cpw_tui_col)c) + ((enum cpw_tui_col)c == ui->sort && ui->utf8 ? 2 : 0);
-			at = cell_right(ui->line, sizeof(ui->line), at, t, c == CPW_TUI_COL_WAIT ? -w : w);
+			at = cell_right(ui->line, sizeof(ui->line), at, t, c == CPW_TUI_COL_WAIT ? -w : w, true);
 		}
 	}
 	attron(pair(ui, PAIR_HEAD, A_REVERSE));
@@ -326,31 +328,9 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 			if (!vis[c])
 				continue;
 			int w = cpw_tui_col_width((enum cpw_tui_col)c);
-			switch ((enum cpw_tui_col)c) {
-			case CPW_TUI_COL_PID: snprintf(v, sizeof(v), "%d", (int)(r->tid ? r->tid : r->pid)); break;
-			case CPW_TUI_COL_STATE:
-				/* X (dead) for the exited: their last state letter is stale. */
-				snprintf(v, sizeof(v), "%c", r->exited ? 'X' : r->state ? r->state : '?');
-				break;
-			/* "-" while it runs: a blank cell would shift the columns of a screen scrape. */
-			case CPW_TUI_COL_WAIT: snprintf(v, sizeof(v), "%s", r->wait[0] ? r->wait : "-"); break;
-			case CPW_TUI_COL_CPU: cpw_tui_fmt_pct(r->cpu_pct, v, sizeof(v)); break;
-			case CPW_TUI_COL_RSS: cpw_tui_fmt_kib(r->rss_kib, v, sizeof(v)); break;
-			case CPW_TUI_COL_MAJFLT: cpw_tui_fmt_count_rate(r->majflt_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_MINFLT: cpw_tui_fmt_count_rate(r->minflt_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_READ: cpw_tui_fmt_bytes_rate(r->read_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_WRITE: cpw_tui_fmt_bytes_rate(r->write_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_CTXSW: cpw_tui_fmt_count_rate(r->ctxsw_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_THREADS: snprintf(v, sizeof(v), "%d", r->threads); break;
-			default: v[0] = '\0'; break;
-			}
-			/* A thread row has figures of its own only in these; "-" elsewhere keeps
-			 * the columns of a screen scrape. */
-			if (r->tid && c != CPW_TUI_COL_PID && c != CPW_TUI_COL_STATE && c != CPW_TUI_COL_WAIT &&
-			    c != CPW_TUI_COL_CPU && c != CPW_TUI_COL_COMMAND)
-				snprintf(v, sizeof(v), "-");
 			if (c != CPW_TUI_COL_COMMAND) {
-				at = cell_right(ui->line, sizeof(ui->line), at, v, c == CPW_TUI_COL_WAIT ? -w : w);
+				cpw_tui_fmt_cell(r, (enum cpw_tui_col)c, v, sizeof(v));
+				at = cell_right(ui->line, sizeof(ui->line), at, v, c == CPW_TUI_COL_WAIT ? -w : w, false);
 				continue;
 			}
 			/* Command: tree branch, collapse mark, the escaped command line. A thread
