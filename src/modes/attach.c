@@ -71,7 +71,6 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
-	cpw_signals_install(CPW_MODE_ATTACH);
 	s.report.pid = cfg->pid;
 	cpw_session_begin(&s);
 

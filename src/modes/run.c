@@ -115,7 +115,6 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 	char err[256] = "";
 	static pid_t roots[MAX_ROOTS];
 
-	cpw_signals_install(CPW_MODE_RUN);
 	if (cpw_session_init(&s, cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
@@ -196,13 +195,10 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 		if (none_left && !main_done)
 			break; /* cannot happen: the command is our child until reaped */
 
-		if (cpw_signal_received) {
-			int sig = cpw_signal_received;
-			cpw_signal_received = 0;
-			/* The command decides what SIGTERM/SIGHUP mean to it; we report after. */
+		/* The command decides what each signal means to it; we report after. */
+		for (int sig; (sig = cpw_signal_take()) != 0;)
 			if (!main_done)
 				kill(launch.pid, sig);
-		}
 		size_t n = current_roots(cfg, roots);
 		if (n)
 			cpw_session_sample(&s, roots, n);

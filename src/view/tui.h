@@ -196,8 +196,9 @@ bool cpw_tui_wanted(const struct cpw_config *cfg);
 
 /* Takes over the terminal (stdout, or stderr / /dev/tty where stdout is not one; keys from
  * stdin or /dev/tty). target names what is watched ("pid 123 (make)"). Returns NULL with
- * err set when there is no usable terminal. Installs an atexit handler and fatal-signal
- * handlers that restore the terminal. */
+ * err set when there is no usable terminal. Installs an atexit handler and a fault's
+ * clean-up (cpw_signals_on_fault) that restore the terminal: the alternate screen left,
+ * the cursor shown, the saved modes back. */
 /* shared_terminal: run mode, where the command may write over the view. */
 struct cpw_tui *cpw_tui_open(const struct cpw_config *cfg, const char *target, bool shared_terminal,
 			     char *err, size_t errlen);

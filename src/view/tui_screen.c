@@ -1,9 +1,10 @@
 /*
  * tui_screen.c: the live view's hold on the terminal (tui.h): choosing the terminal,
  * entering and leaving curses and the alternate screen, colours, and giving the terminal
- * back on every way out: cpw_tui_close(), an atexit handler, and a handler for fatal
- * signals that restores the saved modes and leaves the alternate screen with
- * async-signal-safe calls only. SIGWINCH is noted here for the keys' wait to act on.
+ * back on every way out: cpw_tui_close() (a caught signal ends the loop that calls it), an
+ * atexit handler, and a fault's clean-up (util/signals.c) that restores the saved modes,
+ * leaves the alternate screen and shows the cursor with async-signal-safe calls only.
+ * SIGWINCH is noted here for the keys' wait to act on.
  */
 #include "config.h"
 #include "view/tui_private.h"
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "util/signals.h"
 
 /* ---- Terminal restore on every way out ---- */
 
@@ -55,10 +57,9 @@ static void on_exit_restore(void)
 	restore_now();
 }
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-
-/* Async-signal-safe: only tcsetattr and write, then the default action. */
-static void on_fatal(int sig)
+/* Async-signal-safe (a fault's clean-up, cpw_signals_on_fault): only tcsetattr and
+ * write. Does nothing once the view is closed. */
+static void restore_on_fault(void)
 {
 	if (saved_out_ok)
 		tcsetattr(saved_out_fd, TCSAFLUSH, &saved_out);
@@ -68,8 +69,6 @@ static void on_fatal(int sig)
 		ssize_t w = write(saved_out_fd, restore_seq, restore_len);
 		(void)w;
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 static void append_cap(const char *name)
@@ -84,18 +83,15 @@ static void append_cap(const char *name)
 	}
 }
 
+/* Every other signal that would end cperfwatch is caught (util/signals.c): the loop ends
+ * and cpw_tui_close() gives the terminal back. */
 static void install_restore_handlers(void)
 {
 	static bool atexit_done;
 	if (!atexit_done && atexit(on_exit_restore) == 0)
 		atexit_done = true;
+	cpw_signals_on_fault(restore_on_fault);
 	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fatal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESETHAND;
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		sigaction(fatal_signals[i], &sa, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_winch;
 	sigemptyset(&sa.sa_mask);
@@ -105,8 +101,6 @@ static void install_restore_handlers(void)
 
 static void remove_restore_handlers(void)
 {
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		signal(fatal_signals[i], SIG_DFL);
 	signal(SIGWINCH, SIG_DFL);
 }
 
@@ -163,6 +157,15 @@ static int pick_terminal(struct cpw_tui *ui, char *err, size_t errlen)
 	}
 	ui->out_fd = fileno(ui->out);
 	ui->in_fd = fileno(ui->in);
+	/* In the background (cperfwatch &, or under timeout, which runs it in a process group
+	 * of its own), the terminal's modes cannot be set: SIGTTOU would stop cperfwatch for
+	 * good where no shell brings it to the foreground. */
+	pid_t fg_out = tcgetpgrp(ui->out_fd), fg_in = tcgetpgrp(ui->in_fd);
+	if ((fg_out > 0 && fg_out != getpgrp()) || (fg_in > 0 && fg_in != getpgrp())) {
+		snprintf(err, errlen, "cperfwatch is not in the foreground of its terminal (run in the "
+			 "background, or by timeout without --foreground)");
+		return -ENOTTY;
+	}
 	return 0;
 }
 
