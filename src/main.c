@@ -19,6 +19,7 @@
 #include "modes/run.h"
 #include "report/output.h"
 #include "report/report.h"
+#include "util/signals.h"
 
 /* Opens /dev/null on any of fds 0-2 that is closed, so that no descriptor cperfwatch opens
  * (a netlink socket, a /proc file) becomes standard output or error by accident. Returns a
@@ -66,37 +67,45 @@ int main(int argc, char **argv)
 		return CPW_EXIT_FAILURE;
 	}
 
+	/* Check the report's destination first: a bad -o fails before anything runs. Nothing
+	 * is made until the report is written. */
+	struct cpw_output out;
+	char err[CPW_PATH_LEN + 160];
+	if (cpw_output_init(&out, &cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cperfwatch: %s\n", err);
+		return CPW_EXIT_FAILURE;
+	}
 	/* The report's own stream was closed by the caller: it would be lost. */
-	bool dash = cfg.output_path && strcmp(cfg.output_path, "-") == 0;
-	int report_fd = dash || cfg.mode != CPW_MODE_RUN ? 1 : 2;
-	if ((!cfg.output_path || dash) && (closed & (1u << report_fd))) {
+	int report_fd = out.standard == stdout ? 1 : 2;
+	if (out.standard && (closed & (1u << report_fd))) {
 		fprintf(stderr, "cperfwatch: standard %s is closed: nowhere to write the report (use -o FILE)\n",
 			report_fd == 2 ? "error" : "output");
 		return CPW_EXIT_FAILURE;
 	}
-	/* Open the report's destination first: an unwritable -o fails before anything runs
-	 * (its temporary file is made now, in the directory it will be renamed in). */
-	struct cpw_output out;
-	int rc = cpw_output_open(&out, &cfg);
-	if (rc < 0) {
-		fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.output_path, strerror(-rc));
-		return CPW_EXIT_FAILURE;
-	}
-	/* The plot's file too: a bad --plot path fails before the command starts. */
-	struct cpw_output plot;
+	/* The plot's path too: a bad --plot path fails before the command starts; its file is
+	 * made when the report is written (report/emit.c). */
 	if (cfg.plot_path) {
-		if ((rc = cpw_output_open_file(&plot, cfg.plot_path)) < 0) {
-			fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.plot_path, strerror(-rc));
+		struct cpw_output plot;
+		if (cpw_output_init_file(&plot, cfg.plot_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "cperfwatch: %s\n", err);
 			cpw_output_abandon(&out);
 			return CPW_EXIT_FAILURE;
 		}
-		cfg.plot = &plot;
+		cpw_output_abandon(&plot); /* nothing made: lets its held descriptor go */
 	}
-	int status = cfg.mode == CPW_MODE_ATTACH  ? cpw_attach_mode(&cfg, &out)
-		     : cfg.mode == CPW_MODE_MERGE ? cpw_merge_mode(&cfg, &out)
-						  : cpw_run_mode(&cfg, &out);
-	cpw_output_abandon(&out); /* the temporary file, where no report was written */
-	if (cfg.plot)
-		cpw_output_abandon(cfg.plot); /* a failed run leaves the previous plot as it was */
+	int status;
+	if (cfg.mode == CPW_MODE_MERGE) {
+		/* Merge mode writes to out->stream: its file is made before the reports are read. */
+		int rc = cpw_output_begin(&out);
+		if (rc < 0) {
+			fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cpw_output_name(&out), strerror(-rc));
+			return CPW_EXIT_FAILURE;
+		}
+		status = cpw_merge_mode(&cfg, &out);
+	} else {
+		cpw_signals_install(cfg.mode); /* before anything runs: no signal is lost */
+		status = cfg.mode == CPW_MODE_ATTACH ? cpw_attach_mode(&cfg, &out) : cpw_run_mode(&cfg, &out);
+	}
+	cpw_output_abandon(&out); /* a temporary file, where no report was written */
 	return status;
 }

@@ -7,8 +7,6 @@
 #define CPERFWATCH_CONFIG_H
 
 #include <stdbool.h>
-
-struct cpw_output; /* report/output.h */
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -41,9 +39,8 @@ struct cpw_config {
 	int nlabels;
 	const char *host;        /* this machine's short name, for the report; NULL unknown */
 	int rank;                /* the job's rank of this process (MPI, Slurm); -1 unknown */
-	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none */
-	struct cpw_output *plot; /* --plot's file, opened by main.c before anything runs (as -o's
-				  * is: written whole, then renamed into place); NULL for none */
+	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none (checked
+				  * by main.c before anything runs, made when the report is) */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */
 	bool tui;                /* live view (attach mode on a terminal by default) */
 	bool tui_forced;         /* --tui given explicitly */

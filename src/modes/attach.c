@@ -35,7 +35,6 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
-	cpw_signals_install(CPW_MODE_ATTACH);
 	cpw_session_start(s, NULL);
 
 	struct cpw_session_end end = { .cause = CPW_END_DURATION, .wall_s = NAN };

@@ -107,6 +107,9 @@ static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_plac
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The command dies with cperfwatch (a fault, SIGKILL), never runs on unwatched. Set
+	 * before the gate: a cperfwatch dead before the release closed the gate (EOF). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 
 	char go;
 	ssize_t n;

@@ -94,7 +94,6 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 	struct cpw_launch launch;
 	char err[256] = "";
 
-	cpw_signals_install(CPW_MODE_RUN);
 	struct cpw_session *s = cpw_session_new(cfg, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "cperfwatch: %s\n", err);
@@ -164,13 +163,10 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 		if (none_left && !main_done)
 			break; /* cannot happen: the command is our child until reaped */
 
-		if (cpw_signal_received) {
-			int sig = cpw_signal_received;
-			cpw_signal_received = 0;
-			/* The command decides what SIGTERM/SIGHUP mean to it; we report after. */
+		/* The command decides what each signal means to it; we report after. */
+		for (int sig; (sig = cpw_signal_take()) != 0;)
 			if (!main_done)
 				kill(launch.pid, sig);
-		}
 		cpw_session_sample(s);
 		/* q in the view closes it; the command keeps running and its report still comes. */
 		if (cpw_watch_view_step(&view, s, launch.pid) == CPW_WATCH_NO_VIEW)

@@ -101,7 +101,9 @@ void cpw_pacer_wait(struct cpw_pacer *p, unsigned interval_ms)
 
 void cpw_watch_view_end(struct cpw_watch_view *w, struct cpw_session *s, const char *notice)
 {
-	if (w->ui && notice)
+	/* Told to stop (timeout, a service manager, a job runner): no one may be there to
+	 * press q. */
+	if (w->ui && notice && !cpw_signal_stop)
 		cpw_tui_hold(w->ui, notice);
 	close_view(w, s);
 }

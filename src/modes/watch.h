@@ -43,8 +43,9 @@ struct cpw_pacer {
 };
 void cpw_pacer_wait(struct cpw_pacer *p, unsigned interval_ms);
 
-/* The watch is over: shows notice until q or a signal (where a view is open and notice is
- * not NULL), then closes the view, noting in the report an interval changed in it. */
+/* The watch is over: shows notice until q or a signal (where a view is open, notice is not
+ * NULL and cperfwatch caught no signal: one told to stop does not wait), then closes the
+ * view, noting in the report an interval changed in it. */
 void cpw_watch_view_end(struct cpw_watch_view *w, struct cpw_session *s, const char *notice);
 
 #endif

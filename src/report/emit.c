@@ -33,18 +33,28 @@ static int write_unbuffered(const struct cpw_report *r, FILE *out)
 	return rc;
 }
 
-/* --plot: the picture goes to the file main.c opened before the run, renamed into place
- * once whole. */
-static int emit_plot(struct cpw_output *plot, const struct cpw_report *r)
+/* --plot: the picture goes to the file main.c checked before the run, made now and
+ * renamed into place once whole. */
+static int emit_plot(const char *path, const struct cpw_report *r)
 {
-	return cpw_output_finish(plot, cpw_plot_write_svg(r, plot->stream), "plot");
+	struct cpw_output plot;
+	char err[CPW_PATH_LEN + 160];
+	if (cpw_output_init_file(&plot, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cperfwatch: cannot write the plot: %s\n", err);
+		return -1;
+	}
+	int rc = cpw_output_begin(&plot);
+	return cpw_output_finish(&plot, rc == 0 ? cpw_plot_write_svg(r, plot.stream) : rc, "plot");
 }
 
+/* The report first: its file takes the descriptor held back for it, and frees it for the
+ * plot's. */
 int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 {
-	int plot_rc = r->cfg && r->cfg->plot ? emit_plot(r->cfg->plot, r) : 0;
-	int rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
-	if (cpw_output_finish(out, rc, "report") != 0)
-		return -1;
-	return plot_rc == 0 ? 0 : -1;
+	int rc = cpw_output_begin(out);
+	if (rc == 0)
+		rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
+	int report_rc = cpw_output_finish(out, rc, "report");
+	int plot_rc = r->cfg && r->cfg->plot_path ? emit_plot(r->cfg->plot_path, r) : 0;
+	return report_rc == 0 && plot_rc == 0 ? 0 : -1;
 }

@@ -1,24 +1,198 @@
 /*
- * output.c: the report's destination, and the -o file written under a temporary name and
- * renamed into place (see output.h).
+ * output.c: the report's destination, checked at start-up and made when the report is
+ * written: the -o file written under a temporary name and renamed into place (see
+ * output.h). A fault while the temporary file exists removes it (cpw_signals_on_fault).
  */
 #include "config.h"
 #include "report/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Writes to path itself, as for a device or a pipe (renaming onto /dev/null would be a
- * disaster): O_NOFOLLOW refuses a symlink planted meanwhile. */
-static int open_in_place(struct cpw_output *o)
+#include "util/signals.h"
+
+/* ---- The temporary files being written, for a fault's handler ---- */
+
+#define LIVE_MAX 2 /* the report and the plot, written one after the other */
+static char live_path[LIVE_MAX][CPW_PATH_LEN];
+static volatile sig_atomic_t live_set[LIVE_MAX];
+
+/* Async-signal-safe: unlink only. */
+static void remove_live_temporaries(void)
 {
-	int fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (live_set[i])
+			unlink(live_path[i]);
+}
+
+static void live_add(const char *path)
+{
+	static bool registered;
+	if (!registered) {
+		cpw_signals_on_fault(remove_live_temporaries);
+		registered = true;
+	}
+	for (int i = 0; i < LIVE_MAX; i++) {
+		if (!live_set[i]) {
+			snprintf(live_path[i], sizeof(live_path[i]), "%s", path);
+			live_set[i] = 1;
+			return;
+		}
+	}
+}
+
+static void live_remove(const char *path)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (live_set[i] && strcmp(live_path[i], path) == 0)
+			live_set[i] = 0;
+}
+
+/* ---- Checking at start-up: nothing is made ---- */
+
+static const char *kind_of(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISBLK(mode))
+		return "a block device";
+	return "not a regular file";
+}
+
+/* The temporary file's name beside path: ".NAME.XXXXXX" in the same directory (so the
+ * rename stays within one file system), hidden, and not ending in .prom or .json, so that
+ * collectors and globs pass it by. Returns 0 or -errno. */
+static int temporary_name(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	const char *base = slash ? slash + 1 : path;
+	if (!*base)
+		return -EISDIR; /* "dir/" */
+	int n = snprintf(out, len, "%.*s.%s.XXXXXX", dirlen, path, base);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The directory of path can take the temporary file: it is a directory that the user may
+ * write in, and the temporary name fits in it. Returns 0 or -errno. */
+static int check_directory(const char *path)
+{
+	char dir[CPW_PATH_LEN], tmp[CPW_PATH_LEN];
+	int rc = temporary_name(path, tmp, sizeof(tmp));
+	if (rc < 0)
+		return rc;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (access(dir, W_OK | X_OK) != 0)
+		return -errno;
+	long name_max = pathconf(dir, _PC_NAME_MAX);
+	const char *base = slash ? slash + 1 : path;
+	if (strlen(base) + sizeof(".XXXXXX") > (size_t)(name_max > 0 ? name_max : NAME_MAX))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int refuse(const char *path, char *err, size_t errlen, int rc)
+{
+	snprintf(err, errlen, "cannot open '%s': %s", path, strerror(-rc));
+	return -1;
+}
+
+int cpw_output_init_file(struct cpw_output *o, const char *path, char *err, size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	o->reserve_fd = -1;
+	/* Named on purpose: the standard streams, whatever they are (a pipe, a file). */
+	if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0) {
+		o->standard = strcmp(path, "/dev/stdout") == 0 ? stdout : stderr;
+		return 0;
+	}
+	o->path = path;
+	struct stat st;
+	int rc;
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT)
+			return refuse(path, err, errlen, -errno);
+		rc = check_directory(path); /* a new file */
+	} else if (S_ISLNK(st.st_mode)) {
+		rc = -ELOOP; /* a link planted where the report goes is refused, not followed */
+	} else if (S_ISDIR(st.st_mode)) {
+		rc = -EISDIR;
+	} else if (S_ISCHR(st.st_mode)) {
+		o->device = true; /* /dev/null, a terminal: written in place */
+		rc = access(path, W_OK) == 0 ? 0 : -errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen,
+			 "refusing '%s': %s (the report goes to a regular file, a character device, "
+			 "/dev/stdout or /dev/stderr)",
+			 path, kind_of(st.st_mode));
+		return -1;
+	} else if (access(path, W_OK) != 0) {
+		rc = -errno; /* a read-only report stays as it is */
+	} else {
+		rc = check_directory(path);
+	}
+	if (rc < 0)
+		return refuse(path, err, errlen, rc);
+	/* Most of the descriptors left are the sampling's to keep: one is held back for this
+	 * file. */
+	o->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+int cpw_output_init(struct cpw_output *o, const struct cpw_config *cfg, char *err, size_t errlen)
+{
+	if (cfg->output_path && strcmp(cfg->output_path, "-") != 0)
+		return cpw_output_init_file(o, cfg->output_path, err, errlen);
+	memset(o, 0, sizeof(*o));
+	o->reserve_fd = -1;
+	o->standard = cfg->output_path || cfg->mode != CPW_MODE_RUN ? stdout : stderr;
+	return 0;
+}
+
+/* ---- Writing: the file is made now ---- */
+
+static void release_reserve(struct cpw_output *o)
+{
+	if (o->reserve_fd >= 0)
+		close(o->reserve_fd);
+	o->reserve_fd = -1;
+}
+
+/* The device, in place: O_NONBLOCK so that a FIFO put there since the check cannot block
+ * the open, and checked again after it. */
+static int open_device(struct cpw_output *o)
+{
+	int fd = open(o->path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		(void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK); /* a terminal's writes may wait */
 	o->stream = fdopen(fd, "w");
 	if (!o->stream) {
 		int err = errno;
@@ -28,34 +202,29 @@ static int open_in_place(struct cpw_output *o)
 	return 0;
 }
 
-/* The temporary file beside path: ".NAME.XXXXXX" in the same directory (so the rename
- * stays within one file system), hidden, and not ending in .prom or .json, so that
- * collectors and globs pass it by. */
-static int open_temporary(struct cpw_output *o, const struct stat *old)
+static int open_temporary(struct cpw_output *o)
 {
-	const char *slash = strrchr(o->path, '/');
-	int dirlen = slash ? (int)(slash - o->path + 1) : 0;
-	const char *base = slash ? slash + 1 : o->path;
-	if (!*base)
-		return -EISDIR; /* "dir/" */
-	int n = snprintf(o->tmp_path, sizeof(o->tmp_path), "%.*s.%s.XXXXXX", dirlen, o->path, base);
-	if (n < 0 || (size_t)n >= sizeof(o->tmp_path)) {
+	int rc = temporary_name(o->path, o->tmp_path, sizeof(o->tmp_path));
+	if (rc < 0) {
 		o->tmp_path[0] = '\0';
-		return -ENAMETOOLONG;
+		return rc;
 	}
+	struct stat old;
+	bool replaces = lstat(o->path, &old) == 0 && S_ISREG(old.st_mode);
 	int fd = mkostemp(o->tmp_path, O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
 		o->tmp_path[0] = '\0';
 		return -err;
 	}
+	live_add(o->tmp_path);
 	/* mkostemp makes it 0600: give it what open(O_CREAT, 0666) would have, or what the
 	 * file it replaces had. */
-	if (old) {
-		if (fchown(fd, old->st_uid, old->st_gid) != 0) {
+	if (replaces) {
+		if (fchown(fd, old.st_uid, old.st_gid) != 0) {
 			/* not root: the new file is the user's, as any file they write */
 		}
-		(void)fchmod(fd, old->st_mode & 07777);
+		(void)fchmod(fd, old.st_mode & 07777);
 	} else {
 		mode_t mask = umask(0);
 		umask(mask);
@@ -65,6 +234,7 @@ static int open_temporary(struct cpw_output *o, const struct stat *old)
 	if (!o->stream) {
 		int err = errno;
 		close(fd);
+		live_remove(o->tmp_path);
 		unlink(o->tmp_path);
 		o->tmp_path[0] = '\0';
 		return -err;
@@ -72,41 +242,21 @@ static int open_temporary(struct cpw_output *o, const struct stat *old)
 	return 0;
 }
 
-int cpw_output_open(struct cpw_output *o, const struct cpw_config *cfg)
+int cpw_output_begin(struct cpw_output *o)
 {
-	memset(o, 0, sizeof(*o));
-	if (!cfg->output_path) {
-		o->stream = cfg->mode == CPW_MODE_RUN ? stderr : stdout;
+	if (o->stream)
+		return 0;
+	if (o->standard) {
+		o->stream = o->standard;
 		return 0;
 	}
-	if (strcmp(cfg->output_path, "-") == 0) {
-		o->stream = stdout;
-		return 0;
-	}
-	return cpw_output_open_file(o, cfg->output_path);
-}
-
-int cpw_output_open_file(struct cpw_output *o, const char *path)
-{
-	memset(o, 0, sizeof(*o));
-	o->path = path;
-	struct stat st;
-	if (lstat(o->path, &st) != 0) {
-		if (errno != ENOENT)
-			return -errno;
-		return open_temporary(o, NULL);
-	}
-	if (S_ISLNK(st.st_mode))
-		return -ELOOP; /* a link planted where the report goes is refused, not followed */
-	if (!S_ISREG(st.st_mode))
-		return open_in_place(o);
-	if (access(o->path, W_OK) != 0)
-		return -errno; /* a read-only report stays as it is */
-	return open_temporary(o, &st);
+	release_reserve(o); /* its number is the one the file gets */
+	return o->device ? open_device(o) : open_temporary(o);
 }
 
 int cpw_output_commit(struct cpw_output *o)
 {
+	release_reserve(o);
 	if (!o->stream)
 		return 0;
 	FILE *f = o->stream;
@@ -120,18 +270,23 @@ int cpw_output_commit(struct cpw_output *o)
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;
 	if (rc != 0) {
-		if (o->tmp_path[0])
+		if (o->tmp_path[0]) {
 			unlink(o->tmp_path);
+			live_remove(o->tmp_path);
+		}
 		o->tmp_path[0] = '\0';
 		return rc;
 	}
 	if (o->tmp_path[0] && rename(o->tmp_path, o->path) != 0) {
 		rc = -errno;
 		/* The report stays where it is: abandon must not remove it. */
+		live_remove(o->tmp_path);
 		snprintf(o->kept_path, sizeof(o->kept_path), "%s", o->tmp_path);
 		o->tmp_path[0] = '\0';
 		return rc;
 	}
+	if (o->tmp_path[0])
+		live_remove(o->tmp_path);
 	o->tmp_path[0] = '\0';
 	return 0;
 }
@@ -159,11 +314,14 @@ int cpw_output_finish(struct cpw_output *o, int write_rc, const char *what)
 
 void cpw_output_abandon(struct cpw_output *o)
 {
+	release_reserve(o);
 	if (o->stream && o->stream != stdout && o->stream != stderr)
 		fclose(o->stream);
 	o->stream = NULL;
-	if (o->tmp_path[0])
+	if (o->tmp_path[0]) {
 		unlink(o->tmp_path);
+		live_remove(o->tmp_path);
+	}
 	o->tmp_path[0] = '\0';
 }
 
@@ -171,5 +329,5 @@ const char *cpw_output_name(const struct cpw_output *o)
 {
 	if (o->path)
 		return o->path;
-	return o->stream == stderr ? "standard error" : "standard output";
+	return o->standard == stderr ? "standard error" : "standard output";
 }

@@ -1,18 +1,105 @@
 /*
- * signals.c: how cperfwatch treats signals in each mode (session.h).
+ * signals.c: how cperfwatch treats signals in each mode, and its faults (signals.h).
  */
 #include "config.h"
 #include "util/signals.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 volatile sig_atomic_t cpw_signal_received;
+volatile sig_atomic_t cpw_signal_stop;
 sigset_t cpw_wait_mask;
 
-static void record(int sig) { cpw_signal_received = sig; }
+static volatile sig_atomic_t pending[NSIG];
+
+/* Asynchronous signals whose default action ends the process, but for the real-time ones
+ * (SIGRTMIN..SIGRTMAX, counted at run time). SIGTERM, SIGHUP, SIGINT and SIGQUIT come
+ * first: they are caught even where inherited ignored (a shell starts a background job
+ * with SIGINT and SIGQUIT ignored; SIGTERM and SIGHUP always were). */
+static const int stop_signals[] = {
+	SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+	SIGXCPU, SIGXFSZ, SIGIO,
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+#define ALWAYS_CAUGHT 4
+
+/* Faults: the signal of an instruction that went wrong, of abort(), or of seccomp. */
+static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
+#define NFAULTS (sizeof(fault_signals) / sizeof(fault_signals[0]))
+
+#define CLEANUPS_MAX 4
+static void (*cleanups[CLEANUPS_MAX])(void);
+static volatile sig_atomic_t ncleanups;
+static struct sigaction before_fault[NFAULTS]; /* the dispositions a fault goes back to */
+static bool faults_installed;
+static pid_t owner; /* cperfwatch itself: a child between fork and exec cleans nothing up */
+
+static void record(int sig)
+{
+	if (sig > 0 && sig < NSIG)
+		pending[sig] = 1;
+	cpw_signal_received = sig;
+	cpw_signal_stop = 1;
+}
+
 static void wake(int sig) { (void)sig; }
+
+/* Async-signal-safe: the clean-ups, the disposition from before, then the signal again. */
+static void on_fault(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	int saved_errno = errno;
+	if (getpid() == owner)
+		for (int i = ncleanups; i-- > 0;)
+			cleanups[i]();
+	for (size_t i = 0; i < NFAULTS; i++)
+		if (fault_signals[i] == sig)
+			sigaction(sig, &before_fault[i], NULL);
+	/* An instruction that faulted faults again on return, now under the disposition from
+	 * before (a sanitizer's handler gets the real fault's details); a signal that was sent
+	 * (kill, abort) is sent again, delivered as this handler returns. */
+	bool refaults = si && si->si_code > 0 &&
+			(sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL);
+	if (!refaults)
+		kill(getpid(), sig);
+	errno = saved_errno;
+}
+
+static void install_faults(void)
+{
+	if (faults_installed)
+		return;
+	faults_installed = true;
+	owner = getpid();
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO;
+	sigfillset(&sa.sa_mask); /* nothing else runs in the middle of the clean-ups */
+	for (size_t i = 0; i < NFAULTS; i++)
+		sigaction(fault_signals[i], &sa, &before_fault[i]);
+}
+
+void cpw_signals_on_fault(void (*fn)(void))
+{
+	install_faults();
+	for (int i = 0; i < ncleanups; i++)
+		if (cleanups[i] == fn)
+			return;
+	if (ncleanups < CLEANUPS_MAX) {
+		cleanups[ncleanups] = fn;
+		ncleanups = ncleanups + 1;
+	}
+}
 
 static void on(int sig, void (*handler)(int))
 {
@@ -24,34 +111,59 @@ static void on(int sig, void (*handler)(int))
 	sigaction(sig, &sa, NULL);
 }
 
+static bool inherited_ignored(int sig)
+{
+	struct sigaction old;
+	return sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+}
+
+/* Catches sig (recorded and blocked outside a wait), unless mode leaves it to the
+ * terminal or it was inherited ignored. */
+static void catch_stop(int sig, size_t index, enum cpw_mode mode, sigset_t *block)
+{
+	if (mode == CPW_MODE_RUN && (sig == SIGINT || sig == SIGQUIT)) {
+		on(sig, SIG_IGN);
+		return;
+	}
+	if (index >= ALWAYS_CAUGHT && inherited_ignored(sig))
+		return;
+	on(sig, record);
+	sigaddset(block, sig);
+}
+
 void cpw_signals_install(enum cpw_mode mode)
 {
 	sigset_t block;
 
-	on(SIGTERM, record);
-	on(SIGHUP, record);
+	install_faults();
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		catch_stop(stop_signals[i], i, mode, &block);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		catch_stop(sig, ALWAYS_CAUGHT, mode, &block);
 	on(SIGCHLD, wake);
 	on(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE when writing the report */
-	if (mode == CPW_MODE_RUN) {
-		on(SIGINT, SIG_IGN);
-		on(SIGQUIT, SIG_IGN);
-	} else {
-		on(SIGINT, record);
-	}
 	/* The signals that end a wait stay blocked except inside ppoll(): one that arrives
 	 * while a sample is being taken is then delivered at the next wait and ends it at
 	 * once, instead of being lost and the wait lasting a whole interval (which would
 	 * also have added up to an interval to the command's measured wall time). */
-	sigemptyset(&block);
 	sigaddset(&block, SIGCHLD);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	if (mode != CPW_MODE_RUN)
-		sigaddset(&block, SIGINT);
 	sigprocmask(SIG_BLOCK, &block, &cpw_wait_mask);
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sigismember(&block, sig) == 1)
 			sigdelset(&cpw_wait_mask, sig);
+}
+
+int cpw_signal_take(void)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (pending[sig]) {
+			pending[sig] = 0;
+			return sig;
+		}
+	}
+	cpw_signal_received = 0;
+	return 0;
 }
 
 void cpw_sleep_interruptible(unsigned ms)

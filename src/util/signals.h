@@ -1,6 +1,21 @@
 /*
  * signals.h: cperfwatch's own signal handling (signals.c): what each mode does with the
- * terminal's and the system's signals, and a sleep and a wait mask that a signal ends.
+ * terminal's and the system's signals, a sleep and a wait mask that a signal ends, and
+ * the clean-up that a fault runs before it takes its course.
+ *
+ * Every signal whose default action would end cperfwatch is either caught or is a fault:
+ * - caught (SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+ *   SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT, the real-time signals): recorded,
+ *   for the mode to act on as on SIGTERM (run mode forwards it to the command, attach mode
+ *   ends the watch), and the report is written. One that cperfwatch inherited ignored
+ *   stays ignored (and so for the command), but for SIGTERM, SIGHUP, and attach mode's
+ *   SIGINT and SIGQUIT. Run mode ignores SIGINT and SIGQUIT: the terminal delivers them
+ *   to the command, as GNU time does.
+ * - faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS): the registered
+ *   clean-ups run (the terminal is restored, a temporary -o file removed), then the signal
+ *   takes its course under the disposition it had before (the default: cperfwatch dies of
+ *   it). The command is not left unwatched: it dies with cperfwatch (launch.c,
+ *   PR_SET_PDEATHSIG).
  */
 #ifndef CPW_UTIL_SIGNALS_H
 #define CPW_UTIL_SIGNALS_H
@@ -9,16 +24,25 @@
 
 #include "options.h"
 
-extern volatile sig_atomic_t cpw_signal_received; /* last SIGTERM/SIGHUP/SIGINT seen, 0 if none */
-/* Run mode: SIGINT and SIGQUIT ignored (the terminal delivers them to the command, as
- * GNU time does); SIGTERM and SIGHUP recorded, to be forwarded. Attach mode: SIGINT,
- * SIGTERM, SIGHUP recorded, to end the watch with a report. SIGCHLD wakes the loop.
- * Those that end a wait are blocked outside it (see cpw_wait_mask). */
+/* The last caught signal not yet taken (cpw_signal_take), 0 if none. */
+extern volatile sig_atomic_t cpw_signal_received;
+/* Set for good once any signal was caught: cperfwatch was told to stop (or to pass a
+ * signal on), so it does not wait on the final view for q. */
+extern volatile sig_atomic_t cpw_signal_stop;
+/* Installs the handling above for mode, and the faults' handlers. SIGCHLD wakes the loop.
+ * The caught signals are blocked outside a wait (see cpw_wait_mask). */
 void cpw_signals_install(enum cpw_mode mode);
+/* The next caught signal not yet taken, each one once, lowest first; 0 when there is none
+ * left (cpw_signal_received is then 0). */
+int cpw_signal_take(void);
 /* The signal mask to wait with (ppoll): the usual mask without the signals that end a
  * wait, which cpw_signals_install() blocks everywhere else. */
 extern sigset_t cpw_wait_mask;
 /* Sleeps up to ms, waking early on a signal. */
 void cpw_sleep_interruptible(unsigned ms);
+/* Registers fn to run in a fault's handler, before the fault takes its course (last
+ * registered first); fn must be async-signal-safe. Installs the faults' handlers where
+ * cpw_signals_install() has not. Up to 4; a function registered again is kept once. */
+void cpw_signals_on_fault(void (*fn)(void));
 
 #endif

@@ -7,9 +7,10 @@
  *
  * Two layers. The pure helpers (tui_table.c, tui_spark.c, tui_phases.c, tui_format.c) turn
  * the model into rows, columns, sparklines, phase marks and short figures; they draw nothing and are unit-tested. The
- * view (tui.c) owns the terminal through ncurses: it reads keys with poll() on the
- * terminal between samples, draws only after a sample or a key, and always gives the
- * terminal back (quit, signal, exit, fatal signal) before the report is written.
+ * view owns the terminal through ncurses: tui_screen.c takes the terminal and always gives
+ * it back (quit, signal, exit, fatal signal) before the report is written, tui_draw.c
+ * draws only after a sample or a key, and tui_keys.c reads keys with ppoll() on the
+ * terminal between samples (their shared state: tui_private.h).
  */
 #ifndef CPERFWATCH_TUI_H
 #define CPERFWATCH_TUI_H
@@ -151,12 +152,17 @@ int cpw_tui_phase_row(const struct cpw_phases *ph, const struct cpw_tl_point *po
  * the oldest give way to "..."; empty with no phase yet. Returns the cells used. */
 int cpw_tui_phase_list(const struct cpw_phases *ph, bool ongoing, int width, char *out, size_t outlen);
 
-/* ---- Formatting (tui_format.c): every result fits in 6 cells ---- */
+/* ---- Formatting (tui_format.c): every result fits in 6 cells, a count in 4 ---- */
 
 void cpw_tui_fmt_kib(double kib, char *buf, size_t len);        /* "512K" "12.3M" "1.2G"; N/A */
 void cpw_tui_fmt_bytes_rate(double bps, char *buf, size_t len); /* "0" "512" "1.2K" "34M"; N/A */
 void cpw_tui_fmt_count_rate(double per_s, char *buf, size_t len); /* "0" "12" "1.2k" "34k" */
-void cpw_tui_fmt_pct(double pct, char *buf, size_t len);        /* "12.3" "1234"; N/A */
+void cpw_tui_fmt_pct(double pct, char *buf, size_t len);        /* "12.3" "1234" "1.2M"; N/A */
+void cpw_tui_fmt_count(double n, char *buf, size_t len);        /* "12" "1.2k" "10k": 4 cells */
+/* Row r's cell in column c (not COMMAND), in at most cpw_tui_col_width(c) cells: a figure
+ * that would not fit is shown in units (10k), never cut. "-" for a thread row's figures
+ * that are its process's. */
+void cpw_tui_fmt_cell(const struct cpw_tui_row *r, enum cpw_tui_col c, char *buf, size_t len);
 void cpw_tui_fmt_elapsed(double s, char *buf, size_t len);      /* "12.3s" "4m05s" "2h03m" */
 /* The verdict's most telling evidence line for the one-line header: what the tree waits on
  * (its target, else its kind), the files an io-bound tree waits for, threads taking turns
@@ -175,7 +181,7 @@ int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen);
  * one word is longer. All of it where it fits. */
 size_t cpw_tui_wrap(const char *text, int width);
 
-/* ---- The view (tui.c) ---- */
+/* ---- The view (tui_screen.c, tui_draw.c, tui_keys.c) ---- */
 
 struct cpw_tui;
 
@@ -190,8 +196,9 @@ bool cpw_tui_wanted(const struct cpw_config *cfg);
 
 /* Takes over the terminal (stdout, or stderr / /dev/tty where stdout is not one; keys from
  * stdin or /dev/tty). target names what is watched ("pid 123 (make)"). Returns NULL with
- * err set when there is no usable terminal. Installs an atexit handler and fatal-signal
- * handlers that restore the terminal. */
+ * err set when there is no usable terminal. Installs an atexit handler and a fault's
+ * clean-up (cpw_signals_on_fault) that restore the terminal: the alternate screen left,
+ * the cursor shown, the saved modes back. */
 /* shared_terminal: run mode, where the command may write over the view. */
 struct cpw_tui *cpw_tui_open(const struct cpw_config *cfg, const char *target, bool shared_terminal,
 			     char *err, size_t errlen);

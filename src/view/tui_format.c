@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -75,7 +76,58 @@ void cpw_tui_fmt_pct(double pct, char *buf, size_t len)
 	else if (pct < 999999.5)
 		snprintf(buf, len, "%.0f", pct);
 	else
-		snprintf(buf, len, "999999");
+		fmt_scaled(pct, 1000, " kMGT", buf, len); /* 10,000 cores and more: "1.0M" */
+}
+
+void cpw_tui_fmt_count(double n, char *buf, size_t len)
+{
+	fmt_scaled(n, 1000, " kMGT", buf, len);
+}
+
+/* WAIT: "kind" or "kind:count"; where it does not fit in width cells, the count in units,
+ * then the kind cut short, never the count. */
+static void fmt_wait(const char *wait, int width, char *buf, size_t len)
+{
+	const char *colon = strchr(wait, ':');
+	if (!wait[0]) {
+		snprintf(buf, len, "-"); /* a blank cell would shift the columns of a screen scrape */
+		return;
+	}
+	if ((int)strlen(wait) <= width || !colon) {
+		snprintf(buf, len, "%.*s", width, wait);
+		return;
+	}
+	char count[16];
+	cpw_tui_fmt_count(strtod(colon + 1, NULL), count, sizeof(count));
+	int kind = width - 1 - (int)strlen(count);
+	int name = (int)(colon - wait);
+	snprintf(buf, len, "%.*s:%s", kind < name ? (kind > 0 ? kind : 0) : name, wait, count);
+}
+
+void cpw_tui_fmt_cell(const struct cpw_tui_row *r, enum cpw_tui_col c, char *buf, size_t len)
+{
+	/* A thread row has figures of its own only in these; "-" elsewhere keeps the columns
+	 * of a screen scrape. */
+	if (r->tid && c != CPW_TUI_COL_PID && c != CPW_TUI_COL_STATE && c != CPW_TUI_COL_WAIT &&
+	    c != CPW_TUI_COL_CPU) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	switch (c) {
+	case CPW_TUI_COL_PID: snprintf(buf, len, "%d", (int)(r->tid ? r->tid : r->pid)); break;
+	/* X (dead) for the exited: their last state letter is stale. */
+	case CPW_TUI_COL_STATE: snprintf(buf, len, "%c", r->exited ? 'X' : r->state ? r->state : '?'); break;
+	case CPW_TUI_COL_WAIT: fmt_wait(r->wait, cpw_tui_col_width(c), buf, len); break;
+	case CPW_TUI_COL_CPU: cpw_tui_fmt_pct(r->cpu_pct, buf, len); break;
+	case CPW_TUI_COL_RSS: cpw_tui_fmt_kib(r->rss_kib, buf, len); break;
+	case CPW_TUI_COL_MAJFLT: cpw_tui_fmt_count_rate(r->majflt_rate, buf, len); break;
+	case CPW_TUI_COL_MINFLT: cpw_tui_fmt_count_rate(r->minflt_rate, buf, len); break;
+	case CPW_TUI_COL_READ: cpw_tui_fmt_bytes_rate(r->read_rate, buf, len); break;
+	case CPW_TUI_COL_WRITE: cpw_tui_fmt_bytes_rate(r->write_rate, buf, len); break;
+	case CPW_TUI_COL_CTXSW: cpw_tui_fmt_count_rate(r->ctxsw_rate, buf, len); break;
+	case CPW_TUI_COL_THREADS: cpw_tui_fmt_count(r->threads, buf, len); break;
+	default: snprintf(buf, len, "%s", ""); break;
+	}
 }
 
 void cpw_tui_fmt_elapsed(double s, char *buf, size_t len)

@@ -1,10 +1,11 @@
 #!/bin/sh
 # test_security.sh: cperfwatch runs no shell on the user's behalf (the command's arguments
 # reach it verbatim), changes no system setting, refuses to run setuid or setgid, writes
-# -o files with the user's umask, and refuses a symlink planted where the report goes.
+# -o files with the user's umask, and refuses a symlink or a FIFO planted where the report
+# goes (anything but a regular file, a character device, /dev/stdout or /dev/stderr).
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-N=19
+N=23
 plan $N
 PWNED="$SCRATCH/pwned"
 
@@ -107,6 +108,23 @@ ln -s "$SCRATCH/victim2" "$SCRATCH/planted2"
 rc=$?
 check "a symlink to an existing file is refused: 125 ($rc), the file untouched" \
 	sh -c "test $rc = 125 && grep -qx precious '$SCRATCH/victim2'"
+
+# --- a FIFO at the -o or --plot path: refused at once, before the command runs ---
+# (Another user's FIFO in a shared directory would receive the report, or block cperfwatch
+# for ever before the command runs.)
+mkfifo "$SCRATCH/fifo"
+for opt in -o --plot; do
+	rm -f "$SCRATCH/ran"
+	timeout 5 "$CPW" $opt "$SCRATCH/fifo" -- touch "$SCRATCH/ran" 2>"$SCRATCH/err"
+	rc=$?
+	check "a FIFO at $opt is refused without blocking: 125 ($rc), one line, the command not run" \
+		sh -c "test $rc = 125 && test \$(wc -l <'$SCRATCH/err') = 1 && grep -q FIFO '$SCRATCH/err' && test ! -e '$SCRATCH/ran'"
+done
+# Named on purpose: the standard streams and a character device.
+"$CPW" --json -o /dev/stdout -- true 2>/dev/null | grep -q '"schema"'
+check "-o /dev/stdout writes the report to standard output" test $? = 0
+"$CPW" -o /dev/stderr -- true 2>&1 >/dev/null | grep -q 'Exit status'
+check "-o /dev/stderr writes the report to standard error" test $? = 0
 
 # --- setuid and setgid ---
 if ! is_root; then

@@ -4,14 +4,21 @@
 #    reported; SIGINT sent to cperfwatch alone is ignored (a Ctrl-C reaches the command
 #    through the terminal's process group: the command decides), so the command carries on
 #    and the report comes when it ends;
-#  - attach mode: SIGINT, SIGTERM and SIGHUP end the watch cleanly with the report so far
+#  - attach mode: SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGUSR1 end the watch cleanly with the report so far
 #    (valid JSON with --json), status 0, and the watched process is left alone;
-#  - the live view restores the terminal when a signal ends it.
+#  - the live view restores the terminal when a signal ends it;
+#  - run mode, every other signal whose default would end cperfwatch (USR1, USR2, ALRM,
+#    VTALRM, PROF, XCPU, XFSZ, STKFLT, PWR, IO, the real-time ones) is forwarded as SIGTERM
+#    is: the report is written, the status is the command's, no temporary file is left;
+#  - run mode, a fault (SEGV, ABRT, TRAP, SYS, BUS, FPE, ILL) and SIGKILL: cperfwatch dies
+#    of it, leaving no temporary file and the command not running on unwatched.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 H="$CPW_BUILDDIR/tests/integration/robust_helper"
 PY=/usr/bin/python3
-N=23
+ASYNC="USR1 USR2 ALRM VTALRM PROF XCPU XFSZ STKFLT PWR IO RTMIN RTMAX"
+FAULTS="SEGV ABRT TRAP SYS BUS FPE ILL"
+N=$((23 + 12 + 7 + 1 + 4))
 plan $N
 
 [ -x "$PY" ] || missing_all "signals" python3
@@ -89,10 +96,67 @@ check "run mode, the command dies of SIGTERM: status 143 ($rc)" test "$rc" = 143
 v=$(json_exit "$SCRATCH/killed.json")
 check "run mode, the command dies of SIGTERM: the report says signal 15 ($v)" test "$v" = "None 15"
 
+# --- run mode: every other signal that would end cperfwatch ---
+ulimit -c 0 # the faults below dump no core
+# ASan builds: the sanitizer's own handlers of SEGV, BUS and FPE (which cperfwatch's hands
+# a fault on to) would report a kill as a crash and exit 1; the default action is tested.
+NO_SAN_FAULTS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0:handle_sigfpe=0"
+# The signals' numbers on this machine (the shell's kill knows few names).
+eval "$("$PY" -c '
+import signal, sys
+for n in sys.argv[1:]:
+    print("SIG_%s=%d" % (n, int(getattr(signal, "SIG" + n))))' $ASYNC $FAULTS)"
+# gone PID: the process has ended (or is a zombie that no one reaps).
+gone() { ! [ -e "/proc/$1" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]; }
+# leftovers: the temporary files left in $SCRATCH/o (none, each time).
+leftovers() { ls -A "$SCRATCH/o" | grep '^\.' ; }
+mkdir "$SCRATCH/o"
+# run_with SIG: runs a command that records its pid and sleeps, sends SIG to cperfwatch,
+# and sets rc, cmd (the command's pid) and r (the report's path).
+run_with() {
+	r="$SCRATCH/o/run.$1.json"
+	rm -f "$SCRATCH/cmd.pid"
+	ASAN_OPTIONS=$NO_SAN_FAULTS "$CPW" --json -o "$r" -- sh -c "echo \$\$ >'$SCRATCH/cmd.pid'; exec sleep 30" 2>/dev/null &
+	cpw=$!
+	wait_for "$SCRATCH/cmd.pid"
+	sleep 0.3
+	eval "kill -\$SIG_$1 $cpw"
+	wait "$cpw"
+	rc=$?
+	sleep 0.1
+	cmd=$(cat "$SCRATCH/cmd.pid")
+}
+for sig in $ASYNC; do
+	run_with "$sig"
+	n=$(eval echo "\$SIG_$sig")
+	v=$(json_exit "$r" 2>&1)
+	left=$(leftovers)
+	gone "$cmd" || kill -KILL "$cmd"
+	check "run mode, SIG$sig ($n): forwarded, the command died of it; status $rc = $((128 + n)), the report says so ($v), no temporary file ($left)" \
+		sh -c "test $rc = $((128 + n)) && test '$v' = 'None $n' && test -z '$left'"
+done
+for sig in $FAULTS; do
+	run_with "$sig"
+	n=$(eval echo "\$SIG_$sig")
+	left=$(leftovers)
+	alive=no
+	gone "$cmd" || { alive=yes; kill -KILL "$cmd"; }
+	check "run mode, SIG$sig ($n): cperfwatch dies of it ($rc = $((128 + n))), no temporary file ($left), the command does not run on ($alive)" \
+		sh -c "test $rc = $((128 + n)) && test -z '$left' && test $alive = no"
+done
+# SIGKILL: no temporary file, even in the middle of a run (it is made at the report).
+SIG_KILL=9
+run_with KILL
+left=$(leftovers)
+alive=no
+gone "$cmd" || { alive=yes; kill -KILL "$cmd"; }
+check "run mode, SIGKILL: no temporary file beside -o ($left), the command does not run on ($alive)" \
+	sh -c "test -z '$left' && test $alive = no && ! test -e '$r'"
+
 # --- attach mode: each signal ends the watch with the report so far ---
 sleep 30 &
 target=$!
-for sig in INT TERM HUP; do
+for sig in INT TERM HUP QUIT USR1; do
 	"$CPW" --json -i 50ms --pid "$target" >"$SCRATCH/attach.$sig.json" 2>"$SCRATCH/err.$sig" &
 	cpw=$!
 	sleep 0.5

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/report.h"
@@ -357,18 +359,35 @@ static void test_plot_svg(void)
 	cpw_tree_free(tree);
 }
 
-/* -o FILE: written under a temporary name beside it and renamed whole; a symlink refused;
- * a device written in place; an abandoned report leaves nothing behind. */
+/* The number of entries in dir, but . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* -o FILE: checked with nothing made, then written under a temporary name beside it and
+ * renamed whole; a symlink and a FIFO refused (without blocking); a device written in
+ * place; an abandoned report leaves nothing behind. */
 static void test_output_rename(void)
 {
-	char dir[] = "/tmp/cpw-output-XXXXXX", path[256], link[256];
+	char dir[] = "/tmp/cpw-output-XXXXXX", path[256], link[256], fifo[256], err[CPW_PATH_LEN + 160];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/r.prom", dir);
 	struct cpw_config cfg;
 	struct cpw_output o;
 	cpw_config_defaults(&cfg);
 	cfg.output_path = path;
-	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), 0);
+	CU_ASSERT_EQUAL(cpw_output_init(&o, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NULL(o.stream);
+	CU_ASSERT_EQUAL(entries(dir), 0); /* nothing made yet */
+	CU_ASSERT_EQUAL(cpw_output_begin(&o), 0);
 	CU_ASSERT_EQUAL(access(path, F_OK), -1); /* not there until whole */
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.tmp_path, "/.r.prom."));
 	fputs("x 1\n", o.stream);
@@ -379,7 +398,8 @@ static void test_output_rename(void)
 	CU_ASSERT_EQUAL(access(path, F_OK), 0);
 
 	/* A report that is not written leaves the old file as it was, and no temporary. */
-	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), 0);
+	CU_ASSERT_EQUAL(cpw_output_init(&o, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_output_begin(&o), 0);
 	char tmp[CPW_PATH_LEN];
 	snprintf(tmp, sizeof(tmp), "%s", o.tmp_path);
 	fputs("half", o.stream);
@@ -395,15 +415,28 @@ static void test_output_rename(void)
 	snprintf(link, sizeof(link), "%s/l.prom", dir);
 	CU_ASSERT_EQUAL_FATAL(symlink(path, link), 0);
 	cfg.output_path = link;
-	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), -ELOOP);
+	CU_ASSERT_EQUAL(cpw_output_init(&o, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "symbolic link"));
+	/* A FIFO, with no reader: refused at once (opening it would block). */
+	snprintf(fifo, sizeof(fifo), "%s/f.prom", dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+	cfg.output_path = fifo;
+	CU_ASSERT_EQUAL(cpw_output_init(&o, &cfg, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "a FIFO"));
 	cfg.output_path = "/dev/null";
-	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), 0);
+	CU_ASSERT_EQUAL(cpw_output_init(&o, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_output_begin(&o), 0);
 	CU_ASSERT_STRING_EQUAL(o.tmp_path, "");
 	CU_ASSERT_EQUAL(cpw_output_commit(&o), 0);
 	cfg.output_path = "-";
-	CU_ASSERT_EQUAL(cpw_output_open(&o, &cfg), 0);
+	CU_ASSERT_EQUAL(cpw_output_init(&o, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_output_begin(&o), 0);
 	CU_ASSERT_PTR_EQUAL(o.stream, stdout);
 	CU_ASSERT_STRING_EQUAL(cpw_output_name(&o), "standard output");
+	cfg.output_path = "/dev/stderr"; /* named on purpose: the stream, whatever it is */
+	CU_ASSERT_EQUAL(cpw_output_init(&o, &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_EQUAL(o.standard, stderr);
+	unlink(fifo);
 	unlink(link);
 	unlink(path);
 	CU_ASSERT_EQUAL(rmdir(dir), 0); /* nothing else was left in it */

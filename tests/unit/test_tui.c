@@ -512,6 +512,53 @@ static void test_formats(void)
 	}
 }
 
+/* Every cell of the table fits its column without cutting a digit: THR showed 1000 for
+ * 10,001 threads (cut by "%4.4s"), WAIT "network:10" for "network:10001" (the kind gives way
+ * now, not the count). */
+static void test_cells_fit(void)
+{
+	char b[32];
+	struct cpw_tui_row r;
+	memset(&r, 0, sizeof(r));
+	r.pid = 4194304;
+	r.state = 'S';
+	r.threads = 10001;
+	cpw_tui_fmt_cell(&r, CPW_TUI_COL_THREADS, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "10k");
+	r.threads = 999;
+	cpw_tui_fmt_cell(&r, CPW_TUI_COL_THREADS, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "999");
+	r.threads = 1234;
+	cpw_tui_fmt_cell(&r, CPW_TUI_COL_THREADS, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "1.2k");
+	snprintf(r.wait, sizeof(r.wait), "network:10001");
+	cpw_tui_fmt_cell(&r, CPW_TUI_COL_WAIT, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "networ:10k"); /* the kind gives way, not the count */
+	snprintf(r.wait, sizeof(r.wait), "event-loop:3");
+	cpw_tui_fmt_cell(&r, CPW_TUI_COL_WAIT, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "event-lo:3");
+	snprintf(r.wait, sizeof(r.wait), "lock:12");
+	cpw_tui_fmt_cell(&r, CPW_TUI_COL_WAIT, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "lock:12");
+	cpw_tui_fmt_cell(&r, CPW_TUI_COL_PID, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "4194304");
+	r.cpu_pct = 1.5e6; /* 15,000 cores */
+	cpw_tui_fmt_cell(&r, CPW_TUI_COL_CPU, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "1.5M");
+
+	/* Every column, from small to absurd figures, fits its width. */
+	for (double v = 0.3; v < 1e13; v *= 3.7) {
+		r.threads = v < 2e9 ? (int)v : 2000000000;
+		r.cpu_pct = r.rss_kib = r.majflt_rate = r.minflt_rate = r.read_rate = r.write_rate = r.ctxsw_rate = v;
+		snprintf(r.wait, sizeof(r.wait), "event-loop:%u", (unsigned)(v < 4e9 ? v : 4e9));
+		for (int c = 0; c < CPW_TUI_COL_COMMAND; c++) {
+			cpw_tui_fmt_cell(&r, (enum cpw_tui_col)c, b, sizeof(b));
+			if ((int)strlen(b) > cpw_tui_col_width((enum cpw_tui_col)c))
+				CU_FAIL("a cell is wider than its column");
+		}
+	}
+}
+
 static void test_interval_ladder(void)
 {
 	CU_ASSERT_EQUAL(cpw_tui_interval_step(100, 1), 200);
@@ -658,6 +705,7 @@ int main(void)
 	CU_add_test(s, "phase marks under the sparklines", test_phase_row);
 	CU_add_test(s, "the phases so far on one line", test_phase_list);
 	CU_add_test(s, "short figures", test_formats);
+	CU_add_test(s, "every cell fits its column, no digit cut", test_cells_fit);
 	CU_add_test(s, "interval ladder", test_interval_ladder);
 	CU_add_test(s, "cut to terminal cells", test_fit);
 	CU_add_test(s, "word wrap", test_wrap);

@@ -1,187 +1,23 @@
 /*
- * tui.c: the live view (tui.h): header, sparklines and the phases so far, the process
- * table, keys, help.
- *
- * One thread: the mode's loop samples, calls cpw_tui_update() to draw, then
- * cpw_tui_wait(), which poll()s the terminal for keys until the next sample is due. Drawing
- * happens only after a sample or a key; the table's buffers are reused between refreshes.
- * The terminal is given back on every way out: cpw_tui_close(), an atexit handler, and a
- * handler for fatal signals that restores the saved modes and leaves the alternate screen
- * with async-signal-safe calls only.
+ * tui_draw.c: the live view's drawing (tui.h): the snapshot into the header and the
+ * table's rows, then the header, the advice, the sparklines and the phases so far, the
+ * process table, the footer, and the help and verdict panels over them. Drawing happens
+ * only after a sample or a key; the table's buffers are reused between refreshes.
  */
 #include "config.h"
-#include "view/tui.h"
-#include "util/signals.h"
+#include "view/tui_private.h"
 
 #include <curses.h>
-#include <term.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <langinfo.h>
-#include <locale.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "options.h"
 #include "util/escape.h"
 #include "classify/verdict.h"
-
-#define LINE_MAX_BYTES 2048
-
-enum pair { PAIR_TITLE = 1, PAIR_VERDICT, PAIR_HEAD, PAIR_SPARK, PAIR_NOTICE, PAIR_EXITED };
-
-struct header {
-	double elapsed_s;
-	struct cpw_verdict verdict;
-	bool have_verdict;
-	double cores_used;
-	unsigned alive, seen;
-	uint64_t rss_kib;
-	double read_rate, write_rate;
-	bool psi_ok;
-	double psi_cpu, psi_io, psi_mem; /* share of time some task stalled, percent */
-	char target_comm[64];            /* the target's name now (it may exec); "" unknown */
-};
-
-struct cpw_tui {
-	const struct cpw_config *cfg;
-	struct cpw_view_snapshot snap; /* the last one handed over while not paused */
-	SCREEN *screen;
-	FILE *out, *in;
-	bool own_out, own_in;
-	int in_fd, out_fd;
-	char target[160];
-
-	struct cpw_tui_table table;
-	const struct cpw_proc **procs;
-	size_t procs_alloc;
-	pid_t collapsed[CPW_TUI_COLLAPSED_MAX];
-	size_t ncollapsed;
-	bool threads;                /* H: thread rows */
-	bool tree;
-	enum cpw_tui_col sort;
-	long sel, top;
-	pid_t sel_pid, sel_tid;       /* the selected row's process, and thread (0: none) */
-
-	bool paused, help, ended;
-	bool verdict_panel;          /* v: the verdict so far, whole */
-	char notice[200];
-	unsigned interval_ms;
-	struct timespec last_update;
-	bool utf8, colors;
-	bool shared_terminal;   /* run mode: the command may write over the view */
-	double last_full_s;
-
-	struct header hdr;
-
-	char line[LINE_MAX_BYTES];
-	char cell[LINE_MAX_BYTES];
-};
-
-/* ---- Terminal restore on every way out ---- */
-
-static struct cpw_tui *active;
-static volatile sig_atomic_t winch_seen;
-static struct termios saved_in, saved_out;
-static bool saved_in_ok, saved_out_ok;
-static int saved_in_fd = -1, saved_out_fd = -1;
-static char restore_seq[256]; /* rmcup, cnorm, sgr0: what endwin would send */
-static size_t restore_len;
-
-static void on_winch(int sig)
-{
-	(void)sig;
-	winch_seen = 1;
-}
-
-static void restore_now(void)
-{
-	if (!active)
-		return;
-	endwin();
-	fflush(active->out);
-}
-
-static void on_exit_restore(void)
-{
-	restore_now();
-}
-
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-
-/* Async-signal-safe: only tcsetattr and write, then the default action. */
-static void on_fatal(int sig)
-{
-	if (saved_out_ok)
-		tcsetattr(saved_out_fd, TCSAFLUSH, &saved_out);
-	if (saved_in_ok && saved_in_fd != saved_out_fd)
-		tcsetattr(saved_in_fd, TCSAFLUSH, &saved_in);
-	if (restore_len && saved_out_fd >= 0) {
-		ssize_t w = write(saved_out_fd, restore_seq, restore_len);
-		(void)w;
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void append_cap(const char *name)
-{
-	char *cap = tigetstr(name);
-	if (!cap || cap == (char *)-1)
-		return;
-	size_t n = strlen(cap);
-	if (restore_len + n < sizeof(restore_seq)) {
-		memcpy(restore_seq + restore_len, cap, n);
-		restore_len += n;
-	}
-}
-
-static void install_restore_handlers(void)
-{
-	static bool atexit_done;
-	if (!atexit_done && atexit(on_exit_restore) == 0)
-		atexit_done = true;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fatal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESETHAND;
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		sigaction(fatal_signals[i], &sa, NULL);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_winch;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a resize must wake poll(). */
-	sigaction(SIGWINCH, &sa, NULL);
-}
-
-static void remove_restore_handlers(void)
-{
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		signal(fatal_signals[i], SIG_DFL);
-	signal(SIGWINCH, SIG_DFL);
-}
-
-/* ---- Opening ---- */
-
-bool cpw_tui_wanted(const struct cpw_config *cfg)
-{
-	if (cfg->no_tui)
-		return false;
-	if (cfg->tui || cfg->tui_forced)
-		return true;
-	return cfg->mode == CPW_MODE_ATTACH && isatty(STDOUT_FILENO);
-}
 
 static double now_s(void)
 {
@@ -189,140 +25,6 @@ static double now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
-
-static bool no_color(void)
-{
-	const char *v = getenv("NO_COLOR");
-	return v && v[0];
-}
-
-static void setup_colors(struct cpw_tui *ui)
-{
-	ui->colors = has_colors() && !no_color() && start_color() == OK;
-	if (!ui->colors)
-		return;
-	use_default_colors();
-	init_pair(PAIR_TITLE, COLOR_CYAN, -1);
-	init_pair(PAIR_VERDICT, COLOR_YELLOW, -1);
-	init_pair(PAIR_HEAD, COLOR_BLACK, COLOR_GREEN);
-	init_pair(PAIR_SPARK, COLOR_GREEN, -1);
-	init_pair(PAIR_NOTICE, COLOR_BLACK, COLOR_YELLOW);
-	init_pair(PAIR_EXITED, COLOR_RED, -1);
-}
-
-static int pick_terminal(struct cpw_tui *ui, char *err, size_t errlen)
-{
-	if (isatty(STDOUT_FILENO)) {
-		ui->out = stdout;
-	} else if (isatty(STDERR_FILENO)) {
-		ui->out = stderr;
-	} else {
-		ui->out = fopen("/dev/tty", "w");
-		ui->own_out = ui->out != NULL;
-	}
-	if (isatty(STDIN_FILENO)) {
-		ui->in = stdin;
-	} else {
-		ui->in = fopen("/dev/tty", "r");
-		ui->own_in = ui->in != NULL;
-	}
-	if (!ui->out || !ui->in) {
-		snprintf(err, errlen, "no terminal to draw on (%s)", strerror(errno ? errno : ENOTTY));
-		return -ENOTTY;
-	}
-	ui->out_fd = fileno(ui->out);
-	ui->in_fd = fileno(ui->in);
-	return 0;
-}
-
-struct cpw_tui *cpw_tui_open(const struct cpw_config *cfg, const char *target, bool shared_terminal,
-			     char *err, size_t errlen)
-{
-	struct cpw_tui *ui = calloc(1, sizeof(*ui));
-	if (!ui) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	ui->cfg = cfg;
-	ui->shared_terminal = shared_terminal;
-	ui->snap.cores_usable = NAN;
-	ui->in_fd = ui->out_fd = -1;
-	snprintf(ui->target, sizeof(ui->target), "%s", target ? target : "");
-	ui->tree = true;
-	ui->sort = CPW_TUI_COL_PID;
-	ui->interval_ms = cfg->interval_ms;
-	if (pick_terminal(ui, err, errlen) < 0) {
-		cpw_tui_close(ui);
-		return NULL;
-	}
-	const char *term = getenv("TERM");
-	if (!term || !term[0] || strcmp(term, "dumb") == 0) {
-		snprintf(err, errlen, "the terminal (TERM=%s) cannot show it", term ? term : "");
-		cpw_tui_close(ui);
-		return NULL;
-	}
-	saved_out_ok = tcgetattr(ui->out_fd, &saved_out) == 0;
-	saved_in_ok = tcgetattr(ui->in_fd, &saved_in) == 0;
-	saved_out_fd = ui->out_fd;
-	saved_in_fd = ui->in_fd;
-
-	/* The character set, for ncurses and the names drawn: only the live view needs it
-	 * (reports escape names themselves, and their numbers stay in the C locale), and
-	 * loading it costs ~0.15 ms, which `cperfwatch -- CMD` does not pay. */
-	setlocale(LC_CTYPE, "");
-	fflush(ui->out);
-	ui->screen = newterm(NULL, ui->out, ui->in);
-	if (!ui->screen) {
-		snprintf(err, errlen, "cannot set up the terminal TERM=%s", term);
-		cpw_tui_close(ui);
-		return NULL;
-	}
-	active = ui;
-	restore_len = 0;
-	append_cap("rmcup");
-	append_cap("cnorm");
-	append_cap("sgr0");
-	install_restore_handlers();
-
-	const char *cs = nl_langinfo(CODESET);
-	ui->utf8 = cs && strcmp(cs, "UTF-8") == 0;
-	cbreak(); /* keeps ISIG: ^C still reaches cperfwatch as SIGINT */
-	noecho();
-	nonl();
-	keypad(stdscr, TRUE);
-	nodelay(stdscr, TRUE);
-	set_escdelay(25);
-	curs_set(0);
-	setup_colors(ui);
-
-	clock_gettime(CLOCK_MONOTONIC, &ui->last_update);
-	return ui;
-}
-
-void cpw_tui_close(struct cpw_tui *ui)
-{
-	if (!ui)
-		return;
-	if (ui->screen) {
-		endwin();
-		fflush(ui->out);
-		delscreen(ui->screen);
-		remove_restore_handlers();
-	}
-	if (active == ui)
-		active = NULL;
-	saved_in_ok = saved_out_ok = false;
-	restore_len = 0;
-	if (ui->own_out)
-		fclose(ui->out);
-	if (ui->own_in)
-		fclose(ui->in);
-	cpw_tui_table_free(&ui->table);
-	free(ui->procs);
-	free(ui);
-}
-
-unsigned cpw_tui_interval_ms(const struct cpw_tui *ui) { return ui->interval_ms; }
 
 /* ---- The model into the view ---- */
 
@@ -350,7 +52,7 @@ static void read_header(struct cpw_tui *ui)
 	h->psi_mem = snap->psi_mem;
 }
 
-static void rebuild(struct cpw_tui *ui)
+void cpw_tui_rebuild(struct cpw_tui *ui)
 {
 	const struct cpw_tree *tree = ui->snap.tree;
 	size_t n = cpw_tree_size(tree);
@@ -570,12 +272,14 @@ static int draw_phase_list(struct cpw_tui *ui, int y)
 	return 1;
 }
 
-/* Appends one right-aligned cell of width w and a space (left-aligned for words: -w). */
-static size_t cell_right(char *line, size_t len, size_t at, const char *text, int w)
+/* Appends one right-aligned cell of width w and a space (left-aligned for words: -w). A
+ * title is cut to w; a figure never is: it is made to fit (cpw_tui_fmt_cell). */
+static size_t cell_right(char *line, size_t len, size_t at, const char *text, int w, bool title)
 {
 	if (at >= len)
 		return at;
-	int n = snprintf(line + at, len - at, "%*.*s ", w, w < 0 ? -w : w, text);
+	int n = title ? snprintf(line + at, len - at, "%*.*s ", w, w < 0 ? -w : w, text)
+		      : snprintf(line + at, len - at, "%*s ", w, text);
 	return n > 0 ? at + (size_t)n : at;
 }
 
@@ -597,7 +301,7 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 					       ui->tree ? " (tree)" : "");
 		else {
 			int w = cpw_tui_col_width((enum cpw_tui_col)c) + ((enum cpw_tui_col)c == ui->sort && ui->utf8 ? 2 : 0);
-			at = cell_right(ui->line, sizeof(ui->line), at, t, c == CPW_TUI_COL_WAIT ? -w : w);
+			at = cell_right(ui->line, sizeof(ui->line), at, t, c == CPW_TUI_COL_WAIT ? -w : w, true);
 		}
 	}
 	attron(pair(ui, PAIR_HEAD, A_REVERSE));
@@ -624,31 +328,9 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 			if (!vis[c])
 				continue;
 			int w = cpw_tui_col_width((enum cpw_tui_col)c);
-			switch ((enum cpw_tui_col)c) {
-			case CPW_TUI_COL_PID: snprintf(v, sizeof(v), "%d", (int)(r->tid ? r->tid : r->pid)); break;
-			case CPW_TUI_COL_STATE:
-				/* X (dead) for the exited: their last state letter is stale. */
-				snprintf(v, sizeof(v), "%c", r->exited ? 'X' : r->state ? r->state : '?');
-				break;
-			/* "-" while it runs: a blank cell would shift the columns of a screen scrape. */
-			case CPW_TUI_COL_WAIT: snprintf(v, sizeof(v), "%s", r->wait[0] ? r->wait : "-"); break;
-			case CPW_TUI_COL_CPU: cpw_tui_fmt_pct(r->cpu_pct, v, sizeof(v)); break;
-			case CPW_TUI_COL_RSS: cpw_tui_fmt_kib(r->rss_kib, v, sizeof(v)); break;
-			case CPW_TUI_COL_MAJFLT: cpw_tui_fmt_count_rate(r->majflt_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_MINFLT: cpw_tui_fmt_count_rate(r->minflt_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_READ: cpw_tui_fmt_bytes_rate(r->read_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_WRITE: cpw_tui_fmt_bytes_rate(r->write_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_CTXSW: cpw_tui_fmt_count_rate(r->ctxsw_rate, v, sizeof(v)); break;
-			case CPW_TUI_COL_THREADS: snprintf(v, sizeof(v), "%d", r->threads); break;
-			default: v[0] = '\0'; break;
-			}
-			/* A thread row has figures of its own only in these; "-" elsewhere keeps
-			 * the columns of a screen scrape. */
-			if (r->tid && c != CPW_TUI_COL_PID && c != CPW_TUI_COL_STATE && c != CPW_TUI_COL_WAIT &&
-			    c != CPW_TUI_COL_CPU && c != CPW_TUI_COL_COMMAND)
-				snprintf(v, sizeof(v), "-");
 			if (c != CPW_TUI_COL_COMMAND) {
-				at = cell_right(ui->line, sizeof(ui->line), at, v, c == CPW_TUI_COL_WAIT ? -w : w);
+				cpw_tui_fmt_cell(r, (enum cpw_tui_col)c, v, sizeof(v));
+				at = cell_right(ui->line, sizeof(ui->line), at, v, c == CPW_TUI_COL_WAIT ? -w : w, false);
 				continue;
 			}
 			/* Command: tree branch, collapse mark, the escaped command line. A thread
@@ -826,7 +508,7 @@ static void draw_footer(struct cpw_tui *ui)
 	put(ui, y, 0, ui->line, A_DIM);
 }
 
-static void draw(struct cpw_tui *ui)
+void cpw_tui_draw(struct cpw_tui *ui)
 {
 	if (ui->shared_terminal) {
 		/* Whatever the command printed over the view goes at the next full repaint. */
@@ -867,188 +549,6 @@ void cpw_tui_update(struct cpw_tui *ui, const struct cpw_view_snapshot *snap)
 		return;
 	ui->snap = *snap;
 	read_header(ui);
-	rebuild(ui);
-	draw(ui);
-}
-
-/* ---- Keys ---- */
-
-static void toggle_collapse(struct cpw_tui *ui)
-{
-	if (!ui->table.nrows)
-		return;
-	pid_t pid = ui->table.rows[ui->sel].pid;
-	for (size_t i = 0; i < ui->ncollapsed; i++) {
-		if (ui->collapsed[i] == pid) {
-			ui->collapsed[i] = ui->collapsed[--ui->ncollapsed];
-			return;
-		}
-	}
-	if (ui->table.rows[ui->sel].has_children && ui->ncollapsed < CPW_TUI_COLLAPSED_MAX)
-		ui->collapsed[ui->ncollapsed++] = pid;
-}
-
-/* Next sort column among those shown, in either direction. */
-static void step_sort(struct cpw_tui *ui, int dir)
-{
-	bool vis[CPW_TUI_NCOLS];
-	cpw_tui_layout(COLS, vis);
-	int c = (int)ui->sort;
-	for (int i = 0; i < CPW_TUI_NCOLS; i++) {
-		c = (c + dir + CPW_TUI_NCOLS) % CPW_TUI_NCOLS;
-		if (vis[c])
-			break;
-	}
-	ui->sort = (enum cpw_tui_col)c;
-}
-
-static void move_sel(struct cpw_tui *ui, long to)
-{
-	long n = (long)ui->table.nrows;
-	if (to >= n)
-		to = n - 1;
-	if (to < 0)
-		to = 0;
-	ui->sel = to;
-	ui->sel_pid = n ? ui->table.rows[to].pid : 0;
-	ui->sel_tid = n ? ui->table.rows[to].tid : 0;
-}
-
-static void resize(struct cpw_tui *ui)
-{
-	struct winsize ws;
-	winch_seen = 0;
-	if (ioctl(ui->out_fd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
-		resizeterm(ws.ws_row, ws.ws_col);
-}
-
-/* Returns true on quit. */
-static bool handle_key(struct cpw_tui *ui, int ch, bool *redraw, bool *rebuild_rows)
-{
-	int page = LINES > 12 ? LINES - 12 : 1;
-
-	*redraw = true;
-	if (ui->help && ch != KEY_RESIZE) {
-		ui->help = false;
-		return ch == 'q' || ch == 'Q';
-	}
-	if (ui->verdict_panel && ch != KEY_RESIZE) {
-		ui->verdict_panel = false;
-		return ch == 'q' || ch == 'Q';
-	}
-	switch (ch) {
-	case 'q': case 'Q': return true;
-	case ' ':
-		if (!ui->ended)
-			ui->paused = !ui->paused;
-		break;
-	case 't': case 'T': ui->tree = !ui->tree; *rebuild_rows = true; break;
-	case 'c': case 'C': case '\n': case '\r': case KEY_ENTER:
-		toggle_collapse(ui);
-		*rebuild_rows = true;
-		break;
-	case KEY_UP: case 'k': move_sel(ui, ui->sel - 1); break;
-	case KEY_DOWN: case 'j': move_sel(ui, ui->sel + 1); break;
-	case KEY_PPAGE: move_sel(ui, ui->sel - page); break;
-	case KEY_NPAGE: move_sel(ui, ui->sel + page); break;
-	case KEY_HOME: case 'g': move_sel(ui, 0); break;
-	case KEY_END: case 'G': move_sel(ui, (long)ui->table.nrows - 1); break;
-	case '<': case ',': step_sort(ui, -1); *rebuild_rows = true; break;
-	case '>': case '.': case KEY_F(6): step_sort(ui, 1); *rebuild_rows = true; break;
-	case '+': case '=': ui->interval_ms = cpw_tui_interval_step(ui->interval_ms, 1); break;
-	case '-': case '_': ui->interval_ms = cpw_tui_interval_step(ui->interval_ms, -1); break;
-	case 'H': ui->threads = !ui->threads; *rebuild_rows = true; break;
-	case 'h': case '?': ui->help = true; break;
-	case 'v': case 'V': ui->verdict_panel = true; break;
-	case KEY_RESIZE: break;
-	default: *redraw = false; break;
-	}
-	return false;
-}
-
-/* Reads every pending key. Returns true on quit. */
-static bool read_keys(struct cpw_tui *ui)
-{
-	bool redraw = false, rows = false;
-	int ch;
-	while ((ch = getch()) != ERR) {
-		bool r = false;
-		if (handle_key(ui, ch, &r, &rows))
-			return true;
-		redraw |= r;
-	}
-	if (rows)
-		rebuild(ui);
-	if (redraw)
-		draw(ui);
-	return false;
-}
-
-static double ms_since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
-}
-
-/* Waits for keys until timeout_ms (< 0: forever) passes or a signal other than a
- * resize comes. Returns QUIT when the user quit. */
-static enum cpw_tui_event wait_keys(struct cpw_tui *ui, bool forever)
-{
-	for (;;) {
-		if (cpw_signal_received)
-			return CPW_TUI_TICK;
-		if (winch_seen) {
-			resize(ui);
-			draw(ui);
-		}
-		int timeout = -1;
-		if (!forever) {
-			double left = (double)ui->interval_ms - ms_since(&ui->last_update);
-			if (left <= 0)
-				return CPW_TUI_TICK;
-			timeout = (int)ceil(left);
-		}
-		struct pollfd pfd = { .fd = ui->in_fd, .events = POLLIN };
-		struct timespec ts = { .tv_sec = timeout / 1000, .tv_nsec = (long)(timeout % 1000) * 1000000L };
-		/* ppoll with the wait mask: signals blocked while drawing are delivered here. */
-		int r = ppoll(&pfd, 1, timeout < 0 ? NULL : &ts, &cpw_wait_mask);
-		if (r < 0) {
-			if (errno != EINTR)
-				return CPW_TUI_QUIT;
-			if (winch_seen)
-				continue;
-			if (!forever)
-				return CPW_TUI_TICK; /* SIGCHLD (run mode) or a stop signal */
-			continue;
-		}
-		if (r == 0)
-			continue;
-		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
-			return CPW_TUI_QUIT; /* the terminal is gone */
-		/* Readable with nothing to read is a hung-up terminal (a closed pty reads EIO):
-		 * without this the loop would spin on it at full CPU. */
-		int avail = 0;
-		if (ioctl(ui->in_fd, FIONREAD, &avail) < 0 || avail <= 0)
-			return CPW_TUI_QUIT;
-		if (read_keys(ui))
-			return CPW_TUI_QUIT;
-	}
-}
-
-enum cpw_tui_event cpw_tui_wait(struct cpw_tui *ui)
-{
-	return wait_keys(ui, false);
-}
-
-void cpw_tui_hold(struct cpw_tui *ui, const char *notice)
-{
-	ui->ended = true;
-	ui->paused = false;
-	snprintf(ui->notice, sizeof(ui->notice), "%s", notice);
-	/* No new reading: the last one before the exit holds the final figures (the exit
-	 * sample has the processes at zero). */
-	draw(ui);
-	while (!cpw_signal_received && wait_keys(ui, true) != CPW_TUI_QUIT)
-		;
+	cpw_tui_rebuild(ui);
+	cpw_tui_draw(ui);
 }
