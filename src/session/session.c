@@ -537,14 +537,20 @@ static void sample_cores(struct cpw_session *s, const struct cpw_proc_sample *sa
 	cpw_cpuset_format(sample->cpus_allowed, s->run.sampled_cpus, sizeof(s->run.sampled_cpus));
 }
 
-int cpw_session_sample(struct cpw_session *s)
+/* Empty groups that earlier runs killed with SIGKILL left beside the command's own go
+ * once the command runs (at the first sample, or at the end of a run too short for one),
+ * off the path that start-up takes. */
+static void remove_stale_groups(struct cpw_session *s)
 {
-	/* Empty groups that earlier runs killed with SIGKILL left beside the command's own
-	 * go once the command runs, off the path that start-up takes. */
 	if (!s->stale_groups_removed) {
 		s->stale_groups_removed = true;
 		cpw_cgroup_remove_stale(s->cgroup);
 	}
+}
+
+int cpw_session_sample(struct cpw_session *s)
+{
+	remove_stale_groups(s);
 	size_t nroots = sample_roots(s);
 	if (nroots == 0) {
 		drain_exits(s);
@@ -675,6 +681,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	struct cpw_run_readings *in = &s->run;
 
 	/* Read, in order. */
+	remove_stale_groups(s);
 	in->wall_s = cpw_known(end->wall_s) ? end->wall_s : cpw_session_elapsed(s);
 	sample_what_is_left(s);
 	drain_exits(s);
