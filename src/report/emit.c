@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exitcodes.h"
 #include "report/report.h"
 #include "report/output.h"
 #include "report/plot_svg.h"
@@ -33,18 +34,35 @@ static int write_unbuffered(const struct cpw_report *r, FILE *out)
 	return rc;
 }
 
+/* What a failure's line names: the report or the plot, and in run mode the command's own
+ * status, which the status 125 of the failure takes the place of. */
+static void name_output(const struct cpw_report *r, const char *what, char *buf, size_t len)
+{
+	if (r->mode != CPW_MODE_RUN || !r->exit_known)
+		snprintf(buf, len, "%s", what);
+	else if (r->exit_signal)
+		snprintf(buf, len, "%s (the command was killed by signal %d: status %d)", what,
+			 r->exit_signal, CPW_EXIT_SIGNAL_BASE + r->exit_signal);
+	else
+		snprintf(buf, len, "%s (the command exited with status %d)", what, r->exit_code);
+}
+
 /* --plot: the picture goes to the file main.c opened before the run, renamed into place
  * once whole. */
 static int emit_plot(struct cpw_output *plot, const struct cpw_report *r)
 {
-	return cpw_output_finish(plot, cpw_plot_write_svg(r, plot->stream), "plot");
+	char what[96];
+	name_output(r, "plot", what, sizeof(what));
+	return cpw_output_finish(plot, cpw_plot_write_svg(r, plot->stream), what);
 }
 
 int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 {
+	char what[96];
 	int plot_rc = r->cfg && r->cfg->plot ? emit_plot(r->cfg->plot, r) : 0;
 	int rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
-	if (cpw_output_finish(out, rc, "report") != 0)
+	name_output(r, "report", what, sizeof(what));
+	if (cpw_output_finish(out, rc, what) != 0)
 		return -1;
 	return plot_rc == 0 ? 0 : -1;
 }
