@@ -24,6 +24,7 @@
 #include "exitcodes.h"
 #include "modes/launch.h"
 #include "session/session.h"
+#include "util/escape.h"
 #include "util/signals.h"
 #include "modes/watch.h"
 
@@ -89,6 +90,15 @@ static void end_notice(int wait_status, char *notice, size_t len)
 			 WEXITSTATUS(wait_status), dash);
 }
 
+/* One line: the command cannot be started or run. Its name may hold any byte (a file
+ * name, or what PATH gave): escaped as the reports escape it. */
+static void say_cannot(const char *what, const char *command, int err)
+{
+	char name[4096];
+	cpw_escape_for_terminal(command, name, sizeof(name));
+	fprintf(stderr, "cperfwatch: cannot %s '%s': %s\n", what, name, strerror(err));
+}
+
 int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 {
 	struct cpw_launch launch;
@@ -106,7 +116,7 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 	int rc = cpw_launch_prepare(cfg->command, cpw_session_placement(s), cpw_session_gate_wanted(s),
 				    &launch);
 	if (rc < 0) {
-		fprintf(stderr, "cperfwatch: cannot start '%s': %s\n", cfg->command[0], strerror(-rc));
+		say_cannot("start", cfg->command[0], -rc);
 		cpw_session_free(s);
 		return CPW_EXIT_FAILURE;
 	}
@@ -136,7 +146,7 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 	if (exec_errno) {
 		int status;
 		waitpid(launch.pid, &status, 0);
-		fprintf(stderr, "cperfwatch: cannot run '%s': %s\n", cfg->command[0], strerror(exec_errno));
+		say_cannot("run", cfg->command[0], exec_errno);
 		cpw_session_free(s);
 		return exec_errno == ENOENT ? CPW_EXIT_NOT_FOUND : CPW_EXIT_CANNOT_RUN;
 	}

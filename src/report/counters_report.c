@@ -10,6 +10,7 @@
 #include "config.h"
 #include "report/counters_report.h"
 #include "util/round.h"
+#include "report/json_value.h"
 
 #include <errno.h>
 #include <math.h>
@@ -168,33 +169,36 @@ static struct json_object *json_number(double v, bool integral)
 	return json_object_new_double_s(v, text);
 }
 
+/* json_number(), a failure told from null (NAN). */
+static struct json_object *doc_number(struct cpw_json_doc *d, double v, bool integral)
+{
+	struct json_object *o = json_number(v, integral);
+	return isnan(v) ? o : cpw_json_need(d, o);
+}
+
 struct json_object *cpw_counters_to_json(const struct cpw_counter_values *c)
 {
-	struct json_object *obj = json_object_new_object();
-	if (!obj)
-		return NULL;
-	for (size_t i = 0; i < c->n; i++) {
+	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
+	struct json_object *obj = cpw_json_doc_object(d);
+	for (size_t i = 0; !d->failed && i < c->n; i++) {
 		const struct cpw_counter_reading *v = &c->ev[i];
-		struct json_object *e = json_object_new_object();
-		if (!e)
-			continue;
+		struct json_object *e = cpw_json_doc_object(d);
 		bool msec = strcmp(v->unit, "msec") == 0;
-		json_object_object_add(e, "value", has_number(v) ? json_number(v->value, !msec) : NULL);
-		json_object_object_add(e, "status", json_object_new_string(cpw_counters_status_name(v->status)));
-		json_object_object_add(e, "reason", v->reason[0] ? json_object_new_string(v->reason) : NULL);
-		json_object_object_add(e, "unit", json_object_new_string(v->unit));
-		json_object_object_add(e, "running_fraction", json_number(v->running_fraction, false));
-		json_object_object_add(obj, v->name, e);
+		cpw_json_put(d, e, "value", has_number(v) ? doc_number(d, v->value, !msec) : NULL);
+		cpw_json_put(d, e, "status", cpw_json_doc_text(d, cpw_counters_status_name(v->status)));
+		cpw_json_put(d, e, "reason", v->reason[0] ? cpw_json_doc_text(d, v->reason) : NULL);
+		cpw_json_put(d, e, "unit", cpw_json_doc_text(d, v->unit));
+		cpw_json_put(d, e, "running_fraction", doc_number(d, v->running_fraction, false));
+		cpw_json_put(d, obj, v->name, e);
 	}
-	return obj;
+	return cpw_json_doc_end(d, obj);
 }
 
 struct json_object *cpw_counters_derived_json(const struct cpw_counter_values *c)
 {
 	const struct cpw_counters_derived d = c->derived;
-	struct json_object *obj = json_object_new_object();
-	if (!obj)
-		return NULL;
+	struct cpw_json_doc doc = { .failed = false }, *dj = &doc;
+	struct json_object *obj = cpw_json_doc_object(dj);
 	const struct { const char *key; double v; } fields[] = {
 		{ "ipc", d.ipc },
 		{ "cache_miss_ratio", d.cache_miss_ratio },
@@ -210,6 +214,6 @@ struct json_object *cpw_counters_derived_json(const struct cpw_counter_values *c
 		{ "topdown_memory_bound", d.topdown_memory_bound },
 	};
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		json_object_object_add(obj, fields[i].key, json_number(fields[i].v, false));
-	return obj;
+		cpw_json_put(dj, obj, fields[i].key, doc_number(dj, fields[i].v, false));
+	return cpw_json_doc_end(dj, obj);
 }

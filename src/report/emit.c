@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exitcodes.h"
 #include "report/report.h"
 #include "report/output.h"
 #include "report/plot_svg.h"
@@ -33,28 +34,44 @@ static int write_unbuffered(const struct cpw_report *r, FILE *out)
 	return rc;
 }
 
+/* What a failure's line names: the report or the plot, and in run mode the command's own
+ * status, which the status 125 of the failure takes the place of. */
+static void name_output(const struct cpw_report *r, const char *what, char *buf, size_t len)
+{
+	if (r->mode != CPW_MODE_RUN || !r->exit_known)
+		snprintf(buf, len, "%s", what);
+	else if (r->exit_signal)
+		snprintf(buf, len, "%s (the command was killed by signal %d: status %d)", what,
+			 r->exit_signal, CPW_EXIT_SIGNAL_BASE + r->exit_signal);
+	else
+		snprintf(buf, len, "%s (the command exited with status %d)", what, r->exit_code);
+}
+
 /* --plot: the picture goes to the file main.c checked before the run, made now and
  * renamed into place once whole. */
 static int emit_plot(const char *path, const struct cpw_report *r)
 {
 	struct cpw_output plot;
-	char err[CPW_PATH_LEN + 160];
+	char err[CPW_PATH_LEN + 160], what[96];
 	if (cpw_output_init_file(&plot, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cperfwatch: cannot write the plot: %s\n", err);
 		return -1;
 	}
+	name_output(r, "plot", what, sizeof(what));
 	int rc = cpw_output_begin(&plot);
-	return cpw_output_finish(&plot, rc == 0 ? cpw_plot_write_svg(r, plot.stream) : rc, "plot");
+	return cpw_output_finish(&plot, rc == 0 ? cpw_plot_write_svg(r, plot.stream) : rc, what);
 }
 
 /* The report first: its file takes the descriptor held back for it, and frees it for the
  * plot's. */
 int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 {
+	char what[96];
 	int rc = cpw_output_begin(out);
 	if (rc == 0)
 		rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
-	int report_rc = cpw_output_finish(out, rc, "report");
+	name_output(r, "report", what, sizeof(what));
+	int report_rc = cpw_output_finish(out, rc, what);
 	int plot_rc = r->cfg && r->cfg->plot_path ? emit_plot(r->cfg->plot_path, r) : 0;
 	return report_rc == 0 && plot_rc == 0 ? 0 : -1;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/escape.h"
 
 const char cpw_expo_reserved_labels[] = "command mode class budget rank host le quantile";
 
@@ -21,22 +22,43 @@ void cpw_expo_init(struct cpw_expo *e, FILE *out, enum cpw_expo_dialect dialect)
 	e->labels[0] = '\0';
 }
 
+/* Bytes of the UTF-8 sequence led by c, in text known to be valid UTF-8. */
+static size_t utf8_len(unsigned char c)
+{
+	return c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
+}
+
 void cpw_expo_label_value(const char *src, char *dst, size_t len)
 {
 	char clean[1024];
 	size_t n = 0;
 
+	if (len == 0)
+		return;
+	/* Invalid UTF-8 and the C1 controls become the text \xNN (util/escape.c); so do the
+	 * other control bytes and DEL below, as the text report shows them, so that no escape
+	 * sequence reaches whoever reads the exposition in a terminal. Then the format's own
+	 * escapes: \\, \" and \n. Cut only between characters. */
 	cpw_escape_utf8(src, clean, sizeof(clean));
-	for (const char *s = clean; *s && n + 3 < len; s++) {
-		if (*s == '\\' || *s == '"') {
-			dst[n++] = '\\';
-			dst[n++] = *s;
-		} else if (*s == '\n') {
-			dst[n++] = '\\';
-			dst[n++] = 'n';
-		} else {
-			dst[n++] = *s;
-		}
+	for (const char *s = clean; *s;) {
+		unsigned char c = (unsigned char)*s;
+		char esc[8];
+		const char *from = esc;
+		size_t seq = 1;
+		if (c == '\\' || c == '"')
+			snprintf(esc, sizeof(esc), "\\%c", c);
+		else if (c == '\n')
+			snprintf(esc, sizeof(esc), "\\n");
+		else if (c < 0x20 || c == 0x7f)
+			snprintf(esc, sizeof(esc), "\\\\x%02x", c);
+		else
+			from = s, seq = utf8_len(c);
+		size_t out = from == esc ? strlen(esc) : seq;
+		if (n + out >= len)
+			break;
+		memcpy(dst + n, from, out);
+		n += out;
+		s += seq;
 	}
 	dst[n] = '\0';
 }

@@ -21,8 +21,8 @@
 enum cpw_expo_dialect { CPW_EXPO_OPENMETRICS, CPW_EXPO_PROMETHEUS };
 
 /* Room for every label at its longest: CPW_LABELS_MAX --label pairs (names under 128
- * bytes, values of at most CPW_LABEL_VALUE_MAX, 4 bytes each when escaped) and the few
- * cperfwatch adds (a command name, rank, host). */
+ * bytes, values of at most CPW_LABEL_VALUE_MAX, 5 bytes each when escaped: \\x1b) and the
+ * few cperfwatch adds (a command name, rank, host). */
 #define CPW_EXPO_LABELS_LEN 12288
 
 struct cpw_expo {
@@ -34,14 +34,18 @@ struct cpw_expo {
 /* Starts a writer on out; its labels are empty. */
 void cpw_expo_init(struct cpw_expo *e, FILE *out, enum cpw_expo_dialect dialect);
 
-/* Appends name="value" to the labels of every sample, value escaped (backslash, double
- * quote, newline; invalid UTF-8 as \xNN). */
+/* Appends name="value" to the labels of every sample, value escaped as
+ * cpw_expo_label_value() does. */
 void cpw_expo_add_label(struct cpw_expo *e, const char *name, const char *value);
 
 /* Appends the --label pairs of cfg. */
 void cpw_expo_add_config_labels(struct cpw_expo *e, const struct cpw_config *cfg);
 
-/* Escapes a label value into dst (always NUL-terminated). */
+/* Escapes a label value into dst (always NUL-terminated), cut between characters where
+ * dst is short: backslash, double quote and newline as the formats want (\\ \" \n); the
+ * other control bytes (DEL and C1 included) and invalid UTF-8 as the text \xNN, as the
+ * text report shows them (util/escape.h), its backslash escaped. What comes out is UTF-8
+ * and has no byte below 0x20. */
 void cpw_expo_label_value(const char *src, char *dst, size_t len);
 
 /* Announces a family. base is the name without _total; counter says whether it is one;

@@ -1,7 +1,9 @@
 /*
  * json.c: the report as one JSON document (schema "cperfwatch/1", doc/cperfwatch.schema.json),
  * written with json-c. A value that could not be measured is null, with the reason among
- * "notes"; never 0.
+ * "notes"; never 0. Every json-c call goes through report/json_value.h, so that memory
+ * running out ends in -ENOMEM (one line from the caller), never in json-c's assertions or
+ * a document with a piece missing.
  */
 #include "config.h"
 #include "report/report.h"
@@ -16,123 +18,131 @@
 #include "report/waits_report.h"
 #include "report/json_value.h"
 
-static json_object *jint(uint64_t v) { return json_object_new_int64((int64_t)v); }
-
-static void add(json_object *o, const char *key, json_object *v) { json_object_object_add(o, key, v); }
+/* The document's values, each checked (json_value.h): d fails where one cannot be made. */
+static json_object *jint(struct cpw_json_doc *d, uint64_t v) { return cpw_json_doc_int(d, (int64_t)v); }
+static json_object *jsmall(struct cpw_json_doc *d, int v) { return cpw_json_doc_int(d, v); }
+static json_object *jbool(struct cpw_json_doc *d, bool v) { return cpw_json_need(d, json_object_new_boolean(v)); }
+static json_object *jtext(struct cpw_json_doc *d, const char *s) { return cpw_json_doc_text(d, s); }
+static json_object *jobj(struct cpw_json_doc *d) { return cpw_json_doc_object(d); }
+static json_object *jarr(struct cpw_json_doc *d) { return cpw_json_doc_array(d); }
+static json_object *jnum(struct cpw_json_doc *d, double v) { return cpw_json_doc_number(d, v); }
+static json_object *jstr(struct cpw_json_doc *d, const char *s) { return cpw_json_doc_string(d, s); }
+static void add(struct cpw_json_doc *d, json_object *o, const char *key, json_object *v) { cpw_json_put(d, o, key, v); }
+static void push(struct cpw_json_doc *d, json_object *a, json_object *v) { cpw_json_append(d, a, v); }
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
-static json_object *time_object(const struct cpw_report *r)
+static json_object *time_object(struct cpw_json_doc *d, const struct cpw_report *r)
 {
 	const struct cpw_metrics *m = &r->metrics;
-	json_object *o = json_object_new_object();
+	json_object *o = jobj(d);
 	double cpu = m->user_s + m->sys_s;
-	add(o, "wall_s", cpw_json_number(m->wall_s));
-	add(o, "user_s", cpw_json_number(m->user_s));
-	add(o, "sys_s", cpw_json_number(m->sys_s));
-	add(o, "cpu_percent", cpw_json_number(cpw_known(m->wall_s) && m->wall_s > 0 ? 100 * cpu / m->wall_s : NAN));
+	add(d, o, "wall_s", jnum(d, m->wall_s));
+	add(d, o, "user_s", jnum(d, m->user_s));
+	add(d, o, "sys_s", jnum(d, m->sys_s));
+	add(d, o, "cpu_percent", jnum(d, cpw_known(m->wall_s) && m->wall_s > 0 ? 100 * cpu / m->wall_s : NAN));
 	return o;
 }
 
-static json_object *memory_object(const struct cpw_report *r)
+static json_object *memory_object(struct cpw_json_doc *d, const struct cpw_report *r)
 {
 	const struct cpw_metrics *m = &r->metrics;
-	json_object *o = json_object_new_object();
-	add(o, "max_rss_kib", cpw_json_number(m->max_rss_kib));
-	add(o, "tree_peak_rss_kib", cpw_json_number(m->tree_peak_rss_kib));
-	add(o, "tree_peak_kib", cpw_json_number(m->tree_peak_kib));
-	add(o, "tree_peak_source", m->tree_peak_source[0] ? cpw_json_string(m->tree_peak_source) : NULL);
-	add(o, "tree_peak_pss_kib", cpw_json_number(m->tree_peak_pss_kib));
-	add(o, "major_faults", jint(m->major_faults));
-	add(o, "minor_faults", jint(m->minor_faults));
-	add(o, "refaults", cpw_json_number(m->refaults));
-	add(o, "memory_limit_kib", cpw_json_number(m->memory_limit_kib));
-	add(o, "cgroup_peak_kib", cpw_json_number(r->cgroup_mem_peak_kib)); /* page cache included */
+	json_object *o = jobj(d);
+	add(d, o, "max_rss_kib", jnum(d, m->max_rss_kib));
+	add(d, o, "tree_peak_rss_kib", jnum(d, m->tree_peak_rss_kib));
+	add(d, o, "tree_peak_kib", jnum(d, m->tree_peak_kib));
+	add(d, o, "tree_peak_source", m->tree_peak_source[0] ? jstr(d, m->tree_peak_source) : NULL);
+	add(d, o, "tree_peak_pss_kib", jnum(d, m->tree_peak_pss_kib));
+	add(d, o, "major_faults", jint(d, m->major_faults));
+	add(d, o, "minor_faults", jint(d, m->minor_faults));
+	add(d, o, "refaults", jnum(d, m->refaults));
+	add(d, o, "memory_limit_kib", jnum(d, m->memory_limit_kib));
+	add(d, o, "cgroup_peak_kib", jnum(d, r->cgroup_mem_peak_kib)); /* page cache included */
 	return o;
 }
 
-static json_object *io_object(const struct cpw_report *r)
+static json_object *io_object(struct cpw_json_doc *d, const struct cpw_report *r)
 {
 	const struct cpw_metrics *m = &r->metrics;
-	json_object *o = json_object_new_object();
-	add(o, "read_bytes", cpw_json_number(m->read_bytes));
-	add(o, "write_bytes", cpw_json_number(m->write_bytes));
+	json_object *o = jobj(d);
+	add(d, o, "read_bytes", jnum(d, m->read_bytes));
+	add(d, o, "write_bytes", jnum(d, m->write_bytes));
 	if (r->mode == CPW_MODE_RUN && r->rusage_known) {
-		add(o, "fs_inputs", jint(m->fs_inputs));
-		add(o, "fs_outputs", jint(m->fs_outputs));
+		add(d, o, "fs_inputs", jint(d, m->fs_inputs));
+		add(d, o, "fs_outputs", jint(d, m->fs_outputs));
 	} else {
-		add(o, "fs_inputs", NULL);
-		add(o, "fs_outputs", NULL);
+		add(d, o, "fs_inputs", NULL);
+		add(d, o, "fs_outputs", NULL);
 	}
 	return o;
 }
 
-static json_object *threads_object(const struct cpw_report *r)
+static json_object *threads_object(struct cpw_json_doc *d, const struct cpw_report *r)
 {
 	const struct cpw_metrics *m = &r->metrics;
 	struct cpw_thread_shares s;
-	json_object *o = json_object_new_object();
+	json_object *o = jobj(d);
 	cpw_thread_shares(m, &s);
-	add(o, "running", cpw_json_number(s.running));
-	add(o, "runnable", cpw_json_number(s.runnable));
-	add(o, "disk_wait", cpw_json_number(s.disk_wait));
-	add(o, "uninterruptible_other", cpw_json_number(s.d_other));
-	add(o, "sleeping", cpw_json_number(s.sleeping));
-	add(o, "other", cpw_json_number(s.other));
-	add(o, "samples", jint(m->samples));
-	add(o, "thread_samples", jint(m->thread_samples));
-	add(o, "interval_s", cpw_json_number(r->cfg->interval_ms / 1000.0));
-	add(o, "oncpu_s", cpw_json_number(m->oncpu_s));
-	add(o, "runqueue_wait_s", cpw_json_number(m->runq_wait_s));
-	add(o, "avg_runnable", cpw_json_number(m->avg_runnable_threads));
-	json_object *d = json_object_new_object();
-	add(d, "enabled", json_object_new_boolean(m->delayacct_on));
-	add(d, "blkio_s", cpw_json_number(m->blkio_delay_s));
-	add(d, "swapin_s", cpw_json_number(m->swapin_delay_s));
-	add(d, "thrashing_s", cpw_json_number(m->thrashing_delay_s));
-	add(d, "reclaim_s", cpw_json_number(m->reclaim_delay_s));
-	add(o, "delays", d);
+	add(d, o, "running", jnum(d, s.running));
+	add(d, o, "runnable", jnum(d, s.runnable));
+	add(d, o, "disk_wait", jnum(d, s.disk_wait));
+	add(d, o, "uninterruptible_other", jnum(d, s.d_other));
+	add(d, o, "sleeping", jnum(d, s.sleeping));
+	add(d, o, "other", jnum(d, s.other));
+	add(d, o, "samples", jint(d, m->samples));
+	add(d, o, "thread_samples", jint(d, m->thread_samples));
+	add(d, o, "interval_s", jnum(d, r->cfg->interval_ms / 1000.0));
+	add(d, o, "oncpu_s", jnum(d, m->oncpu_s));
+	add(d, o, "runqueue_wait_s", jnum(d, m->runq_wait_s));
+	add(d, o, "avg_runnable", jnum(d, m->avg_runnable_threads));
+	json_object *delays = jobj(d);
+	add(d, delays, "enabled", jbool(d, m->delayacct_on));
+	add(d, delays, "blkio_s", jnum(d, m->blkio_delay_s));
+	add(d, delays, "swapin_s", jnum(d, m->swapin_delay_s));
+	add(d, delays, "thrashing_s", jnum(d, m->thrashing_delay_s));
+	add(d, delays, "reclaim_s", jnum(d, m->reclaim_delay_s));
+	add(d, o, "delays", delays);
 	return o;
 }
 
-static json_object *pressure_object(const struct cpw_report *r)
+static json_object *pressure_object(struct cpw_json_doc *d, const struct cpw_report *r)
 {
 	const struct cpw_metrics *m = &r->metrics;
-	json_object *o = json_object_new_object();
-	add(o, "scope", json_object_new_string(m->psi_from_cgroup ? "cgroup" : "system"));
-	add(o, "cpu_some_s", cpw_json_number(m->psi_cpu_some_s));
-	add(o, "io_some_s", cpw_json_number(m->psi_io_some_s));
-	add(o, "io_full_s", cpw_json_number(m->psi_io_full_s));
-	add(o, "memory_some_s", cpw_json_number(m->psi_mem_some_s));
-	add(o, "memory_full_s", cpw_json_number(m->psi_mem_full_s));
+	json_object *o = jobj(d);
+	add(d, o, "scope", jtext(d, m->psi_from_cgroup ? "cgroup" : "system"));
+	add(d, o, "cpu_some_s", jnum(d, m->psi_cpu_some_s));
+	add(d, o, "io_some_s", jnum(d, m->psi_io_some_s));
+	add(d, o, "io_full_s", jnum(d, m->psi_io_full_s));
+	add(d, o, "memory_some_s", jnum(d, m->psi_mem_some_s));
+	add(d, o, "memory_full_s", jnum(d, m->psi_mem_full_s));
 	return o;
 }
 
-static json_object *verdict_object(const struct cpw_report *r)
+static json_object *verdict_object(struct cpw_json_doc *d, const struct cpw_report *r)
 {
 	const struct cpw_verdict *v = &r->verdict;
-	json_object *o = json_object_new_object();
-	add(o, "class", json_object_new_string(cpw_class_name(v->cls)));
-	add(o, "confidence", cpw_json_number(v->confidence));
-	json_object *ev = json_object_new_array();
+	json_object *o = jobj(d);
+	add(d, o, "class", jtext(d, cpw_class_name(v->cls)));
+	add(d, o, "confidence", jnum(d, v->confidence));
+	json_object *ev = jarr(d);
 	for (int i = 0; i < v->nevidence; i++) {
 		const struct cpw_evidence *e = &v->evidence[i];
-		json_object *item = json_object_new_object();
-		add(item, "metric", cpw_json_string(e->metric));
-		add(item, "value", cpw_json_number(e->value));
-		add(item, "threshold", cpw_json_number(e->threshold));
-		add(item, "source", cpw_json_string(e->source));
-		add(item, "text", cpw_json_string(e->text));
-		json_object_array_add(ev, item);
+		json_object *item = jobj(d);
+		add(d, item, "metric", jstr(d, e->metric));
+		add(d, item, "value", jnum(d, e->value));
+		add(d, item, "threshold", jnum(d, e->threshold));
+		add(d, item, "source", jstr(d, e->source));
+		add(d, item, "text", jstr(d, e->text));
+		push(d, ev, item);
 	}
-	add(o, "evidence", ev);
-	add(o, "secondary", v->secondary == CPW_CLASS_NONE ? NULL
-					 : json_object_new_string(cpw_class_name(v->secondary)));
-	json_object *findings = json_object_new_array();
+	add(d, o, "evidence", ev);
+	add(d, o, "secondary", v->secondary == CPW_CLASS_NONE ? NULL
+					 : jtext(d, cpw_class_name(v->secondary)));
+	json_object *findings = jarr(d);
 	for (int i = 0; i < v->nfindings; i++)
-		json_object_array_add(findings, cpw_json_string(v->findings[i]));
-	add(o, "findings", findings);
-	add(o, "advice", cpw_json_string(v->advice));
+		push(d, findings, jstr(d, v->findings[i]));
+	add(d, o, "findings", findings);
+	add(d, o, "advice", jstr(d, v->advice));
 	return o;
 }
 
@@ -141,117 +151,125 @@ static json_object *verdict_object(const struct cpw_report *r)
 #define TIMELINE_PLACEHOLDER "@cperfwatch-timeline@"
 static bool stream_processes = true;
 
-static json_object *process_object(const struct cpw_proc *p)
+static json_object *process_object(struct cpw_json_doc *d, const struct cpw_proc *p)
 {
-	json_object *o = json_object_new_object();
-	add(o, "pid", json_object_new_int(p->pid));
-	add(o, "ppid", json_object_new_int(p->ppid));
-	add(o, "command", cpw_json_string(p->comm));
-	add(o, "user", p->user[0] ? cpw_json_string(p->user) : NULL);
-	add(o, "cmdline", cpw_json_string(p->cmdline));
-	add(o, "user_s", cpw_json_number(p->user_s));
-	add(o, "sys_s", cpw_json_number(p->sys_s));
-	add(o, "max_rss_kib", jint(p->max_rss_kib));
-	add(o, "major_faults", jint(p->majflt));
-	add(o, "minor_faults", jint(p->minflt));
-	add(o, "voluntary_ctxsw", jint(p->vol_ctxsw));
-	add(o, "involuntary_ctxsw", jint(p->invol_ctxsw));
-	add(o, "read_bytes", cpw_json_number(p->read_bytes));
-	add(o, "write_bytes", cpw_json_number(p->write_bytes));
-	add(o, "oncpu_s", cpw_json_number(p->oncpu_s));
-	add(o, "runqueue_wait_s", cpw_json_number(p->runq_wait_s));
-	add(o, "threads", json_object_new_int(p->nthreads));
-	add(o, "first_seen_s", cpw_json_number(p->first_seen_s));
-	add(o, "exited_s", cpw_json_number(p->exited_s));
-	add(o, "alive", json_object_new_boolean(p->alive));
-	add(o, "preexisting", json_object_new_boolean(p->preexisting));
+	json_object *o = jobj(d);
+	add(d, o, "pid", jsmall(d, p->pid));
+	add(d, o, "ppid", jsmall(d, p->ppid));
+	add(d, o, "command", jstr(d, p->comm));
+	add(d, o, "user", p->user[0] ? jstr(d, p->user) : NULL);
+	add(d, o, "cmdline", jstr(d, p->cmdline));
+	add(d, o, "user_s", jnum(d, p->user_s));
+	add(d, o, "sys_s", jnum(d, p->sys_s));
+	add(d, o, "max_rss_kib", jint(d, p->max_rss_kib));
+	add(d, o, "major_faults", jint(d, p->majflt));
+	add(d, o, "minor_faults", jint(d, p->minflt));
+	add(d, o, "voluntary_ctxsw", jint(d, p->vol_ctxsw));
+	add(d, o, "involuntary_ctxsw", jint(d, p->invol_ctxsw));
+	add(d, o, "read_bytes", jnum(d, p->read_bytes));
+	add(d, o, "write_bytes", jnum(d, p->write_bytes));
+	add(d, o, "oncpu_s", jnum(d, p->oncpu_s));
+	add(d, o, "runqueue_wait_s", jnum(d, p->runq_wait_s));
+	add(d, o, "threads", jsmall(d, p->nthreads));
+	add(d, o, "first_seen_s", jnum(d, p->first_seen_s));
+	add(d, o, "exited_s", jnum(d, p->exited_s));
+	add(d, o, "alive", jbool(d, p->alive));
+	add(d, o, "preexisting", jbool(d, p->preexisting));
 	return o;
 }
 
-static json_object *build(const struct cpw_report *r)
+static json_object *timeline_object(struct cpw_json_doc *d, const struct cpw_report *r)
+{
+	return cpw_json_need(d, cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
+}
+
+static json_object *build(struct cpw_json_doc *d, const struct cpw_report *r)
 {
 	const struct cpw_metrics *m = &r->metrics;
-	json_object *root = json_object_new_object();
+	json_object *root = jobj(d);
 
-	add(root, "schema", json_object_new_string("cperfwatch/1"));
-	add(root, "version", json_object_new_string(PACKAGE_VERSION));
-	add(root, "mode", json_object_new_string(r->mode == CPW_MODE_RUN ? "run" : "attach"));
-	json_object *cmd = json_object_new_array();
+	add(d, root, "schema", jtext(d, "cperfwatch/1"));
+	add(d, root, "version", jtext(d, PACKAGE_VERSION));
+	add(d, root, "mode", jtext(d, r->mode == CPW_MODE_RUN ? "run" : "attach"));
+	json_object *cmd = jarr(d);
 	if (r->mode == CPW_MODE_RUN) {
 		for (int i = 0; i < r->cfg->command_argc; i++)
-			json_object_array_add(cmd, cpw_json_string(r->cfg->command[i]));
+			push(d, cmd, jstr(d, r->cfg->command[i]));
 	} else if (r->tree) {
 		const struct cpw_proc *p = cpw_tree_find(r->tree, r->pid);
 		if (p)
-			json_object_array_add(cmd, cpw_json_string(p->cmdline[0] ? p->cmdline : p->comm));
+			push(d, cmd, jstr(d, p->cmdline[0] ? p->cmdline : p->comm));
 	}
-	add(root, "command", cmd);
-	add(root, "pid", json_object_new_int(r->pid));
+	add(d, root, "command", cmd);
+	add(d, root, "pid", jsmall(d, r->pid));
 	/* Which process of a job this is, for cperfwatch --merge (util/outname.c). */
-	add(root, "host", r->cfg->host ? cpw_json_string(r->cfg->host) : NULL);
-	add(root, "rank", r->cfg->rank >= 0 ? json_object_new_int(r->cfg->rank) : NULL);
+	add(d, root, "host", r->cfg->host ? jstr(d, r->cfg->host) : NULL);
+	add(d, root, "rank", r->cfg->rank >= 0 ? jsmall(d, r->cfg->rank) : NULL);
 
 	if (r->exit_known) {
-		json_object *e = json_object_new_object();
-		add(e, "code", r->exit_signal ? NULL : json_object_new_int(r->exit_code));
-		add(e, "signal", r->exit_signal ? json_object_new_int(r->exit_signal) : NULL);
-		add(root, "exit", e);
+		json_object *e = jobj(d);
+		add(d, e, "code", r->exit_signal ? NULL : jsmall(d, r->exit_code));
+		add(d, e, "signal", r->exit_signal ? jsmall(d, r->exit_signal) : NULL);
+		add(d, root, "exit", e);
 	} else {
-		add(root, "exit", NULL);
+		add(d, root, "exit", NULL);
 	}
-	add(root, "time", time_object(r));
-	add(root, "memory", memory_object(r));
-	json_object *cs = json_object_new_object();
-	add(cs, "voluntary", jint(m->vol_ctxsw));
-	add(cs, "involuntary", jint(m->invol_ctxsw));
-	add(root, "context_switches", cs);
-	add(root, "io", io_object(r));
-	add(root, "threads", threads_object(r));
-	json_object *par = json_object_new_object();
-	add(par, "cores_used", cpw_json_number(m->cores_used));
-	add(par, "cores_available", cpw_json_number(m->cores_usable));
-	add(root, "parallelism", par);
-	add(root, "pressure", pressure_object(r));
+	add(d, root, "time", time_object(d, r));
+	add(d, root, "memory", memory_object(d, r));
+	json_object *cs = jobj(d);
+	add(d, cs, "voluntary", jint(d, m->vol_ctxsw));
+	add(d, cs, "involuntary", jint(d, m->invol_ctxsw));
+	add(d, root, "context_switches", cs);
+	add(d, root, "io", io_object(d, r));
+	add(d, root, "threads", threads_object(d, r));
+	json_object *par = jobj(d);
+	add(d, par, "cores_used", jnum(d, m->cores_used));
+	add(d, par, "cores_available", jnum(d, m->cores_usable));
+	add(d, root, "parallelism", par);
+	add(d, root, "pressure", pressure_object(d, r));
 	if (r->mode == CPW_MODE_RUN && r->rusage_known) {
-		json_object *ru = json_object_new_object();
-		add(ru, "user_s", cpw_json_number(tv_seconds(r->ru.ru_utime)));
-		add(ru, "sys_s", cpw_json_number(tv_seconds(r->ru.ru_stime)));
-		add(ru, "max_rss_kib", jint((uint64_t)r->ru.ru_maxrss));
-		add(ru, "major_faults", jint((uint64_t)r->ru.ru_majflt));
-		add(ru, "minor_faults", jint((uint64_t)r->ru.ru_minflt));
-		add(ru, "voluntary_ctxsw", jint((uint64_t)r->ru.ru_nvcsw));
-		add(ru, "involuntary_ctxsw", jint((uint64_t)r->ru.ru_nivcsw));
-		add(ru, "fs_inputs", jint((uint64_t)r->ru.ru_inblock));
-		add(ru, "fs_outputs", jint((uint64_t)r->ru.ru_oublock));
-		add(ru, "signals", jint((uint64_t)r->ru.ru_nsignals));
-		add(root, "rusage", ru);
+		json_object *ru = jobj(d);
+		add(d, ru, "user_s", jnum(d, tv_seconds(r->ru.ru_utime)));
+		add(d, ru, "sys_s", jnum(d, tv_seconds(r->ru.ru_stime)));
+		add(d, ru, "max_rss_kib", jint(d, (uint64_t)r->ru.ru_maxrss));
+		add(d, ru, "major_faults", jint(d, (uint64_t)r->ru.ru_majflt));
+		add(d, ru, "minor_faults", jint(d, (uint64_t)r->ru.ru_minflt));
+		add(d, ru, "voluntary_ctxsw", jint(d, (uint64_t)r->ru.ru_nvcsw));
+		add(d, ru, "involuntary_ctxsw", jint(d, (uint64_t)r->ru.ru_nivcsw));
+		add(d, ru, "fs_inputs", jint(d, (uint64_t)r->ru.ru_inblock));
+		add(d, ru, "fs_outputs", jint(d, (uint64_t)r->ru.ru_oublock));
+		add(d, ru, "signals", jint(d, (uint64_t)r->ru.ru_nsignals));
+		add(d, root, "rusage", ru);
 	}
-	add(root, "descendants_running", json_object_new_int((int)r->descendants_running));
-	add(root, "counters", r->counters ? cpw_counters_to_json(r->counters) : json_object_new_object());
-	add(root, "derived", r->counters ? cpw_counters_derived_json(r->counters) : json_object_new_object());
-	add(root, "waits", cpw_waits_to_json(r->waits));
-	add(root, "verdict", verdict_object(r));
-	add(root, "phases", cpw_phases_to_json(&r->phases));
+	add(d, root, "descendants_running", jsmall(d, (int)r->descendants_running));
+	/* The other writers' parts are NULL only where they ran out of memory (the waits
+	 * also where there are none). */
+	add(d, root, "counters", cpw_json_need(d, r->counters ? cpw_counters_to_json(r->counters)
+							     : json_object_new_object()));
+	add(d, root, "derived", cpw_json_need(d, r->counters ? cpw_counters_derived_json(r->counters)
+							    : json_object_new_object()));
+	add(d, root, "waits", r->waits ? cpw_json_need(d, cpw_waits_to_json(r->waits)) : NULL);
+	add(d, root, "verdict", verdict_object(d, r));
+	add(d, root, "phases", cpw_json_need(d, cpw_phases_to_json(&r->phases)));
 	/* Streamed too (a long run's columns held at once cost ~1 MB). */
-	add(root, "timeline", stream_processes ? json_object_new_string(TIMELINE_PLACEHOLDER)
-			      : cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
+	add(d, root, "timeline", stream_processes ? jtext(d, TIMELINE_PLACEHOLDER) : timeline_object(d, r));
 	/* Written one process at a time by cpw_report_write_json(): a tree of 500 held as
 	 * json-c objects next to its text costs ~2 MB of peak memory. */
-	add(root, "processes", json_object_new_string(PROCESSES_PLACEHOLDER));
-	json_object *budgets = json_object_new_array();
+	add(d, root, "processes", jtext(d, PROCESSES_PLACEHOLDER));
+	json_object *budgets = jarr(d);
 	for (int i = 0; i < r->nbudgets; i++) {
-		json_object *b = json_object_new_object();
-		add(b, "name", json_object_new_string(r->budgets[i].name));
-		add(b, "limit", json_object_new_string(r->budgets[i].limit));
-		add(b, "value", json_object_new_string(r->budgets[i].value));
-		add(b, "result", json_object_new_string(r->budgets[i].broken ? "broken" : "ok"));
-		json_object_array_add(budgets, b);
+		json_object *b = jobj(d);
+		add(d, b, "name", jtext(d, r->budgets[i].name));
+		add(d, b, "limit", jtext(d, r->budgets[i].limit));
+		add(d, b, "value", jtext(d, r->budgets[i].value));
+		add(d, b, "result", jtext(d, r->budgets[i].broken ? "broken" : "ok"));
+		push(d, budgets, b);
 	}
-	add(root, "budgets", budgets);
-	json_object *notes = json_object_new_array();
+	add(d, root, "budgets", budgets);
+	json_object *notes = jarr(d);
 	for (int i = 0; i < r->nnotes; i++)
-		json_object_array_add(notes, cpw_json_string(r->notes[i]));
-	add(root, "notes", notes);
+		push(d, notes, jstr(d, r->notes[i]));
+	add(d, root, "notes", notes);
 	return root;
 }
 
@@ -269,35 +287,44 @@ static void put_indented(const char *text, const char *indent, FILE *out)
 }
 
 /* The "timeline" object, as json-c prints it at the top level of the document, member by
- * member. */
-static void write_timeline(const struct cpw_report *r, FILE *out)
+ * member; false where memory ran out (d failed). */
+static bool write_timeline(struct cpw_json_doc *d, const struct cpw_report *r, FILE *out)
 {
 	size_t n = cpw_timeline_json_members();
 	fputs("{\n", out);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !d->failed; i++) {
 		const char *key;
 		json_object *v = cpw_timeline_json_member(r->timeline, r->cfg->interval_ms / 1000.0, i, &key);
-		fprintf(out, "    \"%s\": ", key);
-		put_indented(v ? json_object_to_json_string_ext(v, JSON_FLAGS) : "null", "    ", out);
-		fputs(i + 1 < n ? ",\n" : "\n", out);
+		const char *text = cpw_json_need(d, v) ? cpw_json_text(d, v, JSON_FLAGS) : NULL;
+		if (text) {
+			fprintf(out, "    \"%s\": ", key);
+			put_indented(text, "    ", out);
+			fputs(i + 1 < n ? ",\n" : "\n", out);
+		}
 		json_object_put(v);
 	}
 	fputs("  }", out);
+	return !d->failed;
 }
 
-/* The "processes" array, as json-c prints it at the top level of the document. */
-static void write_processes(const struct cpw_report *r, FILE *out)
+/* The "processes" array, as json-c prints it at the top level of the document; false
+ * where memory ran out (d failed). */
+static bool write_processes(struct cpw_json_doc *d, const struct cpw_report *r, FILE *out)
 {
 	size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
 	fputs("[\n", out);
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = process_object(cpw_tree_proc(r->tree, i));
-		fputs("    ", out);
-		put_indented(json_object_to_json_string_ext(o, JSON_FLAGS), "    ", out);
-		fputs(i + 1 < n ? ",\n" : "\n", out);
+	for (size_t i = 0; i < n && !d->failed; i++) {
+		json_object *o = process_object(d, cpw_tree_proc(r->tree, i));
+		const char *text = d->failed ? NULL : cpw_json_text(d, o, JSON_FLAGS);
+		if (text) {
+			fputs("    ", out);
+			put_indented(text, "    ", out);
+			fputs(i + 1 < n ? ",\n" : "\n", out);
+		}
 		json_object_put(o);
 	}
 	fputs("  ]", out);
+	return !d->failed;
 }
 
 void cpw_report_json_stream_processes(bool stream)
@@ -305,37 +332,55 @@ void cpw_report_json_stream_processes(bool stream)
 	stream_processes = stream;
 }
 
+/* The placeholders as the values of their top-level keys in the document's text: a string
+ * in the document cannot contain these unescaped key-and-quote sequences. */
+#define TIMELINE_KEY "\"timeline\": "
+#define PROCESSES_KEY "\"processes\": "
+#define TIMELINE_AT TIMELINE_KEY "\"" TIMELINE_PLACEHOLDER "\""
+#define PROCESSES_AT PROCESSES_KEY "\"" PROCESSES_PLACEHOLDER "\""
+
+/* Writes the document's text with the timeline (at tl) and the processes (at pr, after
+ * it) streamed in place of their placeholders; false where memory ran out (d failed). */
+static bool write_streamed(struct cpw_json_doc *d, const struct cpw_report *r, const char *text,
+			   const char *tl, const char *pr, FILE *out)
+{
+	const char *tl_value = tl + strlen(TIMELINE_KEY), *after_tl = tl + strlen(TIMELINE_AT);
+	const char *pr_value = pr + strlen(PROCESSES_KEY);
+	fwrite(text, 1, (size_t)(tl_value - text), out);
+	if (!write_timeline(d, r, out))
+		return false;
+	fwrite(after_tl, 1, (size_t)(pr_value - after_tl), out);
+	if (!write_processes(d, r, out))
+		return false;
+	fputs(pr + strlen(PROCESSES_AT), out);
+	return true;
+}
+
 int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 {
-	json_object *root = build(r);
-	const char *text = json_object_to_json_string_ext(root, JSON_FLAGS);
-	/* The placeholders are the values of top-level keys: a string in the document cannot
-	 * contain these unescaped key-and-quote sequences. The timeline comes first. */
-	static const char tl_key[] = "\"timeline\": ", pr_key[] = "\"processes\": ";
-	const char *tl = stream_processes ? strstr(text, "\"timeline\": \"" TIMELINE_PLACEHOLDER "\"") : NULL;
-	const char *pr = stream_processes ? strstr(text, "\"processes\": \"" PROCESSES_PLACEHOLDER "\"") : NULL;
+	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
+	json_object *root = build(d, r);
+	const char *text = d->failed ? NULL : cpw_json_text(d, root, JSON_FLAGS);
+	const char *tl = text && stream_processes ? strstr(text, TIMELINE_AT) : NULL;
+	const char *pr = text && stream_processes ? strstr(text, PROCESSES_AT) : NULL;
 	errno = 0;
 	if (tl && pr && tl < pr) {
-		tl += strlen(tl_key);
-		pr += strlen(pr_key);
-		fwrite(text, 1, (size_t)(tl - text), out);
-		write_timeline(r, out);
-		tl += strlen("\"" TIMELINE_PLACEHOLDER "\"");
-		fwrite(tl, 1, (size_t)(pr - tl), out);
-		write_processes(r, out);
-		fputs(pr + strlen("\"" PROCESSES_PLACEHOLDER "\""), out);
-	} else {
+		write_streamed(d, r, text, tl, pr, out);
+	} else if (!d->failed) {
 		/* A json-c that lays the keys out otherwise: build them in the document,
 		 * whatever it costs in memory. */
-		json_object *all = json_object_new_array();
+		json_object *all = jarr(d);
 		size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
-		for (size_t i = 0; i < n; i++)
-			json_object_array_add(all, process_object(cpw_tree_proc(r->tree, i)));
-		add(root, "timeline", cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
-		add(root, "processes", all);
-		fputs(json_object_to_json_string_ext(root, JSON_FLAGS), out);
+		for (size_t i = 0; i < n && !d->failed; i++)
+			push(d, all, process_object(d, cpw_tree_proc(r->tree, i)));
+		add(d, root, "timeline", timeline_object(d, r));
+		add(d, root, "processes", all);
+		text = d->failed ? NULL : cpw_json_text(d, root, JSON_FLAGS);
+		if (text)
+			fputs(text, out);
 	}
-	int rc = fputc('\n', out) == EOF || ferror(out) ? (errno ? -errno : -EIO) : 0;
 	json_object_put(root);
-	return rc;
+	if (d->failed)
+		return -ENOMEM; /* nothing, or part, was written: the caller says why in one line */
+	return fputc('\n', out) == EOF || ferror(out) ? (errno ? -errno : -EIO) : 0;
 }

@@ -138,32 +138,33 @@ int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline
 
 struct json_object *cpw_phases_to_json(const struct cpw_phases *ph)
 {
-	struct json_object *arr = json_object_new_array();
-	for (int i = 0; arr && i < ph->n; i++) {
+	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
+	struct json_object *arr = cpw_json_doc_array(d);
+	for (int i = 0; !d->failed && i < ph->n; i++) {
 		const struct cpw_phase *p = &ph->phase[i];
-		struct json_object *o = json_object_new_object(), *procs = json_object_new_array();
-		json_object_object_add(o, "start_s", cpw_json_number(p->start_s));
-		json_object_object_add(o, "end_s", cpw_json_number(p->end_s));
-		json_object_object_add(o, "class", json_object_new_string(cpw_class_name(p->cls)));
-		json_object_object_add(o, "confidence", cpw_json_number(p->confidence));
-		json_object_object_add(o, "secondary", p->secondary == CPW_CLASS_NONE ? NULL
-						: json_object_new_string(cpw_class_name(p->secondary)));
-		json_object_object_add(o, "evidence", cpw_json_string(p->evidence));
-		json_object_object_add(o, "cores_used", cpw_json_number(p->cores_used));
-		json_object_object_add(o, "wait_kind", p->wait_kind[0] ? json_object_new_string(p->wait_kind) : NULL);
+		struct json_object *o = cpw_json_doc_object(d), *procs = cpw_json_doc_array(d);
+		cpw_json_put(d, o, "start_s", cpw_json_doc_number(d, p->start_s));
+		cpw_json_put(d, o, "end_s", cpw_json_doc_number(d, p->end_s));
+		cpw_json_put(d, o, "class", cpw_json_doc_text(d, cpw_class_name(p->cls)));
+		cpw_json_put(d, o, "confidence", cpw_json_doc_number(d, p->confidence));
+		cpw_json_put(d, o, "secondary", p->secondary == CPW_CLASS_NONE ? NULL
+						: cpw_json_doc_text(d, cpw_class_name(p->secondary)));
+		cpw_json_put(d, o, "evidence", cpw_json_doc_string(d, p->evidence));
+		cpw_json_put(d, o, "cores_used", cpw_json_doc_number(d, p->cores_used));
+		cpw_json_put(d, o, "wait_kind", p->wait_kind[0] ? cpw_json_doc_text(d, p->wait_kind) : NULL);
 		for (int k = 0; k < CPW_TIMELINE_TOP && p->procs[k].pid; k++) {
-			struct json_object *e = json_object_new_object();
-			json_object_object_add(e, "pid", json_object_new_int(p->procs[k].pid));
-			json_object_object_add(e, "command", cpw_json_string(p->procs[k].comm));
-			json_object_object_add(e, "cpu_s", cpw_json_number(p->procs[k].cpu_s));
-			json_object_object_add(e, "io_bytes", cpw_json_number(p->procs[k].io_bytes));
-			json_object_object_add(e, "wait_s", cpw_json_number(p->procs[k].wait_s));
-			json_object_array_add(procs, e);
+			struct json_object *e = cpw_json_doc_object(d);
+			cpw_json_put(d, e, "pid", cpw_json_doc_int(d, p->procs[k].pid));
+			cpw_json_put(d, e, "command", cpw_json_doc_string(d, p->procs[k].comm));
+			cpw_json_put(d, e, "cpu_s", cpw_json_doc_number(d, p->procs[k].cpu_s));
+			cpw_json_put(d, e, "io_bytes", cpw_json_doc_number(d, p->procs[k].io_bytes));
+			cpw_json_put(d, e, "wait_s", cpw_json_doc_number(d, p->procs[k].wait_s));
+			cpw_json_append(d, procs, e);
 		}
-		json_object_object_add(o, "processes", procs);
-		json_object_array_add(arr, o);
+		cpw_json_put(d, o, "processes", procs);
+		cpw_json_append(d, arr, o);
 	}
-	return arr;
+	return cpw_json_doc_end(d, arr);
 }
 
 /* The series' columns: name, unit, and how to read one point. */
@@ -257,6 +258,7 @@ size_t cpw_timeline_json_members(void) { return 3 + NCOLUMNS + 1; }
 struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, double interval_s, size_t i,
 					     const char **key)
 {
+	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
 	size_t n = tl ? cpw_timeline_count(tl) : 0;
 
 	switch (i) {
@@ -274,34 +276,35 @@ struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, doub
 	}
 	if (i - 3 < NCOLUMNS) {
 		const struct column *c = &columns[i - 3];
-		struct json_object *arr = json_object_new_array_ext((int)n);
+		struct json_object *arr = cpw_json_need(d, json_object_new_array_ext((int)n));
 		*key = c->name;
-		for (size_t k = 0; arr && k < n; k++)
-			json_object_array_add(arr, cpw_json_number(column_value(c, cpw_timeline_point(tl, k))));
-		return arr;
+		for (size_t k = 0; !d->failed && k < n; k++)
+			cpw_json_append(d, arr, cpw_json_doc_number(d, column_value(c, cpw_timeline_point(tl, k))));
+		return cpw_json_doc_end(d, arr);
 	}
 	*key = "units";
-	struct json_object *units = json_object_new_object();
+	struct json_object *units = cpw_json_doc_object(d);
 	const char *scope = psi_scope(tl);
-	for (size_t k = 0; units && k < NCOLUMNS; k++) {
+	for (size_t k = 0; !d->failed && k < NCOLUMNS; k++) {
 		char unit[96];
 		if (strncmp(columns[k].name, "psi_", 4) == 0 && scope)
 			snprintf(unit, sizeof unit, "%s, %s", columns[k].unit, scope);
 		else
 			snprintf(unit, sizeof unit, "%s", columns[k].unit);
-		json_object_object_add(units, columns[k].name, json_object_new_string(unit));
+		cpw_json_put(d, units, columns[k].name, cpw_json_doc_text(d, unit));
 	}
-	return units;
+	return cpw_json_doc_end(d, units);
 }
 
 struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double interval_s)
 {
-	struct json_object *o = json_object_new_object();
+	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
+	struct json_object *o = cpw_json_doc_object(d);
 
-	for (size_t i = 0; o && i < cpw_timeline_json_members(); i++) {
+	for (size_t i = 0; !d->failed && i < cpw_timeline_json_members(); i++) {
 		const char *key;
 		struct json_object *v = cpw_timeline_json_member(tl, interval_s, i, &key);
-		json_object_object_add(o, key, v);
+		cpw_json_put(d, o, key, cpw_json_need(d, v));
 	}
-	return o;
+	return cpw_json_doc_end(d, o);
 }

@@ -115,88 +115,88 @@ int cpw_waits_write_text(const struct cpw_waits *w, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-static void add(struct json_object *o, const char *key, struct json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
-static struct json_object *probe_json(const struct cpw_waits *w)
+static struct json_object *probe_json(struct cpw_json_doc *d, const struct cpw_waits *w)
 {
 	const struct cpw_wait_probe_stats *s = &w->probe;
 	if (!w->probed)
 		return NULL;
-	struct json_object *o = json_object_new_object();
-	add(o, "threads_probed", json_object_new_int64((int64_t)s->probed));
-	add(o, "denied", json_object_new_int64((int64_t)s->denied));
-	add(o, "no_syscall_file", json_object_new_int64((int64_t)s->no_syscall));
-	add(o, "over_budget", json_object_new_int64((int64_t)s->over_budget));
-	add(o, "samples_over_budget", json_object_new_int64((int64_t)s->samples_over_budget));
-	add(o, "budget_reads_per_sample", json_object_new_int64((int64_t)s->budget));
+	struct json_object *o = cpw_json_doc_object(d);
+	cpw_json_put(d, o, "threads_probed", cpw_json_doc_int(d, (int64_t)s->probed));
+	cpw_json_put(d, o, "denied", cpw_json_doc_int(d, (int64_t)s->denied));
+	cpw_json_put(d, o, "no_syscall_file", cpw_json_doc_int(d, (int64_t)s->no_syscall));
+	cpw_json_put(d, o, "over_budget", cpw_json_doc_int(d, (int64_t)s->over_budget));
+	cpw_json_put(d, o, "samples_over_budget", cpw_json_doc_int(d, (int64_t)s->samples_over_budget));
+	cpw_json_put(d, o, "budget_reads_per_sample", cpw_json_doc_int(d, (int64_t)s->budget));
 	return o;
+}
+
+/* The "kinds" object: per kind by time, its thread-seconds, share and targets. */
+static struct json_object *kinds_json(struct cpw_json_doc *d, const struct cpw_waits *sorted)
+{
+	int order[CPW_WAIT_KIND_COUNT];
+	struct json_object *kinds = cpw_json_doc_object(d);
+	int nkinds = kinds_by_time(sorted, order);
+	for (int i = 0; !d->failed && i < nkinds; i++) {
+		int k = order[i];
+		struct json_object *kind = cpw_json_doc_object(d);
+		cpw_json_put(d, kind, "thread_s", cpw_json_doc_number(d, sorted->seconds[k]));
+		cpw_json_put(d, kind, "share", cpw_json_doc_number(d, sorted->seconds[k] / sorted->total_s));
+		struct json_object *targets = cpw_json_doc_array(d);
+		for (size_t t = 0; !d->failed && t < sorted->ntargets; t++) {
+			const struct cpw_wait_target_time *x = &sorted->targets[t];
+			if ((int)x->kind != k)
+				continue;
+			struct json_object *e = cpw_json_doc_object(d);
+			cpw_json_put(d, e, "target", cpw_json_doc_string(d, x->target));
+			cpw_json_put(d, e, "thread_s", cpw_json_doc_number(d, x->seconds));
+			cpw_json_put(d, e, "pid", cpw_json_doc_int(d, x->pid));
+			cpw_json_put(d, e, "peer_pid", x->peer_pid ? cpw_json_doc_int(d, x->peer_pid) : NULL);
+			cpw_json_append(d, targets, e);
+		}
+		cpw_json_put(d, kind, "targets", targets);
+		cpw_json_put(d, kinds, cpw_wait_kind_name((enum cpw_wait_kind)k), kind);
+	}
+	return kinds;
 }
 
 struct json_object *cpw_waits_to_json(const struct cpw_waits *w)
 {
-	int order[CPW_WAIT_KIND_COUNT];
+	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
 
 	if (!w)
 		return NULL;
 	struct cpw_waits *sorted = malloc(sizeof(*sorted));
-	struct json_object *o = json_object_new_object();
-	if (!sorted || !o) {
-		free(sorted);
-		json_object_put(o);
+	if (!sorted)
 		return NULL;
-	}
 	*sorted = *w;
 	cpw_waits_sort(sorted);
-	add(o, "total_thread_s", cpw_json_number(sorted->total_s));
-	struct json_object *kinds = json_object_new_object();
-	int nkinds = kinds_by_time(sorted, order);
-	for (int i = 0; i < nkinds; i++) {
-		int k = order[i];
-		struct json_object *kind = json_object_new_object();
-		add(kind, "thread_s", cpw_json_number(sorted->seconds[k]));
-		add(kind, "share", cpw_json_number(sorted->seconds[k] / sorted->total_s));
-		struct json_object *targets = json_object_new_array();
-		for (size_t t = 0; t < sorted->ntargets; t++) {
-			const struct cpw_wait_target_time *x = &sorted->targets[t];
-			if ((int)x->kind != k)
-				continue;
-			struct json_object *e = json_object_new_object();
-			add(e, "target", cpw_json_string(x->target));
-			add(e, "thread_s", cpw_json_number(x->seconds));
-			add(e, "pid", json_object_new_int((int)x->pid));
-			add(e, "peer_pid", x->peer_pid ? json_object_new_int((int)x->peer_pid) : NULL);
-			json_object_array_add(targets, e);
-		}
-		add(kind, "targets", targets);
-		add(kinds, cpw_wait_kind_name((enum cpw_wait_kind)k), kind);
-	}
-	add(o, "kinds", kinds);
-	struct json_object *procs = json_object_new_array();
-	for (size_t i = 0; i < sorted->nprocs; i++) {
+	struct json_object *o = cpw_json_doc_object(d);
+	cpw_json_put(d, o, "total_thread_s", cpw_json_doc_number(d, sorted->total_s));
+	cpw_json_put(d, o, "kinds", kinds_json(d, sorted));
+	struct json_object *procs = cpw_json_doc_array(d);
+	for (size_t i = 0; !d->failed && i < sorted->nprocs; i++) {
 		const struct cpw_wait_proc_time *p = &sorted->procs[i];
-		struct json_object *e = json_object_new_object(), *pk = json_object_new_object();
-		add(e, "pid", json_object_new_int((int)p->pid));
-		add(e, "comm", cpw_json_string(p->comm));
-		add(e, "thread_s", cpw_json_number(p->total_s));
+		struct json_object *e = cpw_json_doc_object(d), *pk = cpw_json_doc_object(d);
+		cpw_json_put(d, e, "pid", cpw_json_doc_int(d, p->pid));
+		cpw_json_put(d, e, "comm", cpw_json_doc_string(d, p->comm));
+		cpw_json_put(d, e, "thread_s", cpw_json_doc_number(d, p->total_s));
 		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
 			if (p->seconds[k] > 0)
-				add(pk, cpw_wait_kind_name((enum cpw_wait_kind)k), cpw_json_number(p->seconds[k]));
-		add(e, "kinds", pk);
-		json_object_array_add(procs, e);
+				cpw_json_put(d, pk, cpw_wait_kind_name((enum cpw_wait_kind)k),
+					     cpw_json_doc_number(d, p->seconds[k]));
+		cpw_json_put(d, e, "kinds", pk);
+		cpw_json_append(d, procs, e);
 	}
-	add(o, "processes", procs);
-	add(o, "untracked_target_s", cpw_json_number(sorted->untracked_target_s));
-	add(o, "untracked_process_s", cpw_json_number(sorted->untracked_proc_s));
-	add(o, "probe", probe_json(sorted));
+	cpw_json_put(d, o, "processes", procs);
+	cpw_json_put(d, o, "untracked_target_s", cpw_json_doc_number(d, sorted->untracked_target_s));
+	cpw_json_put(d, o, "untracked_process_s", cpw_json_doc_number(d, sorted->untracked_proc_s));
+	cpw_json_put(d, o, "probe", probe_json(d, sorted));
 	char notes[3][200];
 	int nnotes = probe_notes(sorted, notes);
-	struct json_object *jn = json_object_new_array();
+	struct json_object *jn = cpw_json_doc_array(d);
 	for (int i = 0; i < nnotes; i++)
-		json_object_array_add(jn, json_object_new_string(notes[i]));
-	add(o, "notes", jn);
+		cpw_json_append(d, jn, cpw_json_doc_text(d, notes[i]));
+	cpw_json_put(d, o, "notes", jn);
 	free(sorted);
-	return o;
+	return cpw_json_doc_end(d, o);
 }

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/escape.h"
+
 const char *const cpw_rank_variables[] = {
 	"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL,
 };
@@ -45,20 +47,42 @@ static bool append(char *out, size_t len, size_t *used, const char *text, size_t
 	return true;
 }
 
-#define FAIL(...)                                       \
-	do {                                            \
-		snprintf(err, errlen, __VA_ARGS__);     \
-		return -1;                              \
+/* Where snprintf() cut s short, it may have cut a UTF-8 sequence in two: what is left of
+ * it goes too, so that s stays valid UTF-8. */
+static void cut_whole(char *s)
+{
+	size_t n = strlen(s), lead = n;
+	while (lead > 0 && ((unsigned char)s[lead - 1] & 0xc0) == 0x80)
+		lead--;
+	if (lead == 0 || (unsigned char)s[lead - 1] < 0xc0)
+		return;
+	unsigned char c = (unsigned char)s[lead - 1];
+	size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+	if (n - (lead - 1) < want)
+		s[lead - 1] = '\0';
+}
+
+/* The messages name the pattern (shown) and bytes of it, escaped as the reports escape a
+ * name, since they end up on a terminal. */
+#define FAIL(...)                                                       \
+	do {                                                            \
+		cpw_escape_for_terminal(pattern, shown, sizeof(shown)); \
+		if (errlen) {                                           \
+			snprintf(err, errlen, __VA_ARGS__);             \
+			cut_whole(err);                                 \
+		}                                                       \
+		return -1;                                              \
 	} while (0)
 
 int cpw_outname_expand(const char *pattern, const struct cpw_outname_env *env, char *out,
 		       size_t len, char *err, size_t errlen)
 {
 	size_t used = 0;
-	char number[32];
+	char number[32], shown[1024], part[1024];
 
-	if (len)
-		out[0] = '\0';
+	if (len == 0)
+		FAIL("'%s' expands to a name too long", shown); /* not even room for the NUL */
+	out[0] = '\0';
 	for (const char *p = pattern; *p; p++) {
 		const char *text = p;
 		size_t n = 1;
@@ -75,7 +99,7 @@ int cpw_outname_expand(const char *pattern, const struct cpw_outname_env *env, c
 				break;
 			case 'h':
 				if (!env->host || !env->host[0])
-					FAIL("'%s': %%h, but this machine's host name is unknown", pattern);
+					FAIL("'%s': %%h, but this machine's host name is unknown", shown);
 				text = env->host;
 				n = strlen(text);
 				p++;
@@ -86,9 +110,9 @@ int cpw_outname_expand(const char *pattern, const struct cpw_outname_env *env, c
 				if (rank == -1)
 					FAIL("'%s': %%r, but no rank variable is set (OMPI_COMM_WORLD_RANK, "
 					     "PMIX_RANK, PMI_RANK or SLURM_PROCID: run under mpirun or srun)",
-					     pattern);
+					     shown);
 				if (rank < 0)
-					FAIL("'%s': %%r, but %s is not a rank (a whole number)", pattern, var);
+					FAIL("'%s': %%r, but %s is not a rank (a whole number)", shown, var);
 				snprintf(number, sizeof(number), "%ld", rank);
 				text = number;
 				n = strlen(number);
@@ -99,24 +123,29 @@ int cpw_outname_expand(const char *pattern, const struct cpw_outname_env *env, c
 				const char *close = p[2] == '{' ? strchr(p + 3, '}') : NULL;
 				char name[256];
 				if (!close || close == p + 3 || (size_t)(close - p - 3) >= sizeof(name))
-					FAIL("'%s': %%q needs a variable name in braces, as in %%q{JOB_ID}", pattern);
+					FAIL("'%s': %%q needs a variable name in braces, as in %%q{JOB_ID}", shown);
 				memcpy(name, p + 3, (size_t)(close - p - 3));
 				name[close - p - 3] = '\0';
 				text = env->getvar(name, env->ctx);
-				if (!text)
-					FAIL("'%s': %%q{%s}, but %s is not set", pattern, name, name);
+				if (!text) {
+					cpw_escape_for_terminal(name, part, sizeof(part));
+					FAIL("'%s': %%q{%s}, but %s is not set", shown, part, part);
+				}
 				n = strlen(text);
 				p = close;
 				break;
 			}
 			case '\0':
-				FAIL("'%s' ends in a lone %% (write %%%% for a per cent sign)", pattern);
-			default:
-				FAIL("'%s': unknown %%%c (known: %%r %%h %%p %%q{VAR} %%%%)", pattern, p[1]);
+				FAIL("'%s' ends in a lone %% (write %%%% for a per cent sign)", shown);
+			default: {
+				char c[2] = { p[1], '\0' };
+				cpw_escape_for_terminal(c, part, sizeof(part));
+				FAIL("'%s': unknown %%%s (known: %%r %%h %%p %%q{VAR} %%%%)", shown, part);
+			}
 			}
 		}
 		if (!append(out, len, &used, text, n))
-			FAIL("'%s' expands to a name too long", pattern);
+			FAIL("'%s' expands to a name too long", shown);
 	}
 	return 0;
 }

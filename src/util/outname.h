@@ -24,7 +24,8 @@ extern const char *const cpw_rank_variables[];
 long cpw_outname_rank(const struct cpw_outname_env *env, const char **var);
 
 /* Expands pattern into out. Returns 0, or -1 with one sentence in err (an unset variable,
- * no rank variable for %r, an unknown %x, a name longer than len). */
+ * no rank variable for %r, an unknown %x, a name longer than len), in which the pattern
+ * and its bytes are escaped as util/escape.h escapes a name for a terminal. */
 int cpw_outname_expand(const char *pattern, const struct cpw_outname_env *env, char *out,
 		       size_t len, char *err, size_t errlen);
 

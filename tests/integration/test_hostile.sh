@@ -4,6 +4,11 @@
 # and printed safely: no control byte reaches the terminal in text, OpenMetrics or the
 # live view, and the JSON is valid UTF-8 whose string gives back the name with \xNN for
 # the bytes that are not UTF-8 (JSON escapes the controls itself).
+# In the Prometheus and OpenMetrics labels (the command name, a --label value, --merge's
+# host) a newline is \n and the other control bytes are the text \xNN: a process named
+# ESC ]2;PWNED BEL must not retitle the terminal of whoever reads the exposition, and
+# promtool still accepts it.
+# An error line that names the command (cannot run '...') escapes it the same way.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 H="$CPW_BUILDDIR/tests/integration/robust_helper"
@@ -11,8 +16,11 @@ PY=/usr/bin/python3
 # "a b) (c" LF ESC "[31m" 0xff: 14 bytes, within the kernel's 15.
 NAME_HEX=612062292028630a1b5b33316dff
 ESCAPED='a b) (c\x0a\x1b[31m\xff'  # the terminal form, as literal text
+# ESC "]2;PWNED" BEL: an xterm title change, as a comm (10 bytes).
+OSC_HEX=1b5d323b50574e454407
+OSC_LABEL='\\x1b]2;PWNED\\x07' # in a label: \x1b, its backslash escaped
 
-plan 14
+plan 29
 
 [ -x "$PY" ] || missing_all "hostile names" python3
 if [ ! -x "$H" ]; then
@@ -29,6 +37,37 @@ text = raw.decode("utf-8")  # raises on invalid UTF-8
 bad = re.findall(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]", text)
 assert not bad, "control characters in the output: %r" % bad[:5]
 EOF
+}
+
+# Strict: no byte below 0x20 but the newlines that end lines, no DEL, no C1 control, and
+# UTF-8 throughout (what a label value may hold once escaped).
+no_controls() {
+	"$PY" - "$1" <<'EOF'
+import re, sys
+raw = open(sys.argv[1], "rb").read()
+assert raw, "empty"
+text = raw.decode("utf-8")  # raises on invalid UTF-8
+bad = re.findall(r"[\x00-\x09\x0b-\x1f\x7f\x80-\x9f]", text)
+assert not bad, "control characters in the output: %r" % bad[:5]
+EOF
+}
+
+promtool_ok() {
+	promtool check metrics <"$1" >"$SCRATCH/promtool.out" 2>&1 || { cat "$SCRATCH/promtool.out"; return 1; }
+}
+
+# Starts the helper, whose child names itself with the bytes HEX and burns SECONDS of CPU:
+# start_named HEX SECONDS TEXT sets $helper to the helper's pid and $named to the child's
+# once its name holds TEXT.
+start_named() {
+	"$H" comm "$1" "$2" >/dev/null &
+	helper=$!
+	named=
+	for _ in $(seq 50); do
+		named=$(cat "/proc/$helper/task/$helper/children" 2>/dev/null | tr -d ' ')
+		[ -n "$named" ] && grep -q "$3" "/proc/$named/comm" 2>/dev/null && break
+		sleep 0.05
+	done
 }
 
 # The JSON report: valid, the hostile process listed with the name given back, its parent
@@ -75,14 +114,8 @@ for line in open(sys.argv[1], encoding="utf-8").read().splitlines():
 ' "$SCRATCH/run.om"
 
 # --- attach mode, on the hostile process itself ---
-"$H" comm $NAME_HEX 3 >/dev/null &
-helper=$!
-hostile=
-for _ in $(seq 50); do
-	hostile=$(cat "/proc/$helper/task/$helper/children" 2>/dev/null | tr -d ' ')
-	[ -n "$hostile" ] && grep -q 'a b' "/proc/$hostile/comm" 2>/dev/null && break
-	sleep 0.05
-done
+start_named $NAME_HEX 3 'a b'
+hostile=$named
 "$CPW" -i 50ms -d 0.5 --pid "$hostile" >"$SCRATCH/attach.txt" 2>"$SCRATCH/err"
 rc=$?
 check "attach mode, text: exit 0 ($rc)" test "$rc" = 0
@@ -114,5 +147,75 @@ else
 	missing "live view: escape sequence shown as text" tmux
 fi
 wait "$helper"
+
+# --- the exposition formats, on a process named ESC ]2;PWNED BEL ---
+start_named $OSC_HEX 2 PWNED
+osc=$named
+"$CPW" --format openmetrics -i 50ms -d 0.3 --pid "$osc" >"$SCRATCH/osc.om" 2>"$SCRATCH/err"
+check "attach mode, OpenMetrics: no raw control byte in the command label" no_controls "$SCRATCH/osc.om"
+check "attach mode, OpenMetrics: the command label holds the name as text" \
+	grep -qF "command=\"$OSC_LABEL\"" "$SCRATCH/osc.om"
+"$CPW" --format prometheus -i 50ms -d 0.3 --pid "$osc" >"$SCRATCH/osc.prom" 2>"$SCRATCH/err"
+check "attach mode, Prometheus: no raw control byte in the command label" no_controls "$SCRATCH/osc.prom"
+check "attach mode, Prometheus: the command label holds the name as text" \
+	grep -qF "command=\"$OSC_LABEL\"" "$SCRATCH/osc.prom"
+if command -v promtool >/dev/null 2>&1; then
+	check "attach mode, Prometheus: promtool check metrics accepts it" promtool_ok "$SCRATCH/osc.prom"
+else
+	missing "attach mode, Prometheus: promtool check metrics accepts it" prometheus
+fi
+wait "$helper"
+
+# A --label value with control bytes (ESC, BEL, tab, DEL, a C1 CSI, a newline) and a
+# backslash, in run mode, whose command name (argv[0]'s basename) is hostile too.
+LABEL_VALUE=$(printf 'a\033]2;PWNED\007\t\177\302\233b\\c\nd')
+TRUE="$SCRATCH/$(printf 'tr\033[31mue')"
+ln -s /bin/true "$TRUE"
+"$CPW" --format prometheus --label "note=$LABEL_VALUE" -o "$SCRATCH/label.prom" -- "$TRUE" 2>"$SCRATCH/err"
+rc=$?
+check "run mode, Prometheus, hostile --label and argv[0]: exit 0 ($rc)" test "$rc" = 0
+check "run mode, Prometheus: no raw control byte in the labels" no_controls "$SCRATCH/label.prom"
+check "run mode, Prometheus: the label value as text, its backslash escaped" grep -qF \
+	'note="a\\x1b]2;PWNED\\x07\\x09\\x7f\\xc2\\x9bb\\c\nd"' "$SCRATCH/label.prom"
+if command -v promtool >/dev/null 2>&1; then
+	check "run mode, Prometheus: promtool check metrics accepts it" promtool_ok "$SCRATCH/label.prom"
+else
+	missing "run mode, Prometheus: promtool check metrics accepts it" prometheus
+fi
+"$CPW" --format openmetrics --label "note=$LABEL_VALUE" -o "$SCRATCH/label.om" -- "$TRUE" 2>"$SCRATCH/err"
+check "run mode, OpenMetrics: no raw control byte in the labels" no_controls "$SCRATCH/label.om"
+
+# --merge's host label: two ranks whose reports name a hostile host.
+"$CPW" --json -o "$SCRATCH/one.json" -- true 2>"$SCRATCH/err"
+"$PY" - "$SCRATCH" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1] + "/one.json"))
+for rank in (0, 1):
+    d["rank"], d["host"] = rank, "n\x1b]2;PWNED\x07\t%d" % rank
+    json.dump(d, open("%s/rank%d.json" % (sys.argv[1], rank), "w"))
+EOF
+"$CPW" --merge --format prometheus "$SCRATCH/rank0.json" "$SCRATCH/rank1.json" \
+	>"$SCRATCH/merge.prom" 2>"$SCRATCH/err"
+check "--merge, Prometheus: no raw control byte in the host label" no_controls "$SCRATCH/merge.prom"
+if command -v promtool >/dev/null 2>&1; then
+	check "--merge, Prometheus: promtool check metrics accepts it" promtool_ok "$SCRATCH/merge.prom"
+else
+	missing "--merge, Prometheus: promtool check metrics accepts it" prometheus
+fi
+
+# --- error lines that name the command ---
+BADCMD=$(printf 'no-such\033]2;PWNED\007cmd')
+"$CPW" -- "$BADCMD" >/dev/null 2>"$SCRATCH/notfound.err"
+rc=$?
+check "a hostile command that is not found: 127 ($rc), one line" \
+	sh -c "test $rc = 127 && test \$(wc -l <'$SCRATCH/notfound.err') = 1"
+check "a hostile command that is not found: the line has no raw control byte" \
+	no_controls "$SCRATCH/notfound.err"
+printf 'not a program\n' >"$SCRATCH/$BADCMD"
+chmod 644 "$SCRATCH/$BADCMD"
+"$CPW" -- "$SCRATCH/$BADCMD" >/dev/null 2>"$SCRATCH/noexec.err"
+rc=$?
+check "a hostile command that cannot run: 126 ($rc), no raw control byte" \
+	sh -c "test $rc = 126 && test \$(wc -l <'$SCRATCH/noexec.err') = 1 && grep -qF '\\x1b]2;PWNED\\x07' '$SCRATCH/noexec.err'"
 
 done_testing

@@ -95,6 +95,18 @@ static void test_refusals(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "host name is unknown"));
 }
 
+/* The pattern is echoed in the sentence escaped, as the reports escape a name: no control
+ * byte of it reaches the terminal. */
+static void test_refusals_escaped(void)
+{
+	refused("r\033]2;PWNED\a.%x", NOVARS, "'r\\x1b]2;PWNED\\x07.%x': unknown %x");
+	refused("r.%\033", NOVARS, "unknown %\\x1b");
+	refused("r.%q{J\nB}", NOVARS, "%q{J\\x0aB}, but J\\x0aB is not set");
+	refused("r\n.%r", NOVARS, "'r\\x0a.%r': %r, but no rank variable");
+	for (const char *c = err; *c; c++)
+		CU_ASSERT(*c >= 0x20 && *c != 0x7f);
+}
+
 static void test_short_hostname(void)
 {
 	char host[256];
@@ -109,6 +121,7 @@ int main(void)
 	CU_add_test(s, "%r %h %p %q{VAR} %% expand", test_sequences);
 	CU_add_test(s, "the rank: OpenMPI, PMIx, PMI, then Slurm", test_rank_order);
 	CU_add_test(s, "unset variables and unknown sequences: one sentence", test_refusals);
+	CU_add_test(s, "the pattern is echoed escaped in a refusal", test_refusals_escaped);
 	CU_add_test(s, "the short host name has no domain", test_short_hostname);
 	return cpw_cunit_run_tap();
 }
