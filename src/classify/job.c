@@ -1,16 +1,19 @@
 /*
- * job.c: a job's ranks read from their cperfwatch/1 JSON reports (see job.h): the figures
- * the merge needs, and the refusal of what is not such a report.
+ * job.c: a job's ranks gathered from what their reports say (see job.h): each rank once,
+ * its class known, and every file left out accounted for: the first CPW_JOB_NOTES_MAX by
+ * name, the rest counted ("... and 9,983 more files cut short"), so that none goes
+ * unmentioned. A hash index over the ranks keeps the check of a rank given twice constant
+ * in time: a job of 100,000 ranks is merged in O(n).
  */
 #include "config.h"
 #include "classify/job.h"
 
-#include <json-c/json.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/escape.h"
 
 void cpw_job_init(struct cpw_job *job)
 {
@@ -21,134 +24,165 @@ void cpw_job_init(struct cpw_job *job)
 void cpw_job_free(struct cpw_job *job)
 {
 	free(job->ranks);
+	free(job->index);
 	job->ranks = NULL;
-	job->nranks = job->cap = 0;
-}
-
-void cpw_job_note(struct cpw_job *job, const char *fmt, ...)
-{
-	va_list ap;
-	if (job->nnotes >= CPW_JOB_NOTES_MAX)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(job->notes[job->nnotes++], CPW_JOB_NOTE_LEN, fmt, ap);
-	va_end(ap);
+	job->index = NULL;
+	job->nranks = job->cap = job->index_cap = 0;
 }
 
 void cpw_job_rank_name(const struct cpw_job_rank *r, char *buf, size_t len)
 {
-	if (r->rank >= 0 && r->host[0])
-		snprintf(buf, len, "rank %d (%s)", r->rank, r->host);
-	else if (r->rank >= 0)
-		snprintf(buf, len, "rank %d", r->rank);
+	if (r->said.rank >= 0 && r->said.host[0])
+		snprintf(buf, len, "rank %d (%s)", r->said.rank, r->said.host);
+	else if (r->said.rank >= 0)
+		snprintf(buf, len, "rank %d", r->said.rank);
 	else
-		snprintf(buf, len, "%s", r->file);
+		snprintf(buf, len, "%s", r->said.file);
 }
 
-/* The number at path a.b in o; NAN where absent, null, not a number or not finite (json-c
- * reads Infinity). */
-static double number_at(json_object *o, const char *a, const char *b)
+uint64_t cpw_job_hash(const char *s, uint64_t h)
 {
-	json_object *v;
-	if (!json_object_object_get_ex(o, a, &v))
-		return NAN;
-	if (b && !json_object_object_get_ex(v, b, &v))
-		return NAN;
-	if (!v || (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)))
-		return NAN;
-	double d = json_object_get_double(v);
-	return isfinite(d) ? d : NAN;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+	return h;
 }
 
-static const char *string_at(json_object *o, const char *a, const char *b)
+/* 9983 as "9,983". */
+static void grouped(size_t n, char *buf, size_t len)
 {
-	json_object *v;
-	if (!json_object_object_get_ex(o, a, &v))
-		return NULL;
-	if (b && !json_object_object_get_ex(v, b, &v))
-		return NULL;
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	char digits[32];
+	int nd = snprintf(digits, sizeof(digits), "%zu", n);
+	size_t o = 0;
+	for (int i = 0; i < nd && o + 2 < len; i++) {
+		if (i && (nd - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
 }
 
-static void fill_rank(struct cpw_job_rank *r, json_object *doc)
+/* The closing lines after the named notes: how many more files were left out, by why. */
+static void close_notes(struct cpw_job *job)
 {
-	const char *host = string_at(doc, "host", NULL);
-	snprintf(r->host, sizeof(r->host), "%s", host ? host : "");
-	double rank = number_at(doc, "rank", NULL);
-	r->rank = isfinite(rank) && rank >= 0 && rank < 1e9 ? (int)rank : -1;
-	r->wall_s = number_at(doc, "time", "wall_s");
-	r->user_s = number_at(doc, "time", "user_s");
-	r->sys_s = number_at(doc, "time", "sys_s");
-	r->cpu_s = isnan(r->user_s) || isnan(r->sys_s) ? NAN : r->user_s + r->sys_s;
-	/* The rank's memory with shared pages counted once where the report has it; the RSS
-	 * sum (a page shared by forked workers in each of them), or the largest process, of
-	 * older reports. */
-	r->peak_rss_kib = number_at(doc, "memory", "tree_peak_kib");
-	if (isnan(r->peak_rss_kib))
-		r->peak_rss_kib = number_at(doc, "memory", "tree_peak_rss_kib");
-	if (isnan(r->peak_rss_kib))
-		r->peak_rss_kib = number_at(doc, "memory", "max_rss_kib");
-	const char *cls = string_at(doc, "verdict", "class");
-	int c = cls ? cpw_class_from_name(cls) : -1;
-	r->cls = c >= 0 ? (enum cpw_class)c : CPW_CLASS_UNKNOWN;
-	double code = number_at(doc, "exit", "code"), sig = number_at(doc, "exit", "signal");
-	r->exit_code = code >= 0 && code <= 255 ? (int)code : -1;
-	r->exit_signal = sig >= 0 && sig <= 128 ? (int)sig : 0;
+	static const char *const more[CPW_JOB_WHYS] = {
+		[CPW_JOB_CUT_SHORT] = "cut short",
+		[CPW_JOB_AGAIN] = "of a rank (or a file) already merged",
+	};
+	job->nnotes = job->nnamed;
+	for (int w = 0; w < CPW_JOB_WHYS; w++) {
+		char n[32];
+		if (!job->unnamed[w])
+			continue;
+		grouped(job->unnamed[w], n, sizeof(n));
+		snprintf(job->notes[job->nnotes++], CPW_JOB_NOTE_LEN, "... and %s more file%s %s: left out of the merge",
+			 n, job->unnamed[w] == 1 ? "" : "s", more[w]);
+	}
 }
 
-enum cpw_job_add cpw_job_add_report(struct cpw_job *job, const char *name, const char *text,
-				    size_t len, char *why, size_t whylen)
+/* Notes a file left out: by name while there is room, else counted. */
+static void left_out(struct cpw_job *job, enum cpw_job_left_out_why why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void left_out(struct cpw_job *job, enum cpw_job_left_out_why why, const char *fmt, ...)
 {
-	json_tokener *tok = json_tokener_new();
-	if (!tok) {
-		snprintf(why, whylen, "%s: out of memory", name);
-		return CPW_JOB_REFUSED;
+	job->left_out[why]++;
+	if (job->nnamed < CPW_JOB_NOTES_MAX) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(job->notes[job->nnamed++], CPW_JOB_NOTE_LEN, fmt, ap);
+		va_end(ap);
+	} else {
+		job->unnamed[why]++;
 	}
-	json_object *doc = len ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
-	enum json_tokener_error err = len ? json_tokener_get_error(tok) : json_tokener_continue;
-	json_tokener_free(tok);
-	if (!doc && err == json_tokener_continue) {
-		/* A report cut short (a rank killed while it wrote, a full disk): the rest of the
-		 * job still says something. */
-		cpw_job_note(job, "%s is cut short (not a whole JSON document): left out of the merge", name);
-		return CPW_JOB_LEFT_OUT;
-	}
-	const char *schema = doc && json_object_is_type(doc, json_type_object) ? string_at(doc, "schema", NULL) : NULL;
-	if (!schema || strncmp(schema, "cperfwatch/", 11) != 0) {
-		snprintf(why, whylen, "%s is not a cperfwatch JSON report (write them with --json)", name);
-		json_object_put(doc);
-		return CPW_JOB_REFUSED;
-	}
-	if (strcmp(schema, "cperfwatch/1") != 0) {
-		snprintf(why, whylen, "%s has schema '%.40s', which this cperfwatch does not know "
-			 "(it reads cperfwatch/1)", name, schema);
-		json_object_put(doc);
-		return CPW_JOB_REFUSED;
-	}
+	close_notes(job);
+}
+
+void cpw_job_cut_short(struct cpw_job *job, const char *file)
+{
+	left_out(job, CPW_JOB_CUT_SHORT, "%s is cut short (not a whole JSON document): left out of the merge", file);
+}
+
+/* What tells a rank from another: its rank and host, or its file where it has no rank. */
+static uint64_t rank_key(const struct cpw_rank_report *r)
+{
+	if (r->rank < 0)
+		return cpw_job_hash(r->file, CPW_JOB_HASH_START);
+	char rank[16];
+	snprintf(rank, sizeof(rank), "%d", r->rank);
+	return cpw_job_hash(r->host, cpw_job_hash("\n", cpw_job_hash(rank, CPW_JOB_HASH_START)));
+}
+
+static bool same_rank(const struct cpw_rank_report *a, const struct cpw_rank_report *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	return a->rank >= 0 ? strcmp(a->host, b->host) == 0 : strcmp(a->file, b->file) == 0;
+}
+
+/* The slot of the index where r is, or the free slot where it would go. */
+static size_t index_slot(const struct cpw_job *job, const struct cpw_rank_report *r)
+{
+	size_t mask = job->index_cap - 1, i = (size_t)rank_key(r) & mask;
+	while (job->index[i] && !same_rank(&job->ranks[job->index[i] - 1].said, r))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Room for one more rank, in the array and in the index (kept at most half full). */
+static bool grow(struct cpw_job *job)
+{
 	if (job->nranks == job->cap) {
 		size_t cap = job->cap ? job->cap * 2 : 16;
 		struct cpw_job_rank *more = realloc(job->ranks, cap * sizeof(*more));
-		if (!more) {
-			snprintf(why, whylen, "%s: out of memory", name);
-			json_object_put(doc);
-			return CPW_JOB_REFUSED;
-		}
+		if (!more)
+			return false;
 		job->ranks = more;
 		job->cap = cap;
 	}
-	struct cpw_job_rank *r = &job->ranks[job->nranks];
-	memset(r, 0, sizeof(*r));
-	snprintf(r->file, sizeof(r->file), "%s", name);
-	fill_rank(r, doc);
-	json_object_put(doc);
+	if (2 * (job->nranks + 1) <= job->index_cap)
+		return true;
+	size_t cap = job->index_cap ? job->index_cap * 2 : 64;
+	size_t *index = calloc(cap, sizeof(*index));
+	if (!index)
+		return false;
+	free(job->index);
+	job->index = index;
+	job->index_cap = cap;
+	for (size_t i = 0; i < job->nranks; i++)
+		job->index[index_slot(job, &job->ranks[i].said)] = i + 1;
+	return true;
+}
+
+enum cpw_job_add cpw_job_add(struct cpw_job *job, const struct cpw_rank_report *said, char *why,
+			     size_t whylen)
+{
+	char file[512];
+	int cls = cpw_class_from_name(said->cls);
+	cpw_escape_for_terminal(said->file, file, sizeof(file));
+	if (cls < 0) {
+		char safe[4 * sizeof(said->cls)];
+		cpw_escape_for_terminal(said->cls, safe, sizeof(safe));
+		snprintf(why, whylen, "%s: verdict.class is '%s', not a class this cperfwatch knows", file, safe);
+		return CPW_JOB_REFUSED;
+	}
+	if (!grow(job)) {
+		snprintf(why, whylen, "%s: out of memory", file);
+		return CPW_JOB_REFUSED;
+	}
 	/* The same rank twice (a file given twice, two jobs' reports in one glob) would count
 	 * its figures twice and repeat its series: the first one stands. */
-	for (size_t i = 0; r->rank >= 0 && i < job->nranks; i++)
-		if (job->ranks[i].rank == r->rank && strcmp(job->ranks[i].host, r->host) == 0) {
-			cpw_job_note(job, "%s is rank %d of %s again (as %s): left out of the merge", name,
-				     r->rank, r->host[0] ? r->host : "an unnamed host", job->ranks[i].file);
-			return CPW_JOB_LEFT_OUT;
-		}
-	job->nranks++;
+	size_t slot = index_slot(job, said);
+	if (job->index[slot]) {
+		const struct cpw_rank_report *first = &job->ranks[job->index[slot] - 1].said;
+		if (said->rank >= 0)
+			left_out(job, CPW_JOB_AGAIN, "%s is rank %d of %s again (as %s): left out of the merge",
+				 said->file, said->rank, said->host[0] ? said->host : "an unnamed host", first->file);
+		else
+			left_out(job, CPW_JOB_AGAIN, "%s is given again: left out of the merge", said->file);
+		return CPW_JOB_LEFT_OUT;
+	}
+	struct cpw_job_rank *r = &job->ranks[job->nranks];
+	r->said = *said;
+	r->cls = (enum cpw_class)cls;
+	job->index[slot] = ++job->nranks;
 	return CPW_JOB_ADDED;
 }

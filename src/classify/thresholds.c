@@ -142,6 +142,27 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"own calibration: twice min_wall_s, so a phase is long enough to classify; shorter "
 		"changes of the busiest lane are noise (a GC pause, a flush), absorbed by a neighbour "
 		"(with min_samples samples at least)" },
+	[CPW_T_JOB_STRAGGLER_SHARE] = {
+		"job_straggler_share", 0.10, "share",
+		"own judgement: a rank ending 10% after the median other rank is worth naming as the "
+		"straggler; below that, start-up and scheduling jitter make as much in a job of "
+		"identical ranks" },
+	[CPW_T_JOB_STRAGGLER_MIN_S] = {
+		"job_straggler_min_s", 0.05, "s",
+		"own judgement: and at least 50 ms after it, so short jobs' jitter (process start, "
+		"the MPI launcher's stagger) names no straggler" },
+	[CPW_T_JOB_CPU_SPREAD] = {
+		"job_cpu_spread", 0.25, "ratio",
+		"own judgement: CPU time is unevenly divided when (max - min) exceeds a quarter of "
+		"the mean rank's; a balanced decomposition stays well within that" },
+	[CPW_T_JOB_WAITING_RATIO] = {
+		"job_waiting_ratio", 0.5, "ratio",
+		"own judgement: a rank waited while the others computed when it used less than half "
+		"the cores the median other rank used" },
+	[CPW_T_JOB_WAITING_OTHERS_CORES] = {
+		"job_waiting_others_cores", 0.5, "cores",
+		"own judgement: only while the median other rank used at least half a core; else "
+		"all of them were waiting, and the ranks' verdicts say so" },
 };
 
 const struct cpw_threshold *cpw_threshold_find(const char *name)

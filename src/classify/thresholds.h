@@ -55,6 +55,12 @@ enum cpw_threshold_id {
 	CPW_T_SERIAL_HANDOFF_RUNQ,
 	/* Phases. */
 	CPW_T_PHASE_MIN_S,
+	/* A job of many ranks (--merge): imbalance across them. */
+	CPW_T_JOB_STRAGGLER_SHARE,
+	CPW_T_JOB_STRAGGLER_MIN_S,
+	CPW_T_JOB_CPU_SPREAD,
+	CPW_T_JOB_WAITING_RATIO,
+	CPW_T_JOB_WAITING_OTHERS_CORES,
 	CPW_T_COUNT
 };
 

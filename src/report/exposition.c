@@ -13,7 +13,7 @@
 #include "report/report.h"
 #include "util/escape.h"
 
-const char cpw_expo_reserved_labels[] = "command mode class budget rank host le quantile";
+const char cpw_expo_reserved_labels[] = "command mode class budget rank host file le quantile";
 
 void cpw_expo_init(struct cpw_expo *e, FILE *out, enum cpw_expo_dialect dialect)
 {
