@@ -92,11 +92,25 @@ int main(int argc, char **argv)
 		}
 		cfg.plot = &plot;
 	}
+	/* --folded's file likewise (hotspots, issue 26). */
+	struct cpw_output folded;
+	if (cfg.folded_path) {
+		if ((rc = cpw_output_open_file(&folded, cfg.folded_path)) < 0) {
+			fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cfg.folded_path, strerror(-rc));
+			cpw_output_abandon(&out);
+			if (cfg.plot)
+				cpw_output_abandon(cfg.plot);
+			return CPW_EXIT_FAILURE;
+		}
+		cfg.folded = &folded;
+	}
 	int status = cfg.mode == CPW_MODE_ATTACH  ? cpw_attach_mode(&cfg, &out)
 		     : cfg.mode == CPW_MODE_MERGE ? cpw_merge_mode(&cfg, &out)
 						  : cpw_run_mode(&cfg, &out);
 	cpw_output_abandon(&out); /* the temporary file, where no report was written */
 	if (cfg.plot)
 		cpw_output_abandon(cfg.plot); /* a failed run leaves the previous plot as it was */
+	if (cfg.folded)
+		cpw_output_abandon(cfg.folded);
 	return status;
 }

@@ -44,6 +44,10 @@ struct cpw_config {
 	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none */
 	struct cpw_output *plot; /* --plot's file, opened by main.c before anything runs (as -o's
 				  * is: written whole, then renamed into place); NULL for none */
+	/* Hotspots (issue 26): on-CPU samples by function. */
+	bool no_hotspots;        /* --no-hotspots: no sampling */
+	const char *folded_path; /* --folded FILE: collapsed stacks; NULL for none */
+	struct cpw_output *folded; /* its file, opened by main.c as --plot's is; NULL for none */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */
 	bool tui;                /* live view (attach mode on a terminal by default) */
 	bool tui_forced;         /* --tui given explicitly */

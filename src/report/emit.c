@@ -14,6 +14,7 @@
 #include "report/report.h"
 #include "report/output.h"
 #include "report/plot_svg.h"
+#include "report/hotspots_report.h"
 
 /* Writes the report to an unbuffered stream (standard error) in one go: one write instead
  * of one per printf, ~0.4 ms less on a terminal or a pipe. */
@@ -43,6 +44,10 @@ static int emit_plot(struct cpw_output *plot, const struct cpw_report *r)
 int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 {
 	int plot_rc = r->cfg && r->cfg->plot ? emit_plot(r->cfg->plot, r) : 0;
+	if (r->cfg && r->cfg->folded && /* --folded: as --plot's file (hotspots_report.c) */
+	    cpw_output_finish(r->cfg->folded, cpw_hotspots_write_folded(r->hotspots, r->cfg->folded->stream),
+			      "folded stacks") != 0)
+		plot_rc = -1;
 	int rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
 	if (cpw_output_finish(out, rc, "report") != 0)
 		return -1;

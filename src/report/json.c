@@ -13,6 +13,7 @@
 
 #include "report/counters_report.h"
 #include "report/phases_report.h"
+#include "report/hotspots_report.h"
 #include "report/waits_report.h"
 #include "report/json_value.h"
 
@@ -232,6 +233,7 @@ static json_object *build(const struct cpw_report *r)
 	add(root, "waits", cpw_waits_to_json(r->waits));
 	add(root, "verdict", verdict_object(r));
 	add(root, "phases", cpw_phases_to_json(&r->phases));
+	add(root, "hotspots", cpw_hotspots_to_json(r->hotspots, &r->phases));
 	/* Streamed too (a long run's columns held at once cost ~1 MB). */
 	add(root, "timeline", stream_processes ? json_object_new_string(TIMELINE_PLACEHOLDER)
 			      : cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));

@@ -1,0 +1,39 @@
+/*
+ * sampling.h: the session's hotspots (sampling.c): the cpu-clock sampler (source/sample/)
+ * armed on the tree once it has run for CPW_SAMPLING_ARM_S, drained at every sample into
+ * the model's hotspot tables (model/hotspots.c), and what it could not do said in the
+ * report's notes. session.c calls it at four places, each marked "hotspots".
+ */
+#ifndef CPW_SESSION_SAMPLING_H
+#define CPW_SESSION_SAMPLING_H
+
+#include <time.h>
+
+#include "options.h"
+#include "model/hotspots.h"
+#include "model/tree.h"
+#include "report/report.h"
+
+/* Run mode arms the sampler this long after the command's exec: opening the first
+ * per-task perf event costs 12-40 ms (an RCU grace period), which a short command would
+ * pay in its wall time; one shorter than this pays nothing. */
+#define CPW_SAMPLING_ARM_S 0.5
+/* Samples per second per running thread: perf record -F 99's rate (prime to the kernel's
+ * tick, so it does not beat with periodic work); a ~2 s run gives ~150 samples per busy
+ * thread, enough for shares within a few points of a program's steady state. */
+#define CPW_SAMPLING_HZ 99
+
+struct cpw_sampling;
+
+/* NULL with --no-hotspots (or out of memory: the report then has no Hotspots section). */
+struct cpw_sampling *cpw_sampling_new(const struct cpw_config *cfg);
+const struct cpw_hotspots *cpw_sampling_hotspots(const struct cpw_sampling *sp);
+/* The run's start on CLOCK_MONOTONIC. */
+void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start);
+/* After each sample of the tree (now: run seconds): arms when due, then drains. */
+void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, double now, struct cpw_report *r);
+/* At the end: the last drain; notes on what the samples could not show. */
+void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r);
+void cpw_sampling_free(struct cpw_sampling *sp);
+
+#endif
