@@ -6,7 +6,7 @@
 #
 #   contrib/fuzz.sh [OPTIONS] [SECONDS [TARGET...]]
 #     SECONDS            fuzzing time per target (default 60); 0 only replays the corpus
-#     TARGET             stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits
+#     TARGET             stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits elf perfmap
 #                        (default: all)
 #     -b DIR             build and work in DIR (kept); default a temporary directory
 #     -s DIR             keep crashers under DIR/TARGET/ instead of the source tree
@@ -20,7 +20,7 @@
 # stay small and reviewed. To keep a useful one, copy it into tests/fuzz/corpus/TARGET/.
 set -u
 
-ALL_TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits"
+ALL_TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits elf perfmap"
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 CLANG=${CLANG:-clang}
 build_dir=
@@ -72,7 +72,9 @@ printf '#define _GNU_SOURCE 1\n#define PACKAGE_VERSION "fuzz"\n' >"$build_dir/co
 PARSERS="src/source/proc/proc_parse.c src/util/escape.c src/source/kernel/psi.c src/source/kernel/vmstat.c
 	src/source/kernel/taskstats_parse.c src/source/cgroup/cgroup_path.c src/source/cgroup/cgroup_read.c
 	src/source/cgroup/cgroup.c src/source/kernel/kfile.c
-	src/source/waits/wait_parse.c src/source/waits/wait_kind.c"
+	src/source/waits/wait_parse.c src/source/waits/wait_kind.c
+	src/source/elf/elf_symbols.c src/source/elf/perf_map.c src/source/sample/sample_parse.c
+	src/source/sample/sample_maps.c src/source/elf/elf_file.c"
 CFLAGS_FUZZ="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 # One target: build, replay its corpus, fuzz. Writes its result line to $build_dir/T.result.
