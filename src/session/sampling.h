@@ -18,10 +18,11 @@
  * per-task perf event costs 12-40 ms (an RCU grace period), which a short command would
  * pay in its wall time; one shorter than this pays nothing. */
 #define CPW_SAMPLING_ARM_S 0.5
-/* Samples per second per running thread: perf record -F 99's rate (prime to the kernel's
- * tick, so it does not beat with periodic work); a ~2 s run gives ~150 samples per busy
- * thread, enough for shares within a few points of a program's steady state. */
-#define CPW_SAMPLING_HZ 99
+/* Samples per second per running thread: prime to the kernel's tick, so it does not beat
+ * with periodic work. 99 (perf record -F 99) gave ~150 samples in a 2 s run, shares
+ * +-4 points (binomial); 199 halves the variance for ~0.3 % of a 2 s program's CPU
+ * (contrib/bench/hotspots.sh), most of it the one-off opening and symbol reading. */
+#define CPW_SAMPLING_HZ 199
 
 struct cpw_sampling;
 
