@@ -19,6 +19,7 @@
 #include "classify/budgets.h"
 #include "classify/classify.h"
 #include "classify/phases.h"
+#include "classify/hotspot_advice.h" /* hotspots */
 #include "model/metrics.h"
 #include "model/timeline.h"
 #include "model/whole_run.h"
@@ -703,6 +704,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
 	cpw_phases_refine_verdict(&r->phases, &r->metrics, &r->verdict);
+	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
 	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
 
 	/* The groups go now, so that the kernel's clean-up of them overlaps the report; not

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify/hotspot_advice.h"
 #include "model/hotspots.h"
 #include "source/elf/elf_symbols.h"
 #include "source/sample/sample_private.h"
@@ -328,6 +329,28 @@ static void test_model_recursion_and_bound(void)
 	cpw_hotspots_free(h);
 }
 
+static void test_advice(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	const char *heavy[] = { "heavy" }, *light[] = { "light" };
+	struct cpw_verdict v;
+	memset(&v, 0, sizeof(v));
+	v.cls = CPW_CLASS_CPU_BOUND;
+	snprintf(v.advice, sizeof(v.advice), "Profile it.");
+	cpw_hotspot_advice_append(h, &v); /* nothing sampled: unchanged */
+	CU_ASSERT_STRING_EQUAL(v.advice, "Profile it.");
+	for (int i = 0; i < 100; i++)
+		one_stack(h, 1, "prog", i, 1, i % 10 < 7 ? heavy : light);
+	cpw_hotspot_advice_append(h, &v);
+	CU_ASSERT_STRING_EQUAL(v.advice, "Profile it. Hotspots: 70% of the CPU in heavy (prog): native code: the "
+					 "algorithm there; 30% of the CPU in light (prog): native code: the algorithm there.");
+	v.cls = CPW_CLASS_IO_BOUND;
+	snprintf(v.advice, sizeof(v.advice), "Disk.");
+	cpw_hotspot_advice_append(h, &v);
+	CU_ASSERT_STRING_EQUAL(v.advice, "Disk.");
+	cpw_hotspots_free(h);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -341,5 +364,6 @@ int main(void)
 	CU_add_test(s, "maps lines and kinds of code", test_maps_lines);
 	CU_add_test(s, "model: 70/30 shares, a pool summed, phases' top", test_model_shares);
 	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
+	CU_add_test(s, "advice: cpu-bound names the top functions and their kind", test_advice);
 	return cpw_cunit_run_tap();
 }
