@@ -53,6 +53,9 @@ void cpw_cli_usage(FILE *out)
 	      "                           output); FILE is written whole, then renamed into\n"
 	      "                           place; %r, %h, %p, %q{VAR}, %% expand (see below)\n"
 	      "      --plot=FILE          also draw the run over time as an SVG picture in FILE\n"
+	      "      --folded=FILE        also write the sampled stacks to FILE, collapsed\n"
+	      "                           (flamegraph.pl), the process's name as the root frame\n"
+	      "      --no-hotspots        do not sample where the CPU time goes by function\n"
 	      "      --label=NAME=VALUE   add this label to every prometheus/openmetrics sample\n"
 	      "      --merge              merge the JSON reports FILE... of a job's ranks into\n"
 	      "                           one job report (text, --json or --format prometheus);\n"
@@ -248,6 +251,7 @@ static int expand_output(struct cpw_config *cfg, FILE *err)
 enum long_only {
 	OPT_FORMAT = 256, OPT_LIST_EVENTS, OPT_TUI, OPT_NO_TUI, OPT_NO_CGROUP,
 	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON, OPT_PLOT, OPT_LABEL, OPT_MERGE,
+	OPT_FOLDED, OPT_NO_HOTSPOTS,
 };
 
 static const struct option long_options[] = {
@@ -258,6 +262,8 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "no-hotspots", no_argument, NULL, OPT_NO_HOTSPOTS },
 	{ "wait-all", no_argument, NULL, 'a' },
 	{ "events", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
@@ -347,6 +353,14 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 			if (!*optarg)
 				FAIL("empty plot file name");
 			cfg->plot_path = optarg;
+			break;
+		case OPT_FOLDED:
+			if (!*optarg)
+				FAIL("empty folded-stacks file name");
+			cfg->folded_path = optarg;
+			break;
+		case OPT_NO_HOTSPOTS:
+			cfg->no_hotspots = true;
 			break;
 		case 'a':
 			cfg->wait_all = true;
@@ -441,6 +455,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 	}
 	if (cfg->nlabels && cfg->format != CPW_FORMAT_PROMETHEUS && cfg->format != CPW_FORMAT_OPENMETRICS)
 		FAIL("--label applies to --format prometheus or openmetrics");
+	if (cfg->folded_path && cfg->no_hotspots)
+		FAIL("--folded writes the sampled stacks: it cannot go with --no-hotspots");
 	if (expand_output(cfg, err) < 0)
 		return CPW_CLI_ERROR;
 	if (cfg->mode == CPW_MODE_MERGE) {
@@ -452,6 +468,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 			FAIL("--merge writes text, JSON or prometheus, not openmetrics");
 		if (cfg->plot_path)
 			FAIL("--plot draws a run or a watch over time; --merge has no time series");
+		if (cfg->folded_path || cfg->no_hotspots)
+			FAIL("--folded and --no-hotspots apply to a run or a watch; --merge has no samples");
 		/* What only a run or a watch has: a budget here could never be broken. */
 		if (cfg->max_wall_s > 0 || cfg->max_cpu_s > 0 || cfg->max_rss_kib > 0 || cfg->fail_on_mask)
 			FAIL("--merge takes no budget (--max-wall, --max-cpu, --max-rss, --fail-on): "

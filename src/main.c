@@ -93,6 +93,16 @@ int main(int argc, char **argv)
 		}
 		cpw_output_abandon(&plot); /* nothing made: lets its held descriptor go */
 	}
+	/* --folded's path likewise (hotspots): made when the report is written. */
+	if (cfg.folded_path) {
+		struct cpw_output folded;
+		if (cpw_output_init_file(&folded, cfg.folded_path, err, sizeof(err)) < 0) {
+			fprintf(stderr, "cperfwatch: %s\n", err);
+			cpw_output_abandon(&out);
+			return CPW_EXIT_FAILURE;
+		}
+		cpw_output_abandon(&folded);
+	}
 	int status;
 	if (cfg.mode == CPW_MODE_MERGE) {
 		/* Merge mode writes to out->stream: its file is made before the reports are read. */

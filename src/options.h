@@ -41,6 +41,10 @@ struct cpw_config {
 	int rank;                /* the job's rank of this process (MPI, Slurm); -1 unknown */
 	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none (checked
 				  * by main.c before anything runs, made when the report is) */
+	/* Hotspots (issue 26): on-CPU samples by function. */
+	bool no_hotspots;        /* --no-hotspots: no sampling */
+	const char *folded_path; /* --folded FILE: collapsed stacks; NULL for none (checked by
+				  * main.c before anything runs, made when the report is) */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */
 	bool tui;                /* live view (attach mode on a terminal by default) */
 	bool tui_forced;         /* --tui given explicitly */

@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "report/output.h"
 #include "report/plot_svg.h"
+#include "report/hotspots_report.h"
 
 /* Writes the report to an unbuffered stream (standard error) in one go: one write instead
  * of one per printf, ~0.4 ms less on a terminal or a pipe. */
@@ -62,6 +63,22 @@ static int emit_plot(const char *path, const struct cpw_report *r)
 	return cpw_output_finish(&plot, rc == 0 ? cpw_plot_write_svg(r, plot.stream) : rc, what);
 }
 
+/* --folded: the collapsed stacks go to the file main.c checked before the run, made now
+ * as the plot's is (report/hotspots_report.c writes them). */
+static int emit_folded(const char *path, const struct cpw_report *r)
+{
+	struct cpw_output folded;
+	char err[CPW_PATH_LEN + 160], what[96];
+	if (cpw_output_init_file(&folded, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cperfwatch: cannot write the folded stacks: %s\n", err);
+		return -1;
+	}
+	name_output(r, "folded stacks", what, sizeof(what));
+	int rc = cpw_output_begin(&folded);
+	return cpw_output_finish(&folded, rc == 0 ? cpw_hotspots_write_folded(r->hotspots, folded.stream) : rc,
+				 what);
+}
+
 /* The report first: its file takes the descriptor held back for it, and frees it for the
  * plot's. */
 int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
@@ -73,5 +90,6 @@ int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 	name_output(r, "report", what, sizeof(what));
 	int report_rc = cpw_output_finish(out, rc, what);
 	int plot_rc = r->cfg && r->cfg->plot_path ? emit_plot(r->cfg->plot_path, r) : 0;
-	return report_rc == 0 && plot_rc == 0 ? 0 : -1;
+	int folded_rc = r->cfg && r->cfg->folded_path ? emit_folded(r->cfg->folded_path, r) : 0;
+	return report_rc == 0 && plot_rc == 0 && folded_rc == 0 ? 0 : -1;
 }

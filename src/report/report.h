@@ -21,6 +21,7 @@
 #include "classify/phases.h"
 #include "classify/budgets.h"
 #include "model/timeline.h"
+#include "model/hotspots.h"
 
 #define CPW_NOTES_MAX 24
 #define CPW_NOTE_LEN 512 /* room for a deep cgroup path and its reason */
@@ -44,6 +45,7 @@ struct cpw_report {
 	const struct cpw_counter_values *counters; /* NULL where counting was not set up */
 	const struct cpw_timeline *timeline; /* the run over time; NULL where none was kept */
 	struct cpw_phases phases;            /* n = 0: no timeline */
+	const struct cpw_hotspots *hotspots; /* on-CPU samples by function; NULL: --no-hotspots */
 	char notes[CPW_NOTES_MAX][CPW_NOTE_LEN];
 	int nnotes;
 	struct cpw_budget_result budgets[CPW_BUDGETS_MAX];

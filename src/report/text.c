@@ -15,6 +15,7 @@
 #include "report/counters_report.h"
 #include "report/phases_report.h"
 #include "report/waits_report.h"
+#include "report/hotspots_report.h"
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -265,6 +266,7 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 	}
 	cpw_waits_write_text(r->waits, out);
 	cpw_phases_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
+	cpw_hotspots_write_text(r->hotspots, &r->phases, out);
 	write_verdict_section(r, out);
 	if (r->nbudgets) {
 		fputs("Budgets:\n", out);

@@ -19,9 +19,11 @@
 #include "classify/budgets.h"
 #include "classify/classify.h"
 #include "classify/phases.h"
+#include "classify/hotspot_advice.h" /* hotspots */
 #include "model/metrics.h"
 #include "model/timeline.h"
 #include "model/whole_run.h"
+#include "session/sampling.h" /* hotspots */
 #include "source/cgroup/cgroup.h"
 #include "source/kernel/cpus.h"
 #include "source/kernel/fdlimit.h"
@@ -85,6 +87,7 @@ struct cpw_session {
 	double next_pss_s;                 /* when the next sample reads the PSS */
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
+	struct cpw_sampling *sampling;     /* hotspots: on-CPU samples by function; NULL: none */
 };
 /* Closes what the session holds in the kernel (exit records, held files) and removes the
  * command's cgroup. */
@@ -175,6 +178,9 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 	s->report.tree = s->tree;
 	s->report.timeline = s->timeline;
 	s->report.waits = cpw_tree_waits(s->tree);
+	/* hotspots */
+	s->sampling = cpw_sampling_new(cfg);
+	s->report.hotspots = cpw_sampling_hotspots(s->sampling);
 	/* Only the JSON report names each process's user: the text and OpenMetrics reports
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
@@ -307,6 +313,7 @@ void cpw_session_start(struct cpw_session *s, const struct timespec *at)
 		s->start = *at;
 	else
 		clock_gettime(CLOCK_MONOTONIC, &s->start);
+	cpw_sampling_start(s->sampling, &s->start); /* hotspots */
 	if (s->cfg->mode == CPW_MODE_ATTACH)
 		s->report.pid = s->cfg->pid;
 	read_start(s);
@@ -577,6 +584,7 @@ int cpw_session_sample(struct cpw_session *s)
 		cpw_timeline_record(s->timeline, s->tree, now,
 				    pressure_since_last_sample(s, &stalls) ? &stalls : NULL);
 		arm_counters(s);
+		cpw_sampling_step(s->sampling, s->tree, now, &s->report); /* hotspots */
 	}
 	if (s->cfg->mode == CPW_MODE_ATTACH && s->target_start_ticks == 0)
 		s->target_start_ticks = cpw_tree_start_ticks(s->tree, s->cfg->pid);
@@ -686,6 +694,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	sample_what_is_left(s);
 	drain_exits(s);
 	read_end(s);
+	cpw_sampling_finish(s->sampling, r); /* hotspots */
 	in->rusage_known = end->rusage_known;
 	in->ru = end->ru;
 	r->rusage_known = end->rusage_known;
@@ -710,6 +719,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
 	cpw_phases_refine_verdict(&r->phases, &r->metrics, &r->verdict);
+	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
 	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
 
 	/* The groups go now, so that the kernel's clean-up of them overlaps the report; not
@@ -769,5 +779,6 @@ void cpw_session_free(struct cpw_session *s)
 	free(s->pending_drain);
 	free(s->pending_begin);
 	cpw_timeline_free(s->timeline);
+	cpw_sampling_free(s->sampling); /* hotspots */
 	free(s);
 }

@@ -1,0 +1,73 @@
+/*
+ * hotspot_advice.c: the hotspots in cpu-bound advice (hotspot_advice.h). Pure: it reads
+ * the model's tables and writes text.
+ */
+#include "config.h"
+#include "classify/hotspot_advice.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Fewer samples than this say too little to name a function. */
+#define ADVICE_MIN_SAMPLES 20
+#define ADVICE_TOP 2
+
+static const char *what_to_do(enum cpw_code_kind k)
+{
+	switch (k) {
+	case CPW_CODE_INTERPRETER:
+		return "the interpreter itself: interpreted loops; vectorise them (numpy) or move them to compiled code";
+	case CPW_CODE_LIBC:
+		return "the C library: look at what calls it (memory copies, allocation, string handling)";
+	case CPW_CODE_KERNEL:
+		return "the kernel: system calls or page faults on the program's behalf; batch them";
+	case CPW_CODE_JIT:
+		return "JIT-compiled code";
+	case CPW_CODE_NATIVE:
+		return "native code: the algorithm there";
+	default:
+		return "code no file holds";
+	}
+}
+
+size_t cpw_hotspot_advice(const struct cpw_hotspots *h, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (!h || cpw_hotspots_unavailable(h) || cpw_hotspots_samples(h) < ADVICE_MIN_SAMPLES || len == 0)
+		return 0;
+	struct cpw_hot_fn top[ADVICE_TOP + 1];
+	size_t n = cpw_hotspots_top(h, top, ADVICE_TOP + 1);
+	uint64_t all = cpw_hotspots_samples(h);
+	size_t used = 0;
+	int named = 0;
+	for (size_t i = 0; i < n && named < ADVICE_TOP; i++) {
+		if (strcmp(top[i].name, "[other]") == 0)
+			continue;
+		double pct = 100.0 * (double)top[i].self / (double)all;
+		if (named > 0 && pct < 10)
+			break;
+		int w = snprintf(buf + used, len - used, "%s%.0f%% of the CPU in %s (%s): %s", named ? "; " : "Hotspots: ",
+				 pct, top[i].name, top[i].file, what_to_do(top[i].kind));
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+		named++;
+	}
+	if (named && used + 1 < len) {
+		buf[used++] = '.';
+		buf[used] = '\0';
+	}
+	return used;
+}
+
+void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict *v)
+{
+	if (!h || v->cls != CPW_CLASS_CPU_BOUND)
+		return;
+	char text[512];
+	if (cpw_hotspot_advice(h, text, sizeof(text)) == 0)
+		return;
+	size_t have = strlen(v->advice);
+	snprintf(v->advice + have, sizeof(v->advice) - have, "%s%s", have ? " " : "", text);
+}

@@ -1,0 +1,198 @@
+/*
+ * hotspots_report.c: the Hotspots section (hotspots_report.h) in text and JSON, and the
+ * collapsed stacks of --folded.
+ *
+ * Function names come from the watched program's files: escaped for the terminal in text;
+ * in the folded file, the two characters the format gives a meaning (';' between frames,
+ * and the line end) are replaced, and a space keeps its place (flamegraph.pl reads the
+ * count after the last space).
+ */
+#include "config.h"
+#include "report/hotspots_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "util/escape.h"
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static void write_kinds(const struct cpw_hotspots *h, FILE *out)
+{
+	uint64_t n = cpw_hotspots_samples(h);
+	fputs("\tBy kind of code:", out);
+	const char *sep = " ";
+	for (int k = 0; k < CPW_CODE_KINDS; k++) {
+		uint64_t v = cpw_hotspots_kind_samples(h, (enum cpw_code_kind)k);
+		if (!v)
+			continue;
+		fprintf(out, "%s%s %.1f%%", sep, cpw_code_kind_name((enum cpw_code_kind)k), share(v, n));
+		sep = ", ";
+	}
+	fputc('\n', out);
+}
+
+static void write_phase_tops(const struct cpw_hotspots *h, const struct cpw_phases *ph, FILE *out)
+{
+	if (!ph || ph->n < 2)
+		return;
+	for (int i = 0; i < ph->n; i++) {
+		struct cpw_hot_fn f;
+		uint64_t in_range;
+		if (!cpw_hotspots_top_between(h, ph->phase[i].start_s, ph->phase[i].end_s, &f, &in_range))
+			continue;
+		char name[1024];
+		cpw_escape_for_terminal(f.name, name, sizeof(name));
+		fprintf(out, "\tPhase %d (%.1f-%.1f s): %s %.0f%% of its samples\n", i + 1, ph->phase[i].start_s,
+			ph->phase[i].end_s, name, share(f.self, in_range));
+	}
+}
+
+int cpw_hotspots_write_text(const struct cpw_hotspots *h, const struct cpw_phases *phases, FILE *out)
+{
+	if (!h)
+		return 0;
+	const char *why = cpw_hotspots_unavailable(h);
+	const struct cpw_sampler_stats *st = cpw_hotspots_source(h);
+	uint64_t n = cpw_hotspots_samples(h);
+	if (why) {
+		char esc[1024];
+		cpw_escape_for_terminal(why, esc, sizeof(esc));
+		fprintf(out, "Hotspots: not sampled: %s\n", esc);
+		return ferror(out) ? -EIO : 0;
+	}
+	double armed = cpw_hotspots_armed_at(h);
+	if (isnan(armed)) {
+		fputs("Hotspots: not sampled (the run ended before sampling was armed, at 0.5 s)\n", out);
+		return ferror(out) ? -EIO : 0;
+	}
+	fprintf(out, "Hotspots (%llu cpu-clock samples at %d Hz, from %.1f s):\n", (unsigned long long)n, st->hz,
+		armed);
+	if (n == 0)
+		return ferror(out) ? -EIO : 0;
+	write_kinds(h, out);
+	struct cpw_hot_fn top[CPW_HOTSPOTS_REPORT_TOP];
+	size_t nt = cpw_hotspots_top(h, top, CPW_HOTSPOTS_REPORT_TOP);
+	fprintf(out, "\t%6s %6s  %-36s %-24s %s\n", "self%", "total%", "function", "file", "process");
+	for (size_t i = 0; i < nt; i++) {
+		char name[1024], file[512], comm[64];
+		cpw_escape_for_terminal(top[i].name, name, sizeof(name));
+		cpw_escape_for_terminal(top[i].file, file, sizeof(file));
+		cpw_escape_for_terminal(top[i].comm, comm, sizeof(comm));
+		fprintf(out, "\t%6.1f %6.1f  %-36s %-24s %s (%d)", share(top[i].self, n), share(top[i].total, n), name,
+			file, comm, (int)top[i].pid);
+		if (top[i].nprocs > 1)
+			fprintf(out, " and %u more", top[i].nprocs - 1);
+		fputc('\n', out);
+	}
+	write_phase_tops(h, phases, out);
+	return ferror(out) ? (errno ? -errno : -EIO) : 0;
+}
+
+static void add(struct json_object *o, const char *k, struct json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static struct json_object *json_share(uint64_t part, uint64_t whole)
+{
+	return json_object_new_double(round(share(part, whole) * 100) / 10000);
+}
+
+static struct json_object *fn_json(const struct cpw_hot_fn *f, uint64_t n)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "name", json_object_new_string(f->name));
+	add(o, "file", json_object_new_string(f->file));
+	add(o, "kind", json_object_new_string(cpw_code_kind_name(f->kind)));
+	add(o, "self_samples", json_object_new_int64((int64_t)f->self));
+	add(o, "total_samples", json_object_new_int64((int64_t)f->total));
+	add(o, "self_share", json_share(f->self, n));
+	add(o, "total_share", json_share(f->total, n));
+	add(o, "pid", json_object_new_int(f->pid));
+	add(o, "comm", json_object_new_string(f->comm));
+	add(o, "processes", json_object_new_int((int)f->nprocs));
+	return o;
+}
+
+struct json_object *cpw_hotspots_to_json(const struct cpw_hotspots *h, const struct cpw_phases *phases)
+{
+	if (!h)
+		return NULL;
+	struct json_object *o = json_object_new_object();
+	const char *why = cpw_hotspots_unavailable(h);
+	const struct cpw_sampler_stats *st = cpw_hotspots_source(h);
+	double armed = cpw_hotspots_armed_at(h);
+	uint64_t n = cpw_hotspots_samples(h);
+	add(o, "available", json_object_new_boolean(!why && !isnan(armed)));
+	add(o, "reason", why ? json_object_new_string(why)
+			     : isnan(armed) ? json_object_new_string("the run ended before sampling was armed")
+					    : NULL);
+	add(o, "sample_hz", json_object_new_int(st->hz));
+	add(o, "samples", json_object_new_int64((int64_t)n));
+	add(o, "lost", json_object_new_int64((int64_t)st->lost));
+	add(o, "armed_at_s", isnan(armed) ? NULL : json_object_new_double(round(armed * 1000) / 1000));
+	struct json_object *kinds = json_object_new_object();
+	for (int k = 0; k < CPW_CODE_KINDS; k++)
+		add(kinds, cpw_code_kind_name((enum cpw_code_kind)k),
+		    json_share(cpw_hotspots_kind_samples(h, (enum cpw_code_kind)k), n));
+	add(o, "kinds", kinds);
+	struct cpw_hot_fn top[32];
+	size_t nt = cpw_hotspots_top(h, top, 32);
+	struct json_object *fns = json_object_new_array();
+	for (size_t i = 0; i < nt; i++)
+		json_object_array_add(fns, fn_json(&top[i], n));
+	add(o, "functions", fns);
+	struct json_object *ph = json_object_new_array();
+	for (int i = 0; phases && i < phases->n; i++) {
+		struct cpw_hot_fn f;
+		uint64_t in_range;
+		if (!cpw_hotspots_top_between(h, phases->phase[i].start_s, phases->phase[i].end_s, &f, &in_range))
+			continue;
+		struct json_object *p = json_object_new_object();
+		add(p, "phase", json_object_new_int(i + 1));
+		add(p, "function", json_object_new_string(f.name));
+		add(p, "file", json_object_new_string(f.file));
+		add(p, "share", json_share(f.self, in_range));
+		json_object_array_add(ph, p);
+	}
+	add(o, "phases", ph);
+	struct json_object *chains = json_object_new_object();
+	add(chains, "cut_short", json_object_new_int64((int64_t)st->cut_short));
+	add(chains, "leaf_only", json_object_new_int64((int64_t)st->leaf_only));
+	add(chains, "unresolved", json_object_new_int64((int64_t)st->unresolved));
+	add(o, "chains", chains);
+	return o;
+}
+
+/* A frame's name as the folded format allows it: ';' separates frames, a line ends at a
+ * newline; other control characters are replaced too. */
+static void put_frame(const char *s, FILE *out)
+{
+	for (; *s; s++)
+		fputc(*s == ';' || (unsigned char)*s < 0x20 || *s == 0x7f ? '_' : *s, out);
+}
+
+static int folded_line(void *ctx, const char *comm, const char *const *frames, int n, uint64_t count)
+{
+	FILE *out = ctx;
+	put_frame(comm, out);
+	for (int i = 0; i < n; i++) {
+		fputc(';', out);
+		put_frame(frames[i], out);
+	}
+	fprintf(out, " %llu\n", (unsigned long long)count);
+	return ferror(out) ? -EIO : 0;
+}
+
+int cpw_hotspots_write_folded(const struct cpw_hotspots *h, FILE *out)
+{
+	if (!h)
+		return 0;
+	int rc = cpw_hotspots_each_stack(h, folded_line, out);
+	return rc ? rc : ferror(out) ? -EIO : 0;
+}

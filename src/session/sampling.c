@@ -1,0 +1,127 @@
+/*
+ * sampling.c: the session's hotspots (sampling.h): arms the sampler, drains it into the
+ * model, and notes what the samples could not show.
+ */
+#include "config.h"
+#include "session/sampling.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <sys/types.h>
+
+#include "source/sample/sampler.h"
+
+#define ARM_TIDS_MAX 1024
+
+struct cpw_sampling {
+	const struct cpw_config *cfg;
+	struct cpw_hotspots *hotspots;
+	struct cpw_sampler *sampler;
+	double armed_at;          /* run seconds; NAN before */
+	bool given_up;
+};
+
+struct cpw_sampling *cpw_sampling_new(const struct cpw_config *cfg)
+{
+	if (cfg->no_hotspots)
+		return NULL;
+	struct cpw_sampling *sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return NULL;
+	sp->cfg = cfg;
+	sp->armed_at = NAN;
+	sp->hotspots = cpw_hotspots_new();
+	if (!sp->hotspots) {
+		free(sp);
+		return NULL;
+	}
+	return sp;
+}
+
+const struct cpw_hotspots *cpw_sampling_hotspots(const struct cpw_sampling *sp)
+{
+	return sp ? sp->hotspots : NULL;
+}
+
+void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start)
+{
+	if (sp)
+		cpw_hotspots_set_epoch(sp->hotspots, (double)start->tv_sec + (double)start->tv_nsec / 1e9);
+}
+
+static void give_up(struct cpw_sampling *sp, const char *why, struct cpw_report *r)
+{
+	sp->given_up = true;
+	cpw_hotspots_set_unavailable(sp->hotspots, why);
+	cpw_report_note(r, "hotspots not sampled: %s", why);
+	cpw_sampler_free(sp->sampler);
+	sp->sampler = NULL;
+}
+
+static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now, struct cpw_report *r)
+{
+	char why[320] = "";
+	pid_t tids[ARM_TIDS_MAX];
+	size_t n = cpw_tree_live_tids(tree, tids, ARM_TIDS_MAX);
+	if (n == 0)
+		return; /* nothing alive yet (or any more): the next sample tries */
+	sp->sampler = cpw_sampler_new(sp->cfg->proc_root, CPW_SAMPLING_HZ, why, sizeof(why));
+	if (!sp->sampler) {
+		give_up(sp, why, r);
+		return;
+	}
+	if (cpw_sampler_arm(sp->sampler, tids, n, why, sizeof(why)) == 0) {
+		give_up(sp, why, r);
+		return;
+	}
+	sp->armed_at = now;
+}
+
+void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, double now, struct cpw_report *r)
+{
+	if (!sp || sp->given_up)
+		return;
+	if (!sp->sampler) {
+		if (sp->cfg->mode == CPW_MODE_RUN && now < CPW_SAMPLING_ARM_S)
+			return;
+		arm(sp, tree, now, r);
+		if (!sp->sampler)
+			return;
+	}
+	cpw_sampler_drain(sp->sampler, cpw_hotspots_take, sp->hotspots);
+}
+
+void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
+{
+	if (!sp || !sp->sampler)
+		return;
+	cpw_sampler_drain(sp->sampler, cpw_hotspots_take, sp->hotspots);
+	struct cpw_sampler_stats st;
+	cpw_sampler_get_stats(sp->sampler, &st);
+	cpw_hotspots_set_source(sp->hotspots, &st, sp->armed_at);
+	if (st.threads_refused)
+		cpw_report_note(r, "hotspots: %u thread(s) could not be sampled (ended, or beyond %d)",
+				st.threads_refused, ARM_TIDS_MAX);
+	if (st.lost)
+		cpw_report_note(r, "hotspots: the kernel dropped %llu sample record(s): its buffers filled "
+				"between two reads (a long --interval)", (unsigned long long)st.lost);
+	uint64_t user = st.samples;
+	if (user >= 20 && (double)(st.cut_short + st.leaf_only) > 0.2 * (double)user)
+		cpw_report_note(r, "hotspots: %.0f%% of the sampled stacks end after their first frame or at an "
+				"address no file holds: code built without frame pointers (-fomit-frame-pointer, "
+				"the default at -O2); total%% counts only the callers seen (build with "
+				"-fno-omit-frame-pointer for whole stacks)",
+				100.0 * (double)(st.cut_short + st.leaf_only) / (double)user);
+	if (st.unreadable)
+		cpw_report_note(r, "hotspots: %llu mapped file(s) could not be read or were replaced since they "
+				"were mapped: their frames are named FILE+0xOFFSET", (unsigned long long)st.unreadable);
+}
+
+void cpw_sampling_free(struct cpw_sampling *sp)
+{
+	if (!sp)
+		return;
+	cpw_sampler_free(sp->sampler);
+	cpw_hotspots_free(sp->hotspots);
+	free(sp);
+}

@@ -1,0 +1,40 @@
+/*
+ * sampling.h: the session's hotspots (sampling.c): the cpu-clock sampler (source/sample/)
+ * armed on the tree once it has run for CPW_SAMPLING_ARM_S, drained at every sample into
+ * the model's hotspot tables (model/hotspots.c), and what it could not do said in the
+ * report's notes. session.c calls it at four places, each marked "hotspots".
+ */
+#ifndef CPW_SESSION_SAMPLING_H
+#define CPW_SESSION_SAMPLING_H
+
+#include <time.h>
+
+#include "options.h"
+#include "model/hotspots.h"
+#include "model/tree.h"
+#include "report/report.h"
+
+/* Run mode arms the sampler this long after the command's exec: opening the first
+ * per-task perf event costs 12-40 ms (an RCU grace period), which a short command would
+ * pay in its wall time; one shorter than this pays nothing. */
+#define CPW_SAMPLING_ARM_S 0.5
+/* Samples per second per running thread: prime to the kernel's tick, so it does not beat
+ * with periodic work. 99 (perf record -F 99) gave ~150 samples in a 2 s run, shares
+ * +-4 points (binomial); 199 halves the variance for ~0.3 % of a 2 s program's CPU
+ * (contrib/bench/hotspots.sh), most of it the one-off opening and symbol reading. */
+#define CPW_SAMPLING_HZ 199
+
+struct cpw_sampling;
+
+/* NULL with --no-hotspots (or out of memory: the report then has no Hotspots section). */
+struct cpw_sampling *cpw_sampling_new(const struct cpw_config *cfg);
+const struct cpw_hotspots *cpw_sampling_hotspots(const struct cpw_sampling *sp);
+/* The run's start on CLOCK_MONOTONIC. */
+void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start);
+/* After each sample of the tree (now: run seconds): arms when due, then drains. */
+void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, double now, struct cpw_report *r);
+/* At the end: the last drain; notes on what the samples could not show. */
+void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r);
+void cpw_sampling_free(struct cpw_sampling *sp);
+
+#endif

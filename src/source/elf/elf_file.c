@@ -1,0 +1,94 @@
+/*
+ * elf_file.c: the files a watched process maps, read for their symbols (elf_file.h).
+ *
+ * The file is mapped read-only, parsed by the pure reader (elf_symbols.c) and unmapped:
+ * the names are copied out, so a process that keeps a library mapped costs its symbol
+ * table, not the file.
+ */
+#include "config.h"
+#include "source/elf/elf_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "source/kernel/kfile.h"
+
+/* Larger files are not read (a debug build of a big program): its frames get offsets. */
+#define ELF_FILE_MAX ((off_t)1 << 31)
+#define PERF_MAP_MAX ((size_t)16 << 20)
+
+static int open_as_seen(const char *proc_root, pid_t pid, const char *path)
+{
+	char p[4352];
+	if (snprintf(p, sizeof(p), "%s/%d/root%s", proc_root, (int)pid, path) < (int)sizeof(p)) {
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	/* The process has ended (its root went with it): the path as cperfwatch sees it, which
+	 * the build-id or inode check confirms. */
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int cpw_elf_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
+		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	int fd = open_as_seen(proc_root, pid, path);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(why, len, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > ELF_FILE_MAX || st.st_size == 0) {
+		close(fd);
+		snprintf(why, len, "%s: not a regular file of a readable size", path);
+		return -EINVAL;
+	}
+	if (ino && build_id_len == 0 && (uint64_t)st.st_ino != ino) {
+		close(fd);
+		snprintf(why, len, "%s: replaced since it was mapped (another inode)", path);
+		return -ESTALE;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		int e = errno;
+		snprintf(why, len, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	int rc = cpw_elf_parse(map, (size_t)st.st_size, out);
+	munmap(map, (size_t)st.st_size);
+	if (rc < 0) {
+		snprintf(why, len, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "not a readable ELF file");
+		return rc;
+	}
+	if (build_id_len && (out->build_id_len != build_id_len ||
+			     memcmp(out->build_id, build_id, build_id_len) != 0)) {
+		cpw_elf_info_free(out);
+		snprintf(why, len, "%s: replaced since it was mapped (another build-id)", path);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+int cpw_perf_map_load(const char *proc_root, pid_t pid, size_t max_syms, struct cpw_perf_map *out)
+{
+	char path[256];
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s/%d/root/tmp/perf-%d.map", proc_root, (int)pid, (int)pid);
+	char *text = NULL;
+	ssize_t n = cpw_kf_read_alloc(path, &text);
+	if (n < 0)
+		return (int)n;
+	int rc = cpw_perf_map_parse(text, (size_t)n < PERF_MAP_MAX ? (size_t)n : PERF_MAP_MAX, max_syms, out);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,273 @@
+/*
+ * elf_symbols.c: the pure ELF reader (elf_symbols.h): function symbols of .symtab and
+ * .dynsym, the GNU build-id note, the executable PT_LOAD segments.
+ *
+ * Every header, table and string is checked against the buffer before it is read, with
+ * overflow-safe arithmetic: the input may be truncated, replaced or hostile.
+ */
+#include "config.h"
+#include "source/elf/elf_symbols.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether [off, off + n) lies inside a buffer of len bytes. */
+static bool in_bounds(size_t len, uint64_t off, uint64_t n)
+{
+	return off <= len && n <= len - off;
+}
+
+/* Growing symbol and name arrays. */
+struct builder {
+	struct cpw_elf_sym *syms;
+	size_t n, cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+static int add_name(struct builder *b, const char *s, size_t maxlen, uint32_t *off)
+{
+	size_t n = strnlen(s, maxlen < CPW_ELF_NAME_MAX ? maxlen : CPW_ELF_NAME_MAX);
+	if (b->names_len + n + 1 > b->names_cap) {
+		size_t cap = b->names_cap ? b->names_cap * 2 : 4096;
+		while (cap < b->names_len + n + 1)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			return -ENOMEM;
+		char *p = realloc(b->names, cap);
+		if (!p)
+			return -ENOMEM;
+		b->names = p;
+		b->names_cap = cap;
+	}
+	memcpy(b->names + b->names_len, s, n);
+	b->names[b->names_len + n] = '\0';
+	*off = (uint32_t)b->names_len;
+	b->names_len += n + 1;
+	return 0;
+}
+
+static int add_sym(struct builder *b, uint64_t value, uint64_t size, const char *name, size_t maxlen)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		struct cpw_elf_sym *p = realloc(b->syms, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		b->syms = p;
+		b->cap = cap;
+	}
+	struct cpw_elf_sym *s = &b->syms[b->n];
+	s->value = value;
+	s->size = size;
+	if (add_name(b, name, maxlen, &s->name) < 0)
+		return -ENOMEM;
+	b->n++;
+	return 0;
+}
+
+/* The function symbols of one symbol table section (its string table is sh_link). */
+static int read_symtab(const uint8_t *buf, size_t len, const Elf64_Shdr *sh, const Elf64_Shdr *shdrs,
+		       uint16_t shnum, struct builder *b)
+{
+	if (sh->sh_entsize != sizeof(Elf64_Sym) || !in_bounds(len, sh->sh_offset, sh->sh_size) ||
+	    sh->sh_link >= shnum)
+		return 0; /* a table out of bounds is skipped: the other may still be good */
+	const Elf64_Shdr *strs = &shdrs[sh->sh_link];
+	if (strs->sh_type != SHT_STRTAB || !in_bounds(len, strs->sh_offset, strs->sh_size))
+		return 0;
+	const char *str = (const char *)buf + strs->sh_offset;
+	size_t nsym = sh->sh_size / sizeof(Elf64_Sym);
+	for (size_t i = 0; i < nsym; i++) {
+		Elf64_Sym sym;
+		memcpy(&sym, buf + sh->sh_offset + i * sizeof(Elf64_Sym), sizeof(sym));
+		int type = ELF64_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_size == 0 ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_name >= strs->sh_size)
+			continue;
+		const char *name = str + sym.st_name;
+		size_t maxlen = strs->sh_size - sym.st_name;
+		if (name[0] == '\0')
+			continue;
+		if (add_sym(b, sym.st_value, sym.st_size, name, maxlen) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The GNU build-id from a note area [off, off + size). */
+static void read_notes(const uint8_t *buf, size_t len, uint64_t off, uint64_t size, struct cpw_elf_info *out)
+{
+	if (!in_bounds(len, off, size))
+		return;
+	uint64_t p = off, end = off + size;
+	while (end - p >= sizeof(Elf64_Nhdr)) {
+		Elf64_Nhdr nh;
+		memcpy(&nh, buf + p, sizeof(nh));
+		uint64_t name_sz = ((uint64_t)nh.n_namesz + 3) & ~3ull;
+		uint64_t desc_sz = ((uint64_t)nh.n_descsz + 3) & ~3ull;
+		uint64_t body = p + sizeof(nh);
+		if (name_sz > end - body || desc_sz > end - body - name_sz)
+			return;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(buf + body, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0) {
+			size_t n = nh.n_descsz < CPW_ELF_BUILD_ID_MAX ? nh.n_descsz : CPW_ELF_BUILD_ID_MAX;
+			memcpy(out->build_id, buf + body + name_sz, n);
+			out->build_id_len = n;
+			return;
+		}
+		p = body + name_sz + desc_sz;
+	}
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct cpw_elf_sym *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	/* The larger first among aliases: it is the one kept. */
+	return x->size > y->size ? -1 : x->size < y->size;
+}
+
+/* Sorts and drops aliases (the same value twice: .symtab and .dynsym name most functions
+ * twice); the first seen of equal value and size is kept, and .symtab is read first. */
+static void sort_unique(struct builder *b)
+{
+	if (b->n == 0)
+		return;
+	qsort(b->syms, b->n, sizeof(*b->syms), cmp_sym);
+	size_t w = 1;
+	for (size_t i = 1; i < b->n; i++)
+		if (b->syms[i].value != b->syms[w - 1].value)
+			b->syms[w++] = b->syms[i];
+	b->n = w;
+}
+
+int cpw_elf_parse(const void *data, size_t len, struct cpw_elf_info *out)
+{
+	const uint8_t *buf = data;
+	memset(out, 0, sizeof(*out));
+	Elf64_Ehdr eh;
+	if (len < sizeof(eh))
+		return -EINVAL;
+	memcpy(&eh, buf, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return -EINVAL;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return -EINVAL;
+#else
+	if (eh.e_ident[EI_DATA] != ELFDATA2MSB)
+		return -EINVAL;
+#endif
+	/* Program headers: executable segments and the build-id note. */
+	if (eh.e_phnum && (eh.e_phentsize != sizeof(Elf64_Phdr) ||
+			   !in_bounds(len, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr))))
+		return -EINVAL;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, buf + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && out->nseg < CPW_ELF_LOAD_MAX) {
+			out->seg[out->nseg].offset = ph.p_offset;
+			out->seg[out->nseg].vaddr = ph.p_vaddr;
+			out->seg[out->nseg].filesz = ph.p_filesz;
+			out->nseg++;
+		} else if (ph.p_type == PT_NOTE && out->build_id_len == 0) {
+			read_notes(buf, len, ph.p_offset, ph.p_filesz, out);
+		}
+	}
+	/* Section headers: the symbol tables (a file cut short has none: no names, no error). */
+	struct builder b = { 0 };
+	if (eh.e_shnum && eh.e_shentsize == sizeof(Elf64_Shdr) &&
+	    in_bounds(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr))) {
+		Elf64_Shdr *sh = malloc((size_t)eh.e_shnum * sizeof(*sh));
+		if (!sh)
+			return -ENOMEM;
+		memcpy(sh, buf + eh.e_shoff, (size_t)eh.e_shnum * sizeof(*sh));
+		int rc = 0;
+		for (int pass = 0; pass < 2 && rc == 0; pass++) {
+			uint32_t want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+			for (unsigned i = 0; i < eh.e_shnum && rc == 0; i++) {
+				if (sh[i].sh_type != want)
+					continue;
+				size_t before = b.n;
+				rc = read_symtab(buf, len, &sh[i], sh, eh.e_shnum, &b);
+				if (want == SHT_SYMTAB && b.n > before)
+					out->has_symtab = true;
+			}
+		}
+		for (unsigned i = 0; i < eh.e_shnum && out->build_id_len == 0; i++)
+			if (sh[i].sh_type == SHT_NOTE)
+				read_notes(buf, len, sh[i].sh_offset, sh[i].sh_size, out);
+		free(sh);
+		if (rc < 0) {
+			free(b.syms);
+			free(b.names);
+			return rc;
+		}
+	}
+	sort_unique(&b);
+	out->syms = b.syms;
+	out->nsyms = b.n;
+	out->names = b.names;
+	out->names_len = b.names_len;
+	return 0;
+}
+
+void cpw_elf_info_free(struct cpw_elf_info *info)
+{
+	if (!info)
+		return;
+	free(info->syms);
+	free(info->names);
+	info->syms = NULL;
+	info->names = NULL;
+	info->nsyms = info->names_len = 0;
+}
+
+/* How many symbols before the last one starting at or below an address are checked for
+ * holding it too (a function with a nested label symbol inside it). */
+#define CONTAINING_LOOKBACK 4
+
+size_t cpw_sorted_upper(const void *base, size_t n, size_t size, size_t offset, uint64_t key)
+{
+	const unsigned char *p = base;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+		memcpy(&v, p + mid * size + offset, sizeof(v));
+		if (v <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct cpw_elf_sym *cpw_elf_lookup(const struct cpw_elf_info *info, uint64_t vaddr)
+{
+	size_t lo = cpw_sorted_upper(info->syms, info->nsyms, sizeof(*info->syms),
+				     offsetof(struct cpw_elf_sym, value), vaddr);
+	for (size_t k = 0; k < CONTAINING_LOOKBACK && lo > k; k++) {
+		const struct cpw_elf_sym *s = &info->syms[lo - 1 - k];
+		if (vaddr - s->value < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+bool cpw_elf_offset_to_vaddr(const struct cpw_elf_info *info, uint64_t offset, uint64_t *vaddr)
+{
+	for (int i = 0; i < info->nseg; i++) {
+		const struct cpw_elf_segment *s = &info->seg[i];
+		if (offset >= s->offset && offset - s->offset < s->filesz) {
+			*vaddr = s->vaddr + (offset - s->offset);
+			return true;
+		}
+	}
+	return false;
+}

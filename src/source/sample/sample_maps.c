@@ -1,0 +1,491 @@
+/*
+ * sample_maps.c: the watched processes' executable mappings and the files they map, and
+ * the turning of a sample's addresses into named frames (sample_private.h).
+ *
+ * A process's mappings come from its MMAP2 records, a child's from its parent's at the
+ * FORK, and what was mapped before the events were armed from /proc/PID/maps the first
+ * time one of its samples is seen. An exec (COMM with the exec flag) empties them. The
+ * files are shared between processes and read once, when a frame first falls in them.
+ * Everything is bounded: processes, mappings per process, files.
+ */
+#include "config.h"
+#include "source/sample/sample_private.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "source/elf/elf_file.h"
+#include "source/elf/elf_symbols.h"
+#include "source/kernel/kfile.h"
+
+#define PROCS_MAX 4096
+#define MAPS_MAX 1024      /* executable mappings per process */
+#define FILES_MAX 1024
+#define JIT_SYMS_MAX 200000
+#define JIT_REREAD_S 1.0   /* a JIT writes its map as it goes: read again at most this often */
+#define PATH_LEN 512
+
+struct mapped_file {
+	char path[PATH_LEN];
+	const char *base;
+	uint8_t build_id[20];
+	uint8_t build_id_len;
+	uint64_t ino;
+	enum cpw_code_kind kind;
+	int state;              /* 0 not read yet, 1 read, -1 unreadable */
+	pid_t reader;           /* a process that maps it, to read it through its root */
+	struct cpw_elf_info elf;
+};
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	int file;               /* index in files; -1 anonymous (JIT code) */
+};
+
+struct proc {
+	pid_t pid;
+	bool used, maps_read, dead;
+	char comm[16];
+	struct mapping *maps;
+	size_t nmaps;
+	struct cpw_perf_map jit;
+	double jit_read_s;      /* when the perf map was last read; 0 never */
+};
+
+struct cpw_symtab {
+	const char *proc_root;
+	struct proc *procs;     /* open addressing by pid */
+	struct mapped_file *files;
+	size_t nfiles;
+	uint64_t cut_short, leaf_only, unresolved, unreadable;
+	char scratch[CPW_STACK_MAX][96]; /* FILE+0xOFFSET names of the stack being built */
+};
+
+const char *cpw_code_kind_name(enum cpw_code_kind k)
+{
+	static const char *const names[CPW_CODE_KINDS] = { "native", "libc", "interpreter", "kernel",
+							   "jit", "unknown" };
+	return (unsigned)k < CPW_CODE_KINDS ? names[k] : "unknown";
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+enum cpw_code_kind cpw_code_kind_of_path(const char *path)
+{
+	if (path[0] == '\0' || starts(path, "//anon") || starts(path, "[anon") || starts(path, "/memfd:") ||
+	    starts(path, "memfd:") || strcmp(path, "[heap]") == 0 || strcmp(path, "[stack]") == 0)
+		return CPW_CODE_JIT;
+	if (strcmp(path, "[vdso]") == 0 || strcmp(path, "[vsyscall]") == 0)
+		return CPW_CODE_KERNEL;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (starts(base, "libc.so") || starts(base, "libc-") || starts(base, "ld-linux") ||
+	    starts(base, "ld-2.") || starts(base, "ld64.so") || starts(base, "libm.so") ||
+	    starts(base, "libpthread") || starts(base, "libdl.so") || starts(base, "ld-musl") ||
+	    starts(base, "libc.musl"))
+		return CPW_CODE_LIBC;
+	if (starts(base, "libpython") || starts(base, "python") || starts(base, "libruby") ||
+	    starts(base, "ruby") || starts(base, "libperl") || starts(base, "perl") ||
+	    starts(base, "libjvm") || starts(base, "node") || starts(base, "libnode") ||
+	    starts(base, "libluajit") || starts(base, "lua"))
+		return CPW_CODE_INTERPRETER;
+	return CPW_CODE_NATIVE;
+}
+
+bool cpw_maps_parse_line(const char *line, struct cpw_maps_line *out)
+{
+	char perms[8];
+	int path_at = 0;
+	unsigned long long start, end, pgoff, ino;
+	/* start-end perms offset dev inode path */
+	if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &start, &end, perms, &pgoff, &ino,
+		   &path_at) < 5 || path_at == 0)
+		return false;
+	if (strlen(perms) < 3 || perms[2] != 'x' || end <= start)
+		return false;
+	out->start = start;
+	out->end = end;
+	out->pgoff = pgoff;
+	out->ino = ino;
+	out->path = line + path_at;
+	return true;
+}
+
+struct cpw_symtab *cpw_symtab_new(const char *proc_root)
+{
+	struct cpw_symtab *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->procs = calloc(PROCS_MAX, sizeof(*t->procs));
+	t->files = calloc(FILES_MAX, sizeof(*t->files));
+	if (!t->procs || !t->files) {
+		cpw_symtab_free(t);
+		return NULL;
+	}
+	t->proc_root = proc_root ? proc_root : "/proc";
+	return t;
+}
+
+static void proc_clear(struct proc *p)
+{
+	free(p->maps);
+	cpw_perf_map_free(&p->jit);
+	memset(p, 0, sizeof(*p));
+}
+
+void cpw_symtab_free(struct cpw_symtab *t)
+{
+	if (!t)
+		return;
+	if (t->procs)
+		for (size_t i = 0; i < PROCS_MAX; i++)
+			proc_clear(&t->procs[i]);
+	if (t->files)
+		for (size_t i = 0; i < t->nfiles; i++)
+			cpw_elf_info_free(&t->files[i].elf);
+	free(t->procs);
+	free(t->files);
+	free(t);
+}
+
+static struct proc *find_proc(struct cpw_symtab *t, pid_t pid, bool create)
+{
+	size_t h = ((uint32_t)pid * 2654435761u) % PROCS_MAX;
+	for (size_t k = 0; k < PROCS_MAX; k++) {
+		struct proc *p = &t->procs[(h + k) % PROCS_MAX];
+		if (p->used && p->pid == pid)
+			return p;
+		if (!p->used) {
+			if (!create)
+				return NULL;
+			p->used = true;
+			p->pid = pid;
+			return p;
+		}
+	}
+	return NULL; /* full: its samples go unnamed */
+}
+
+/* The index of the file of path (and build-id or inode); -1 when the table is full. */
+static int file_index(struct cpw_symtab *t, const char *path, const uint8_t *bid, uint8_t bid_len,
+		      uint64_t ino, pid_t pid)
+{
+	for (size_t i = 0; i < t->nfiles; i++) {
+		struct mapped_file *f = &t->files[i];
+		if (strcmp(f->path, path) != 0)
+			continue;
+		if (bid_len && f->build_id_len ? f->build_id_len == bid_len && memcmp(f->build_id, bid, bid_len) == 0
+		    : (!ino || !f->ino || f->ino == ino))
+			return (int)i;
+	}
+	if (t->nfiles == FILES_MAX)
+		return -1;
+	struct mapped_file *f = &t->files[t->nfiles];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	const char *slash = strrchr(f->path, '/');
+	f->base = slash && slash[1] ? slash + 1 : f->path;
+	if (bid_len) {
+		memcpy(f->build_id, bid, bid_len);
+		f->build_id_len = bid_len;
+	}
+	f->ino = ino;
+	f->kind = cpw_code_kind_of_path(path);
+	f->reader = pid;
+	return (int)t->nfiles++;
+}
+
+/* Adds a mapping, replacing what it overlaps. */
+static void add_mapping(struct cpw_symtab *t, struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
+			const char *path, const uint8_t *bid, uint8_t bid_len, uint64_t ino)
+{
+	enum cpw_code_kind kind = cpw_code_kind_of_path(path);
+	int file = kind == CPW_CODE_JIT ? -1 : file_index(t, path, bid, bid_len, ino, p->pid);
+	if (kind != CPW_CODE_JIT && file < 0)
+		return;
+	size_t w = 0;
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].end <= start || p->maps[i].start >= end)
+			p->maps[w++] = p->maps[i];
+	p->nmaps = w;
+	if (p->nmaps == MAPS_MAX)
+		return;
+	if (!p->maps) {
+		p->maps = malloc(MAPS_MAX * sizeof(*p->maps));
+		if (!p->maps)
+			return;
+	}
+	/* Kept sorted by start. */
+	size_t at = p->nmaps;
+	while (at > 0 && p->maps[at - 1].start > start) {
+		p->maps[at] = p->maps[at - 1];
+		at--;
+	}
+	p->maps[at] = (struct mapping){ start, end, pgoff, file };
+	p->nmaps++;
+}
+
+/* What a process mapped before the events were armed. */
+static void read_maps(struct cpw_symtab *t, struct proc *p)
+{
+	char path[128], *text = NULL;
+	p->maps_read = true;
+	if (!p->comm[0]) { /* its name too: COMM records come only when it changes */
+		char comm[32];
+		snprintf(path, sizeof(path), "%s/%d/comm", t->proc_root, (int)p->pid);
+		ssize_t c = cpw_kf_read(path, comm, sizeof(comm));
+		if (c > 0) {
+			comm[strcspn(comm, "\n")] = '\0';
+			snprintf(p->comm, sizeof(p->comm), "%s", comm);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/%d/maps", t->proc_root, (int)p->pid);
+	ssize_t n = cpw_kf_read_alloc(path, &text);
+	if (n <= 0) {
+		free(text);
+		return;
+	}
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		struct cpw_maps_line m;
+		if (cpw_maps_parse_line(line, &m))
+			add_mapping(t, p, m.start, m.end, m.pgoff, m.path, NULL, 0, m.ino);
+	}
+	free(text);
+}
+
+void cpw_symtab_mmap(struct cpw_symtab *t, const struct cpw_rec *r)
+{
+	if (!(r->prot & 4 /* PROT_EXEC */))
+		return;
+	struct proc *p = find_proc(t, (pid_t)r->pid, true);
+	if (!p || r->len == 0 || r->addr + r->len < r->addr)
+		return;
+	add_mapping(t, p, r->addr, r->addr + r->len, r->pgoff, r->filename, r->build_id, r->build_id_len, r->ino);
+}
+
+void cpw_symtab_comm(struct cpw_symtab *t, const struct cpw_rec *r)
+{
+	if (r->pid != r->tid)
+		return; /* a thread's name: the process keeps its main thread's */
+	struct proc *p = find_proc(t, (pid_t)r->pid, true);
+	if (!p)
+		return;
+	snprintf(p->comm, sizeof(p->comm), "%s", r->comm);
+	if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		/* A new program: its mappings follow as MMAP2 records. */
+		p->nmaps = 0;
+		p->maps_read = true;
+		p->dead = false;
+		cpw_perf_map_free(&p->jit);
+		p->jit_read_s = 0;
+	}
+}
+
+void cpw_symtab_fork(struct cpw_symtab *t, const struct cpw_rec *r)
+{
+	if (r->pid == r->ppid)
+		return; /* a new thread shares its process's mappings */
+	struct proc *parent = find_proc(t, (pid_t)r->ppid, false);
+	struct proc *child = find_proc(t, (pid_t)r->pid, true);
+	if (!child)
+		return;
+	if (child->dead) { /* a reused pid */
+		pid_t pid = child->pid;
+		proc_clear(child);
+		child->used = true;
+		child->pid = pid;
+	}
+	if (!parent || parent == child)
+		return;
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	child->maps_read = true;
+	if (parent->nmaps && !child->maps) {
+		child->maps = malloc(MAPS_MAX * sizeof(*child->maps));
+		if (!child->maps)
+			return;
+	}
+	if (parent->nmaps)
+		memcpy(child->maps, parent->maps, parent->nmaps * sizeof(*parent->maps));
+	child->nmaps = parent->nmaps;
+}
+
+void cpw_symtab_exit(struct cpw_symtab *t, const struct cpw_rec *r)
+{
+	if (r->pid != r->tid)
+		return;
+	struct proc *p = find_proc(t, (pid_t)r->pid, false);
+	if (p)
+		p->dead = true;
+}
+
+void cpw_symtab_end_drain(struct cpw_symtab *t)
+{
+	/* Removing from open addressing: the table is rebuilt without the dead ones. */
+	bool any = false;
+	for (size_t i = 0; i < PROCS_MAX && !any; i++)
+		any = t->procs[i].used && t->procs[i].dead;
+	if (!any)
+		return;
+	struct proc *old = t->procs;
+	struct proc *fresh = calloc(PROCS_MAX, sizeof(*fresh));
+	if (!fresh)
+		return;
+	t->procs = fresh;
+	for (size_t i = 0; i < PROCS_MAX; i++) {
+		if (!old[i].used)
+			continue;
+		if (old[i].dead) {
+			proc_clear(&old[i]);
+			continue;
+		}
+		struct proc *p = find_proc(t, old[i].pid, true);
+		if (p)
+			*p = old[i];
+	}
+	free(old);
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const struct mapping *find_mapping(const struct proc *p, uint64_t addr)
+{
+	size_t lo = cpw_sorted_upper(p->maps, p->nmaps, sizeof(*p->maps), offsetof(struct mapping, start), addr);
+	if (lo > 0 && addr < p->maps[lo - 1].end)
+		return &p->maps[lo - 1];
+	return NULL;
+}
+
+static void load_file(struct cpw_symtab *t, struct mapped_file *f)
+{
+	char why[600];
+	f->state = cpw_elf_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino, &f->elf,
+				why, sizeof(why)) == 0 ? 1 : -1;
+	if (f->state < 0)
+		t->unreadable++;
+}
+
+/* Names the frame at addr (a return address when caller: looked up one byte before, inside
+ * the call). False when no mapping holds it. */
+static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool caller, struct cpw_frame *fr,
+		       char *scratch, size_t len)
+{
+	uint64_t look = caller && addr ? addr - 1 : addr;
+	const struct mapping *m = p ? find_mapping(p, look) : NULL;
+	if (!m)
+		return false;
+	if (m->file < 0) {
+		double now = mono_now();
+		if (p->jit_read_s == 0 || now - p->jit_read_s >= JIT_REREAD_S) {
+			cpw_perf_map_free(&p->jit);
+			cpw_perf_map_load(t->proc_root, p->pid, JIT_SYMS_MAX, &p->jit);
+			p->jit_read_s = now;
+		}
+		const struct cpw_jit_sym *js = cpw_perf_map_lookup(&p->jit, look);
+		fr->kind = CPW_CODE_JIT;
+		fr->file = "[jit]";
+		if (js) {
+			fr->func = p->jit.names + js->name;
+		} else {
+			snprintf(scratch, len, "[jit]+0x%" PRIx64, look - m->start);
+			fr->func = scratch;
+		}
+		return true;
+	}
+	struct mapped_file *f = &t->files[m->file];
+	if (f->state == 0)
+		load_file(t, f);
+	uint64_t off = look - m->start + m->pgoff, vaddr;
+	fr->kind = f->kind;
+	fr->file = f->base;
+	const struct cpw_elf_sym *s = NULL;
+	if (f->state > 0 && cpw_elf_offset_to_vaddr(&f->elf, off, &vaddr))
+		s = cpw_elf_lookup(&f->elf, vaddr);
+	if (s) {
+		fr->func = cpw_elf_sym_name(&f->elf, s);
+	} else {
+		snprintf(scratch, len, "%s+0x%" PRIx64, f->base, off);
+		fr->func = scratch;
+	}
+	return true;
+}
+
+bool cpw_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cpw_stack *st)
+{
+	struct proc *p = find_proc(t, (pid_t)r->pid, true);
+	if (p && !p->maps_read)
+		read_maps(t, p);
+	st->pid = (pid_t)r->pid;
+	st->tid = (pid_t)r->tid;
+	st->comm = p && p->comm[0] ? p->comm : "?";
+	st->mono_s = (double)r->time / 1e9;
+	st->nframes = 0;
+	st->cut_short = false;
+	bool in_kernel = false, kernel_frame_added = false, user_seen = false;
+	int user_frames = 0;
+	/* The chain holds the sampled address first; without one, the sample's own ip. */
+	uint64_t n = r->nr ? r->nr : 1;
+	for (uint64_t i = 0; i < n && st->nframes < CPW_STACK_MAX; i++) {
+		uint64_t ip = r->nr ? cpw_rec_ip(r, i) : r->ip;
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			in_kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		struct cpw_frame *fr = &st->frames[st->nframes];
+		if (in_kernel || (int64_t)ip < 0) {
+			if (!kernel_frame_added) { /* the kernel's frames are one: where it ran for the task */
+				fr->func = "[kernel]";
+				fr->file = "[kernel]";
+				fr->kind = CPW_CODE_KERNEL;
+				st->nframes++;
+				kernel_frame_added = true;
+			}
+			continue;
+		}
+		bool caller = user_seen;
+		user_seen = true;
+		if (!name_frame(t, p, ip, caller, fr, t->scratch[st->nframes], sizeof(t->scratch[0]))) {
+			if (user_frames == 0) {
+				t->unresolved++;
+				fr->func = "[unknown]";
+				fr->file = "[unknown]";
+				fr->kind = CPW_CODE_UNKNOWN;
+				st->nframes++;
+				user_frames++;
+			} else if (ip != 0) {
+				st->cut_short = true;
+			}
+			break; /* a frame pointer that led nowhere: what follows is not a chain */
+		}
+		st->nframes++;
+		user_frames++;
+	}
+	if (st->cut_short)
+		t->cut_short++;
+	else if (user_frames == 1)
+		t->leaf_only++;
+	return st->nframes > 0;
+}
+
+void cpw_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stats *out)
+{
+	out->cut_short = t->cut_short;
+	out->leaf_only = t->leaf_only;
+	out->unresolved = t->unresolved;
+	out->unreadable = t->unreadable;
+}

@@ -1,0 +1,80 @@
+/*
+ * sampler.h: on-CPU samples of the watched tree from the software cpu-clock perf event
+ * (sampler.c), each handed on as a stack of named frames.
+ *
+ * One event per thread and CPU with inherit (the kernel refuses to map the ring buffer of an
+ * inherited event that follows a task on every CPU), the events of one CPU writing into one
+ * ring buffer. Armed on the tree's threads once; their children and threads are followed by
+ * inherit. Each drain copies the records out of the buffers, orders them by time and turns
+ * each sample into a stack: the instruction pointer and the frame-pointer callchain, every
+ * address tied to its file by the MMAP2 records (and /proc/PID/maps for what was mapped
+ * before arming) and named by the file's ELF symbols or a JIT perf map (source/elf/).
+ *
+ * A Python stack reader can be added beside it: it would hand on the same struct cpw_stack
+ * with interpreter frames in place of the interpreter's own.
+ */
+#ifndef CPW_SOURCE_SAMPLE_SAMPLER_H
+#define CPW_SOURCE_SAMPLE_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What kind of code a frame runs. */
+enum cpw_code_kind {
+	CPW_CODE_NATIVE,      /* the program and its native libraries and extensions */
+	CPW_CODE_LIBC,        /* the C library and the dynamic loader */
+	CPW_CODE_INTERPRETER, /* a language runtime: libpython, the python executable, ... */
+	CPW_CODE_KERNEL,
+	CPW_CODE_JIT,         /* code a JIT wrote: named by /tmp/perf-PID.map, or anonymous */
+	CPW_CODE_UNKNOWN,     /* no mapping holds the address */
+	CPW_CODE_KINDS
+};
+const char *cpw_code_kind_name(enum cpw_code_kind k);
+
+#define CPW_STACK_MAX 64
+
+struct cpw_frame {
+	const char *func; /* the symbol, or FILE+0xOFFSET where none holds the address */
+	const char *file; /* the file's base name ("[kernel]", "[jit]", "[unknown]") */
+	enum cpw_code_kind kind;
+};
+
+/* One sample. The strings live until the callback returns. */
+struct cpw_stack {
+	pid_t pid, tid;
+	const char *comm;    /* the process's command name */
+	double mono_s;       /* when, on CLOCK_MONOTONIC */
+	int nframes;         /* frames[0] is where it ran, then its callers */
+	struct cpw_frame frames[CPW_STACK_MAX];
+	bool cut_short;      /* the chain ended at an address no mapping holds */
+};
+
+typedef void (*cpw_stack_fn)(void *ctx, const struct cpw_stack *st);
+
+struct cpw_sampler_stats {
+	uint64_t samples;        /* handed on */
+	uint64_t lost;           /* records the kernel dropped (buffer full) */
+	uint64_t cut_short;      /* samples whose chain ended at an address no mapping held */
+	uint64_t leaf_only;      /* user-space samples with no caller at all */
+	uint64_t unresolved;     /* samples whose own address no mapping held */
+	uint64_t unreadable;     /* files that could not be read or were replaced */
+	unsigned threads_armed;
+	unsigned threads_refused;
+	int hz;
+};
+
+/* A sampler of hz samples per second per running thread; proc_root is /proc. NULL with why
+ * filled when the kernel refuses the event (perf_event_paranoid, seccomp, no perf events). */
+struct cpw_sampler *cpw_sampler_new(const char *proc_root, int hz, char *why, size_t len);
+/* Arms every thread of tids (one event per CPU each, inherited by what they start).
+ * Returns how many threads were armed; why says why none could be. */
+int cpw_sampler_arm(struct cpw_sampler *s, const pid_t *tids, size_t n, char *why, size_t len);
+bool cpw_sampler_armed(const struct cpw_sampler *s);
+/* Hands on every sample taken since the last drain, in time order. Returns how many. */
+int cpw_sampler_drain(struct cpw_sampler *s, cpw_stack_fn fn, void *ctx);
+void cpw_sampler_get_stats(const struct cpw_sampler *s, struct cpw_sampler_stats *out);
+void cpw_sampler_free(struct cpw_sampler *s);
+
+#endif

@@ -1,0 +1,114 @@
+#!/bin/sh
+# test_hotspots.sh: the Hotspots section on the real binary, with workloads whose truth is
+# known by construction: a C program whose two noinline functions split its work 70/30,
+# built -O2 -fomit-frame-pointer (each share within 5 points, and perf record + perf report
+# agree within 3 points); the same program stripped (FILE+0xOFFSET, never a wrong name); a
+# JIT that writes a perf map with garbage lines; a command that execs, processes that exit
+# between two reads, a fork storm (nothing crashes, the counts stay sane); --folded loadable
+# by flamegraph.pl's format; --no-hotspots.
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+plan 13
+J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+cat >"$SCRATCH/split.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void work_heavy(unsigned long n)
+{ unsigned long x = sink; for (unsigned long i = 0; i < n; i++) x = x * 6364136223846793005ul + i; sink = x; }
+__attribute__((noinline)) static void work_light(unsigned long n)
+{ unsigned long x = sink; for (unsigned long i = 0; i < n; i++) x = x * 2862933555777941757ul + (i ^ 7); sink = x; }
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+int main(int argc, char **argv)
+{ double end = now() + (argc > 1 ? atof(argv[1]) : 2); while (now() < end) { work_heavy(70000); work_light(30000); } return 0; }
+C
+cat >"$SCRATCH/jit.c" <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static void *run(void *code) { ((void (*)(void))code)(); return NULL; }
+int main(void)
+{
+	unsigned char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) return 1;
+	memcpy(code + 64, "\xeb\xfe", 2); /* jmp . */
+	char path[64]; snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fprintf(f, "garbage\n%lx 40 jitted_spin\nzz 10 more garbage\n%lx\n", (unsigned long)(code + 32), (unsigned long)code);
+	fclose(f);
+	pthread_t t; pthread_create(&t, NULL, run, code + 64);
+	sleep(2);
+	unlink(path);
+	_exit(0);
+}
+C
+if ! cc -O2 -fomit-frame-pointer -o "$SCRATCH/split" "$SCRATCH/split.c" ||
+	! cc -O2 -pthread -o "$SCRATCH/jit" "$SCRATCH/jit.c"; then
+	skip_all "no C compiler"
+fi
+share() { # FILE NAME-PREFIX: the self share (%) of the first function whose name starts so
+	J "$1" "next((round(f['self_share']*100,1) for f in d['hotspots']['functions'] if f['name'].startswith('$2')), -1)"
+}
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+# --- 70/30, frame pointers omitted; perf record samples the same run (its split process) ---
+PERF=$(command -v perf || true)
+if [ -n "$PERF" ] && "$PERF" record -q -e cpu-clock -F 999 -o "$SCRATCH/perf.data" -- \
+	"$CPW" -j -o "$SCRATCH/r.json" --folded "$SCRATCH/f.txt" -- "$SCRATCH/split" 6 >/dev/null 2>&1; then
+	"$PERF" report -q -i "$SCRATCH/perf.data" --comm split --stdio --sort sym 2>/dev/null >"$SCRATCH/perf.txt"
+else
+	"$CPW" -j -o "$SCRATCH/r.json" --folded "$SCRATCH/f.txt" -- "$SCRATCH/split" 6
+fi
+heavy=$(share "$SCRATCH/r.json" work_heavy); light=$(share "$SCRATCH/r.json" work_light)
+samples=$(J "$SCRATCH/r.json" "d['hotspots']['samples']")
+# Of the two functions' samples: the loop's clock_gettime and the kernel take a few.
+both=$(awk -v h="$heavy" -v l="$light" 'BEGIN { print h + l }')
+h70=$(awk -v h="$heavy" -v b="$both" 'BEGIN { print (b > 0 ? 100 * h / b : -1) }')
+check "work_heavy ~70% of the two ($h70%, $samples samples)" near "$h70" 70 5
+check "work_light ~30% of the two ($(awk -v h="$h70" 'BEGIN { print 100 - h }')%)" near "$(awk -v h="$h70" 'BEGIN { print 100 - h }')" 30 5
+check "the JSON document is valid against the schema" validate_json "$SCRATCH/r.json"
+check "--folded: 'comm;frames COUNT' lines, rooted at the process, summing to the samples" \
+	awk -v n="$samples" '!/^split(;[^;]+)+ [0-9]+$/ { bad = 1 } { s += $NF } END { exit bad || s != n }' "$SCRATCH/f.txt"
+if [ -s "$SCRATCH/perf.txt" ]; then
+	# perf's shares are of the split process's samples: ours are of the tree's (split alone).
+	ph=$(awk '/work_heavy/ { sub("%", "", $1); print $1; exit }' "$SCRATCH/perf.txt")
+	pl=$(awk '/work_light/ { sub("%", "", $1); print $1; exit }' "$SCRATCH/perf.txt")
+	check "perf report, same run: the same top function within 3 points (perf $ph%, ours $heavy%)" near "${ph:-0}" "$heavy" 3
+	check "perf report, same run: the second within 3 points (perf $pl%, ours $light%)" near "${pl:-0}" "$light" 3
+else
+	missing "perf record -e cpu-clock (linux-perf)"
+	missing "perf record -e cpu-clock (linux-perf)"
+fi
+
+# --- stripped: offsets, never a wrong name ---
+strip -o "$SCRATCH/split_stripped" "$SCRATCH/split"
+"$CPW" -j -o "$SCRATCH/s.json" -- "$SCRATCH/split_stripped" 2
+check "a stripped binary: its code is split_stripped+0xOFFSET, never a nearby name" sh -c "
+	$(command -v python3) -c 'import json,sys,re; f=json.load(open(sys.argv[1]))[\"hotspots\"][\"functions\"]; \
+	mine=[x for x in f if x[\"file\"]==\"split_stripped\"]; \
+	sys.exit(not mine or not all(re.fullmatch(r\"split_stripped\+0x[0-9a-f]+\", x[\"name\"]) for x in mine))' '$SCRATCH/s.json'"
+
+# --- a JIT's perf map with garbage lines ---
+"$CPW" -j -o "$SCRATCH/j.json" -- "$SCRATCH/jit"
+check "a JIT's perf map (garbage lines skipped): its function named, kind jit" \
+	test "$(J "$SCRATCH/j.json" "[(f['name'], f['kind']) for f in d['hotspots']['functions']][0]")" = "('jitted_spin', 'jit')"
+
+# --- exec, exits between reads, a fork storm: nothing crashes, counts sane ---
+"$CPW" -j -o "$SCRATCH/e.json" -- sh -c "\"$SCRATCH/split\" 1; exec \"$SCRATCH/split\" 1"
+check "a command that execs: split's functions found after the exec" \
+	test "$(J "$SCRATCH/e.json" "any(f['name'].startswith('work_heavy') for f in d['hotspots']['functions'])")" = True
+"$CPW" -j -o "$SCRATCH/x.json" -- sh -c "\"$SCRATCH/split\" 0.6 & for i in 1 2 3 4 5 6 7 8 9 10; do \"$SCRATCH/split\" 0.05 & sleep 0.07; done; wait"
+check "processes that exit between two reads: the report is whole" \
+	test "$(J "$SCRATCH/x.json" "d['hotspots']['samples'] >= 0 and d['hotspots']['available']")" = True
+"$CPW" -j -o "$SCRATCH/storm.json" -- sh -c "\"$SCRATCH/split\" 0.7 & i=0; while [ \$i -lt 300 ]; do /bin/true & i=\$((i+1)); done; wait"
+rc=$?
+check "a fork storm of 300 processes: exit 0, shares that add up to at most 100%" sh -c "test $rc = 0 &&
+	test \"\$(/usr/bin/python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))[\"hotspots\"]; print(sum(h[\"kinds\"].values()) <= 1.0001)' '$SCRATCH/storm.json')\" = True"
+
+"$CPW" -j -o "$SCRATCH/n.json" --no-hotspots -- "$SCRATCH/split" 0.7
+check "--no-hotspots: hotspots is null" test "$(J "$SCRATCH/n.json" "d['hotspots']")" = None
+"$CPW" -j -o "$SCRATCH/q.json" -- true
+check "a command shorter than 0.5 s is not sampled (nothing armed)" \
+	test "$(J "$SCRATCH/q.json" "(d['hotspots']['available'], d['hotspots']['armed_at_s'])")" = "(False, None)"

@@ -1,0 +1,369 @@
+/*
+ * test_hotspots.c: the pure parts of the hotspots: the ELF reader (on this test's own
+ * binary, a stripped system binary, every truncation and corruption of it), the perf-map
+ * parser (garbage lines), the ring-buffer record parser, /proc/PID/maps lines, and the
+ * model's tables (shares against the truth, recursion, the memory bound under a flood of
+ * distinct functions, the folded stacks, the time slices).
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/hotspot_advice.h"
+#include "model/hotspots.h"
+#include "source/elf/elf_symbols.h"
+#include "source/sample/sample_private.h"
+#include "cunit_tap.h"
+
+int cpw_test_marker_function(int x);
+__attribute__((noinline, used)) int cpw_test_marker_function(int x)
+{
+	return x * 3 + 1;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	unsigned char *buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static const struct cpw_elf_sym *find_named(const struct cpw_elf_info *e, const char *name)
+{
+	for (size_t i = 0; i < e->nsyms; i++)
+		if (strcmp(cpw_elf_sym_name(e, &e->syms[i]), name) == 0)
+			return &e->syms[i];
+	return NULL;
+}
+
+static void test_elf_own_binary(void)
+{
+	size_t len;
+	unsigned char *buf = slurp("/proc/self/exe", &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	struct cpw_elf_info e;
+	CU_ASSERT_EQUAL_FATAL(cpw_elf_parse(buf, len, &e), 0);
+	CU_ASSERT_TRUE(e.has_symtab);
+	CU_ASSERT_TRUE(e.nseg >= 1);
+	CU_ASSERT_TRUE(e.build_id_len == 20 || e.build_id_len == 0);
+	const struct cpw_elf_sym *s = find_named(&e, "cpw_test_marker_function");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_PTR_EQUAL(cpw_elf_lookup(&e, s->value), s);
+	CU_ASSERT_PTR_EQUAL(cpw_elf_lookup(&e, s->value + s->size - 1), s);
+	/* Past its end: another function or nothing, never the nearest before. */
+	const struct cpw_elf_sym *after = cpw_elf_lookup(&e, s->value + s->size);
+	CU_ASSERT_TRUE(after == NULL || after->value == s->value + s->size);
+	/* Sorted, no two at one address. */
+	int unsorted = 0;
+	for (size_t i = 1; i < e.nsyms; i++)
+		unsorted += e.syms[i].value <= e.syms[i - 1].value;
+	CU_ASSERT_EQUAL(unsorted, 0);
+	/* The segment mapping is the identity inside the text of a PIE built by ld. */
+	uint64_t v;
+	CU_ASSERT_TRUE(cpw_elf_offset_to_vaddr(&e, e.seg[0].offset, &v));
+	CU_ASSERT_EQUAL(v, e.seg[0].vaddr);
+	cpw_elf_info_free(&e);
+	free(buf);
+}
+
+static void test_elf_stripped(void)
+{
+	/* Debian's binaries are stripped: .dynsym only, or nothing. */
+	size_t len;
+	unsigned char *buf = slurp("/bin/true", &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	struct cpw_elf_info e;
+	CU_ASSERT_EQUAL_FATAL(cpw_elf_parse(buf, len, &e), 0);
+	CU_ASSERT_FALSE(e.has_symtab);
+	/* A stripped file's code between exported functions is nobody's. */
+	size_t named = 0;
+	for (uint64_t a = e.seg[0].vaddr; a < e.seg[0].vaddr + e.seg[0].filesz; a += 16)
+		named += cpw_elf_lookup(&e, a) != NULL;
+	CU_ASSERT_TRUE(named < e.seg[0].filesz / 16);
+	cpw_elf_info_free(&e);
+	free(buf);
+}
+
+static void test_elf_truncated_and_corrupt(void)
+{
+	size_t len;
+	unsigned char *buf = slurp("/proc/self/exe", &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	int bad = 0;
+	/* Every short prefix, then prefixes across the file: each is refused or read, never
+	 * read past (ASan) and never a symbol outside the prefix's tables. */
+	for (size_t n = 0; n < len; n = n < 256 ? n + 1 : n + len / 97 + 1) {
+		unsigned char *cut = malloc(n ? n : 1);
+		memcpy(cut, buf, n);
+		struct cpw_elf_info e;
+		int rc = cpw_elf_parse(cut, n, &e);
+		bad += rc != 0 && rc != -EINVAL;
+		if (n < 64)
+			bad += rc != -EINVAL;
+		cpw_elf_info_free(&e);
+		free(cut);
+	}
+	/* Header fields corrupted one byte at a time. */
+	unsigned char *copy = malloc(len);
+	for (size_t i = 0; i < 64; i++) {
+		for (int v = 0; v < 256; v += 51) {
+			memcpy(copy, buf, len);
+			copy[i] = (unsigned char)v;
+			struct cpw_elf_info e;
+			int rc = cpw_elf_parse(copy, len, &e);
+			bad += rc != 0 && rc != -EINVAL;
+			cpw_elf_info_free(&e);
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	free(copy);
+	free(buf);
+}
+
+static void test_perf_map_garbage(void)
+{
+	const char text[] = "7f0000001000 40 jit_hot\n"
+			    "garbage line\n"
+			    "0x7f0000002000 0x20 LazyCompile:*foo bar.js:3\n"
+			    "7f0000003000 0 zero_size\n"
+			    "7f0000004000 10\n"
+			    "12345678901234567 10 too_long_number\n"
+			    "\n"
+			    "7f0000000800 100 earlier_one\r\n"
+			    "7f0000005000 10 cut sh";
+	struct cpw_perf_map m;
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_map_parse(text, sizeof(text) - 1, 1000, &m), 0);
+	CU_ASSERT_EQUAL(m.nsyms, 4);
+	CU_ASSERT_EQUAL(m.bad_lines, 4);
+	const struct cpw_jit_sym *s = cpw_perf_map_lookup(&m, 0x7f0000001010);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(m.names + s->name, "jit_hot");
+	s = cpw_perf_map_lookup(&m, 0x7f000000201f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(m.names + s->name, "LazyCompile:*foo bar.js:3");
+	CU_ASSERT_PTR_NULL(cpw_perf_map_lookup(&m, 0x7f0000002020)); /* just past it */
+	CU_ASSERT_PTR_NULL(cpw_perf_map_lookup(&m, 0x10));
+	s = cpw_perf_map_lookup(&m, 0x7f00000008ff);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(m.names + s->name, "earlier_one"); /* the \r dropped */
+	cpw_perf_map_free(&m);
+	/* The cap. */
+	CU_ASSERT_EQUAL(cpw_perf_map_parse(text, sizeof(text) - 1, 1, &m), 0);
+	CU_ASSERT_EQUAL(m.nsyms, 1);
+	cpw_perf_map_free(&m);
+}
+
+static void put64(unsigned char **p, uint64_t v)
+{
+	memcpy(*p, &v, 8);
+	*p += 8;
+}
+
+static void test_record_parse(void)
+{
+	unsigned char rec[256], *p = rec + sizeof(struct perf_event_header);
+	put64(&p, 0x401000);                          /* ip */
+	put64(&p, (uint64_t)7 << 32 | 5);             /* pid 5, tid 7 */
+	put64(&p, 123456789);                         /* time */
+	put64(&p, 1);                                 /* cpu */
+	put64(&p, 2);                                 /* nr */
+	put64(&p, 0x401000);
+	put64(&p, 0x402000);
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, (uint16_t)(p - rec) };
+	memcpy(rec, &h, sizeof(h));
+	struct cpw_rec r;
+	CU_ASSERT_EQUAL_FATAL(cpw_sample_parse(rec, h.size, &r), 0);
+	CU_ASSERT_EQUAL(r.pid, 5);
+	CU_ASSERT_EQUAL(r.tid, 7);
+	CU_ASSERT_EQUAL(r.time, 123456789);
+	CU_ASSERT_EQUAL(r.nr, 2);
+	CU_ASSERT_EQUAL(cpw_rec_ip(&r, 1), 0x402000);
+	/* A chain longer than the record, and every cut: refused. */
+	uint64_t big = 1000;
+	memcpy(rec + 8 + 32, &big, 8);
+	CU_ASSERT_EQUAL(cpw_sample_parse(rec, h.size, &r), -EINVAL);
+	for (size_t n = 0; n < h.size; n++)
+		CU_ASSERT_EQUAL(cpw_sample_parse(rec, n, &r), -EINVAL);
+	/* COMM without its NUL. */
+	memset(rec, 'x', sizeof(rec));
+	struct perf_event_header c = { PERF_RECORD_COMM, 0, 32 };
+	memcpy(rec, &c, sizeof(c));
+	CU_ASSERT_EQUAL(cpw_sample_parse(rec, 32, &r), -EINVAL);
+	struct perf_event_header other = { PERF_RECORD_THROTTLE, 0, 8 };
+	memcpy(rec, &other, sizeof(other));
+	CU_ASSERT_EQUAL(cpw_sample_parse(rec, 8, &r), 1);
+}
+
+static void test_maps_lines(void)
+{
+	struct cpw_maps_line m;
+	CU_ASSERT_TRUE(cpw_maps_parse_line("55d0c0a00000-55d0c0a05000 r-xp 00002000 08:01 1234   /usr/bin/x y", &m));
+	CU_ASSERT_EQUAL(m.start, 0x55d0c0a00000);
+	CU_ASSERT_EQUAL(m.pgoff, 0x2000);
+	CU_ASSERT_EQUAL(m.ino, 1234);
+	CU_ASSERT_STRING_EQUAL(m.path, "/usr/bin/x y");
+	CU_ASSERT_FALSE(cpw_maps_parse_line("55d0c0a00000-55d0c0a05000 rw-p 00000000 08:01 1234 /usr/bin/x", &m));
+	CU_ASSERT_TRUE(cpw_maps_parse_line("7f00-8f00 r-xp 00000000 00:00 0 ", &m));
+	CU_ASSERT_STRING_EQUAL(m.path, "");
+	CU_ASSERT_FALSE(cpw_maps_parse_line("garbage", &m));
+	CU_ASSERT_EQUAL(cpw_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libc.so.6"), CPW_CODE_LIBC);
+	CU_ASSERT_EQUAL(cpw_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"), CPW_CODE_INTERPRETER);
+	CU_ASSERT_EQUAL(cpw_code_kind_of_path("/usr/bin/python3.11"), CPW_CODE_INTERPRETER);
+	CU_ASSERT_EQUAL(cpw_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libz.so.1"), CPW_CODE_NATIVE);
+	CU_ASSERT_EQUAL(cpw_code_kind_of_path("//anon"), CPW_CODE_JIT);
+	CU_ASSERT_EQUAL(cpw_code_kind_of_path("[vdso]"), CPW_CODE_KERNEL);
+}
+
+static void one_stack(struct cpw_hotspots *h, pid_t pid, const char *comm, double t, int n, const char *const *names)
+{
+	struct cpw_stack st;
+	memset(&st, 0, sizeof(st));
+	st.pid = st.tid = pid;
+	st.comm = comm;
+	st.mono_s = 100 + t;
+	st.nframes = n < CPW_STACK_MAX ? n : CPW_STACK_MAX;
+	for (int i = 0; i < st.nframes; i++)
+		st.frames[i] = (struct cpw_frame){ names[i], "prog", CPW_CODE_NATIVE };
+	cpw_hotspots_take(h, &st);
+}
+
+struct folded_sum {
+	uint64_t total;
+	int lines;
+	int max_depth;
+};
+
+static int sum_line(void *ctx, const char *comm, const char *const *frames, int n, uint64_t count)
+{
+	struct folded_sum *f = ctx;
+	(void)comm;
+	(void)frames;
+	f->total += count;
+	f->lines++;
+	if (n > f->max_depth)
+		f->max_depth = n;
+	return 0;
+}
+
+static void test_model_shares(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	cpw_hotspots_set_epoch(h, 100);
+	const char *heavy[] = { "heavy", "main" }, *light[] = { "light", "main" };
+	for (int i = 0; i < 1000; i++) /* two workers of one pool, then the first alone */
+		one_stack(h, i < 500 ? 10 + i % 2 : 10, "worker", i * 0.01, 2, i % 10 < 7 ? heavy : light);
+	CU_ASSERT_EQUAL(cpw_hotspots_samples(h), 1000);
+	struct cpw_hot_fn top[4];
+	CU_ASSERT_EQUAL_FATAL(cpw_hotspots_top(h, top, 4), 2);
+	CU_ASSERT_STRING_EQUAL(top[0].name, "heavy");
+	CU_ASSERT_EQUAL(top[0].self, 700);
+	CU_ASSERT_EQUAL(top[0].nprocs, 2); /* summed over the pool's two workers */
+	CU_ASSERT_STRING_EQUAL(top[1].name, "light");
+	CU_ASSERT_EQUAL(top[1].self, 300);
+	CU_ASSERT_EQUAL(cpw_hotspots_kind_samples(h, CPW_CODE_NATIVE), 1000);
+	/* main is on every stack: total 100%, self 0 (not in the top by self). */
+	struct folded_sum f = { 0, 0, 0 };
+	cpw_hotspots_each_stack(h, sum_line, &f);
+	CU_ASSERT_EQUAL(f.total, 1000);
+	CU_ASSERT_EQUAL(f.lines, 2);
+	/* The second half's top is heavy as well; with a phase of light only after 10 s: */
+	for (int i = 0; i < 100; i++)
+		one_stack(h, 12, "worker", 12 + i * 0.01, 2, light);
+	struct cpw_hot_fn ph;
+	uint64_t in;
+	CU_ASSERT_TRUE(cpw_hotspots_top_between(h, 11.5, 14, &ph, &in));
+	CU_ASSERT_STRING_EQUAL(ph.name, "light");
+	CU_ASSERT_EQUAL(in, 100);
+	cpw_hotspots_free(h);
+}
+
+static void test_model_recursion_and_bound(void)
+{
+	CU_ASSERT_TRUE(cpw_hotspots_memory() <= 1024 * 1024);
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	const char *deep[CPW_STACK_MAX];
+	for (int i = 0; i < CPW_STACK_MAX; i++)
+		deep[i] = "recurse";
+	one_stack(h, 1, "deep", 0, CPW_STACK_MAX, deep);
+	struct cpw_hot_fn top[2];
+	CU_ASSERT_EQUAL_FATAL(cpw_hotspots_top(h, top, 2), 1);
+	CU_ASSERT_EQUAL(top[0].self, 1);
+	CU_ASSERT_EQUAL(top[0].total, 1); /* once per sample, however deep */
+	/* A flood of distinct functions and processes, over a long run: the tables stay as
+	 * they are, the overflow is counted under [other], the shares still add up. (A
+	 * function first seen after the table filled is counted there too.) */
+	const char *hot[1] = { "hot" };
+	one_stack(h, 7, "hotproc", 0, 1, hot);
+	char name[64];
+	for (int i = 0; i < 300000; i++) {
+		snprintf(name, sizeof(name), "fn_%d_with_a_longish_name", i);
+		const char *frames[2] = { name, "main" };
+		one_stack(h, 1000 + i % 5000, i % 3 ? "a" : "b", i * 0.5, 2, frames);
+	}
+	for (int i = 0; i < 4999; i++)
+		one_stack(h, 7, "hotproc", 150000 + i, 1, hot);
+	CU_ASSERT_EQUAL(cpw_hotspots_samples(h), 305001);
+	struct cpw_hot_fn t[3];
+	CU_ASSERT_TRUE(cpw_hotspots_top(h, t, 3) >= 2);
+	CU_ASSERT_STRING_EQUAL(t[0].name, "[other]");
+	CU_ASSERT_STRING_EQUAL(t[1].name, "hot");
+	CU_ASSERT_EQUAL(t[1].self, 5000);
+	struct folded_sum f = { 0, 0, 0 };
+	cpw_hotspots_each_stack(h, sum_line, &f);
+	CU_ASSERT_EQUAL(f.total, 305001);
+	CU_ASSERT_TRUE(f.max_depth <= 32);
+	cpw_hotspots_free(h);
+}
+
+static void test_advice(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	const char *heavy[] = { "heavy" }, *light[] = { "light" };
+	struct cpw_verdict v;
+	memset(&v, 0, sizeof(v));
+	v.cls = CPW_CLASS_CPU_BOUND;
+	snprintf(v.advice, sizeof(v.advice), "Profile it.");
+	cpw_hotspot_advice_append(h, &v); /* nothing sampled: unchanged */
+	CU_ASSERT_STRING_EQUAL(v.advice, "Profile it.");
+	for (int i = 0; i < 100; i++)
+		one_stack(h, 1, "prog", i, 1, i % 10 < 7 ? heavy : light);
+	cpw_hotspot_advice_append(h, &v);
+	CU_ASSERT_STRING_EQUAL(v.advice, "Profile it. Hotspots: 70% of the CPU in heavy (prog): native code: the "
+					 "algorithm there; 30% of the CPU in light (prog): native code: the algorithm there.");
+	v.cls = CPW_CLASS_IO_BOUND;
+	snprintf(v.advice, sizeof(v.advice), "Disk.");
+	cpw_hotspot_advice_append(h, &v);
+	CU_ASSERT_STRING_EQUAL(v.advice, "Disk.");
+	cpw_hotspots_free(h);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("hotspots", NULL, NULL);
+	CU_add_test(s, "elf: this binary's symbols, only inside [value, value+size)", test_elf_own_binary);
+	CU_add_test(s, "elf: a stripped binary names little", test_elf_stripped);
+	CU_add_test(s, "elf: truncated and corrupted files refused or read in bounds", test_elf_truncated_and_corrupt);
+	CU_add_test(s, "perf map: garbage lines skipped and counted", test_perf_map_garbage);
+	CU_add_test(s, "records: a sample parsed, every cut refused", test_record_parse);
+	CU_add_test(s, "maps lines and kinds of code", test_maps_lines);
+	CU_add_test(s, "model: 70/30 shares, a pool summed, phases' top", test_model_shares);
+	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
+	CU_add_test(s, "advice: cpu-bound names the top functions and their kind", test_advice);
+	return cpw_cunit_run_tap();
+}
