@@ -3,8 +3,9 @@
 #
 #   sh contrib/bootstrap.sh run     install what is missing, build, run the bundled example
 #   sh contrib/bootstrap.sh check   install what is missing, build, run every test: the plain
-#                                   build's suite and the same suite under ASan+UBSan; ends
-#                                   with "N passed, N failed, N skipped"
+#                                   build's suite and the same suite under ASan+UBSan, then
+#                                   make distcheck (the release tarball builds and passes its
+#                                   own suite); ends with "N passed, N failed, N skipped"
 #
 # Idempotent: packages already installed are not installed again, builds are incremental.
 # Builds happen out of tree in build/ and build-asan/.
@@ -14,7 +15,8 @@ top=$(pwd)
 
 # Build dependencies; the Debian package names are the ones configure names when missing.
 BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-dev libjson-c-dev libncurses-dev libcunit1-dev python3"
-# Test tools: GNU time (reference figures), htop (benchmark reference), tmux (live view tests), python3-jsonschema (schema
+# Test tools: git (test_dist compares the tarball with what git tracks), GNU time (reference
+# figures), htop (benchmark reference), tmux (live view tests), python3-jsonschema (schema
 # validation), groff/man-db (man page check), clang + compiler-rt (libFuzzer targets),
 # valgrind, strace (no shell is run), util-linux (taskset, setpriv), procps (ps), linux-perf
 # (detects a PMU where there is one), jq and python3-yaml (the CI examples), python3-prometheus-client
@@ -30,7 +32,7 @@ BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-de
 # system and policy-rc.d missing! Defaulting to block."); the tests start their own on free
 # ports of 127.0.0.1, with their own configuration and keys.
 # In CI (CI=true) a test whose tool is missing fails rather than skips: add it here.
-TEST_PKGS="time htop tmux python3-jsonschema python3-prometheus-client python3-yaml jq groff-base man-db clang libclang-rt-14-dev valgrind strace util-linux mount procps bc linux-perf bash-completion prometheus prometheus-node-exporter prometheus-pushgateway curl openmpi-bin slurm-wlm munge libxml2-utils librsvg2-bin"
+TEST_PKGS="git time htop tmux python3-jsonschema python3-prometheus-client python3-yaml jq groff-base man-db clang libclang-rt-14-dev valgrind strace util-linux mount procps bc linux-perf bash-completion prometheus prometheus-node-exporter prometheus-pushgateway curl openmpi-bin slurm-wlm munge libxml2-utils librsvg2-bin"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -80,6 +82,14 @@ build_in() { # DIR
 	make -C "$1" -j"$(nproc)" >&2
 }
 
+# The diagnostics around each failure in the test logs under DIR (a verdict test prints its
+# figures before it).
+show_failures() { # DIR
+	for f in $(find "$1" -name '*.log' 2>/dev/null); do
+		grep -q '^not ok' "$f" && { say "failures in $f:"; grep -B6 -A10 '^not ok' "$f" | sed 's/^/    /' >&2; }
+	done
+}
+
 
 case "${1:-}" in
 run)
@@ -91,6 +101,7 @@ check)
 	install_missing $BUILD_PKGS $TEST_PKGS || { echo "0 passed, 1 failed"; exit 1; }
 	broken=0
 	logs=""
+	plain_built=no
 	for variant in build build-asan; do
 		opts=$PLAIN_OPTS
 		[ "$variant" = build-asan ] && opts=$ASAN_OPTS
@@ -107,15 +118,28 @@ check)
 			broken=$((broken + 1))
 			continue
 		fi
+		[ "$variant" = build ] && plain_built=yes
 		# Tests run one at a time: the verdict tests measure CPU shares and must not
 		# compete with each other for the two cores.
 		make -C "$variant" check >&2 || true
 		[ -f "$variant/test-suite.log" ] && logs="$logs $variant/test-suite.log"
-		# The diagnostics around a failure (a verdict test prints its figures before it).
-		for f in $(find "$variant/tests" -name '*.log' 2>/dev/null); do
-			grep -q '^not ok' "$f" && { say "failures in $f:"; grep -B6 -A10 '^not ok' "$f" | sed 's/^/    /' >&2; }
-		done
+		show_failures "$variant/tests"
 	done
+	# The release: make distcheck makes the tarball, unpacks it read-only, builds it out of
+	# tree (--enable-werror), runs its suite, installs and uninstalls it, and checks that
+	# distclean leaves nothing. Its suite's counts are not added to the summary (the same
+	# tests ran above); a distcheck that fails is one failure.
+	if [ $plain_built = yes ]; then
+		say "build: make distcheck"
+		if make -C build distcheck >&2; then
+			say "build: make distcheck passed"
+		else
+			say "build: make distcheck failed"
+			broken=$((broken + 1))
+			# Its build tree stays after a failure, with the suite's logs.
+			for d in build/cperfwatch-*/_build; do show_failures "$d"; done
+		fi
+	fi
 	summary=$(awk -v extra="$broken" '
 		/^# PASS:/ { pass += $3 } /^# XFAIL:/ { pass += $3 }
 		/^# FAIL:/ { fail += $3 } /^# XPASS:/ { fail += $3 } /^# ERROR:/ { fail += $3 }

@@ -54,6 +54,7 @@ static void burn(double seconds)
 	while (cpu_now() < end)
 		for (int i = 0; i < 1000; i++)
 			x += (unsigned long)i;
+	(void)x; /* a use, for clang's -Wunused-but-set-variable */
 }
 
 static int hexval(char c)

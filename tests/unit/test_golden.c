@@ -7,7 +7,7 @@
  *
  * Regenerating, after a change to a writer that is meant:
  *     CPW_UPDATE_GOLDEN=1 tests/unit/test_golden
- * writes the three files instead of comparing (and passes); read the diff before committing.
+ * writes the four files instead of comparing (and passes); read the diff before committing.
  *
  * The one figure that depends on the build, the JSON "version" (PACKAGE_VERSION), is masked
  * as @PACKAGE_VERSION@ before comparing or writing (see put_version_masked()).
@@ -26,7 +26,7 @@
 #include "cunit_tap.h"
 
 #ifndef CPW_EXPECTED_DIR
-#error "CPW_EXPECTED_DIR: the absolute path of tests/expected (see tests/unit/golden.am)"
+#error "CPW_EXPECTED_DIR: the absolute path of tests/expected (tests/unit/unit.am defines it)"
 #endif
 
 extern char **environ;
