@@ -21,6 +21,7 @@
 
 #include "classify/advice.h"
 #include "classify/thresholds.h"
+#include "source/proc/interp.h"
 #include "util/arith.h"
 
 /* The page size the run's faults and refaults count in: the machine's, 4 KiB where a
@@ -246,6 +247,21 @@ static void measure_work_kind(struct ctx *c)
 		c->cpu_label = CPW_CLASS_CPU_STARVED;
 }
 
+/* Whether the busiest process is Python: as the reader found it (its executable, or a
+ * libpython mapped), else, where the reader did not ask (it asks once a process has a
+ * second thread), as its name says: the interpreter's (python3, python3.11, pypy3) or a
+ * script's run through its #! line (julia.py). CPU work in Python is never advised threads,
+ * so a single-threaded interpreter must be known as one too. */
+static bool top_is_python(const struct cpw_metrics *m)
+{
+	size_t len = strlen(m->top_process_comm);
+
+	if (m->top_process_is_python >= 0)
+		return m->top_process_is_python == 1;
+	return cpw_exe_name_is_python(m->top_process_comm) ||
+	       (len > 3 && strcmp(m->top_process_comm + len - 3, ".py") == 0);
+}
+
 /* The busiest process's threads take turns: several did its CPU work, yet together about
  * one core at a time and about one runnable, with more CPUs free; where the wait analysis
  * measured it, the rest of its thread samples waited on a lock. */
@@ -256,7 +272,7 @@ static void measure_serialisation(struct ctx *c)
 		: m->nprocs <= 1 ? 1 : NAN;
 
 	c->top_cores = cpw_known(share) && c->wall > 0 ? share * c->cpu / c->wall : NAN;
-	c->python = m->top_process_is_python == 1;
+	c->python = top_is_python(m);
 	c->serialised = cpw_known(m->top_process_cpu_threads) && m->top_process_cpu_threads >= 2 &&
 		c->cores_known && c->cores >= 2 && cpw_known(c->top_cores) &&
 		c->top_cores >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&

@@ -392,6 +392,19 @@ static int check_invariants(const char *name, const struct cpw_verdict *v)
 	return bad;
 }
 
+/* Whether the busiest process is Python, as the advice must see it: the reader's answer,
+ * else its name (an interpreter's, or a script's run through its #! line). */
+static bool python_top(const struct cpw_metrics *m)
+{
+	const char *c = m->top_process_comm;
+	size_t len = strlen(c);
+
+	if (m->top_process_is_python >= 0)
+		return m->top_process_is_python == 1;
+	return strncmp(c, "python", 6) == 0 || strncmp(c, "pypy", 4) == 0 ||
+	       (len > 3 && strcmp(c + len - 3, ".py") == 0);
+}
+
 /* Advice never recommends what a finding or the figures rule out (issue 19, item 8).
  * Returns the number of contradictions. */
 static int check_advice(const char *name, const struct cpw_metrics *m, const struct cpw_verdict *v)
@@ -420,8 +433,14 @@ static int check_advice(const char *name, const struct cpw_metrics *m, const str
 	NEVER(serialised, "parallelise (");
 	NEVER(serialised, "parallelise with");
 	NEVER(serialised, "(threads");
-	/* Python: its threads share the GIL, so threads never parallelise it. */
-	NEVER(m->top_process_is_python == 1, "(threads");
+	/* Python: its threads share the GIL, so threads never parallelise it; CPU work gets
+	 * processes or compiled code (issue 27, item 4). */
+	NEVER(python_top(m), "(threads");
+	NEVER(python_top(m), "make -j");
+	if (python_top(m) && v->cls == CPW_CLASS_CPU_BOUND && strstr(v->advice, "compiled") == NULL) {
+		FAILF("%s: cpu-bound Python without compiled code in the advice: %s", name, v->advice);
+		bad++;
+	}
 	/* A tree that already keeps its CPUs busy gains nothing from parallelising. */
 	NEVER(saturated, "parallelise (");
 	NEVER(saturated, "parallelise with");
@@ -430,7 +449,7 @@ static int check_advice(const char *name, const struct cpw_metrics *m, const str
 	NEVER(!named[CPW_CLASS_CPU_STARVED], "other load");
 	/* The GIL only for Python; a lock's advice only where threads take turns, or wait
 	 * on a lock. */
-	NEVER(!gil && m->top_process_is_python != 1, "GIL");
+	NEVER(!gil && !python_top(m), "GIL");
 	NEVER(!serialised && !lock_waits, "critical sections");
 	/* More memory only with memory pressure; storage advice only with storage waits. */
 	NEVER(!named[CPW_CLASS_THRASHING], "more memory");
@@ -689,6 +708,9 @@ static double rand_double(double max)
 
 static void test_random_metrics(void)
 {
+	/* Names the reader's unknown (-1) falls back on: Python ones and others. */
+	static const char *const comms[] = { "", "spin", "python3", "python3.11", "pypy3",
+					     "julia.py", "cc1", "sh" };
 	int bad = 0;
 
 	for (int n = 0; n < 5000 && bad == 0; n++) {
@@ -747,6 +769,8 @@ static void test_random_metrics(void)
 		m.top_process_runnable = rand_double(3);
 		m.top_process_lock_share = rand_double(1);
 		m.top_process_is_python = (int)(next_rand() % 3) - 1;
+		snprintf(m.top_process_comm, sizeof m.top_process_comm, "%s",
+			 comms[next_rand() % (sizeof comms / sizeof comms[0])]);
 		m.cores_usable_sampled = rand_double(8);
 		cpw_classify(&m, &v);
 		snprintf(name, sizeof name, "random metrics #%d", n);
