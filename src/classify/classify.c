@@ -904,11 +904,20 @@ static bool too_little_data(const struct cpw_metrics *m, struct cpw_verdict *v)
  * The wait lane is the residual: short of its own threshold it blocks nothing. */
 static bool blocked(const struct ctx *c, enum lane win)
 {
+	/* The margin: beside a notable rival (an active lane, or a wait lane that qualifies),
+	 * a winner less than dominance_margin past its own threshold is mixed, so that the
+	 * run-to-run spread of a share near the threshold does not flip the headline. */
+	bool near = c->share[win] < lane_threshold(win) + cpw_threshold(CPW_T_DOMINANCE_MARGIN);
+
 	for (int x = 0; x < LANE_COUNT; x++) {
 		double s = c->share[x];
+		bool rival = lane_qualifies(c, (enum lane)x) || x != LANE_WAIT;
 
-		if (x == (int)win || s < cpw_threshold(CPW_T_NOTABLE_SHARE) ||
-		    c->share[win] >= cpw_threshold(CPW_T_DOMINANCE) * s)
+		if (x == (int)win || s < cpw_threshold(CPW_T_NOTABLE_SHARE))
+			continue;
+		if (near && rival && lane_class(c, (enum lane)x) != lane_class(c, win))
+			return true;
+		if (c->share[win] >= cpw_threshold(CPW_T_DOMINANCE) * s)
 			continue;
 		if (lane_qualifies(c, (enum lane)x) || (x != LANE_WAIT && s > c->share[win]))
 			return true;

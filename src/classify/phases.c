@@ -11,6 +11,7 @@
  *     that noise does not split a phase;
  *  3. each run is classified by cpw_classify() on its own figures; neighbours with the
  *     same verdict join (and are classified again together).
+ * Then cpw_phases_refine_verdict() makes the phases and the run's verdict agree.
  */
 #include "classify/phases.h"
 
@@ -251,14 +252,38 @@ static void sharpen_boundaries(const struct cpw_tl_point *points, struct run *ru
 	}
 }
 
+/* What the run knows of its busiest process and a window cannot show: how many of its
+ * threads computed and were runnable, how much they waited on a lock, whether it is
+ * Python; and the CPUs the command narrowed itself to. Taken by a phase whose busiest
+ * process is the run's. */
+static void take_run_facts(struct cpw_metrics *pm, const struct cpw_metrics *run)
+{
+	if (run == NULL)
+		return;
+	if (cpw_known(run->cores_usable_sampled)) {
+		pm->cores_usable_sampled = run->cores_usable_sampled;
+		snprintf(pm->cpus_allowed_sampled, sizeof(pm->cpus_allowed_sampled), "%s",
+			 run->cpus_allowed_sampled);
+	}
+	if (run->top_process_pid <= 0 || pm->top_process_pid != run->top_process_pid)
+		return;
+	pm->top_process_is_python = run->top_process_is_python;
+	pm->top_process_threads = run->top_process_threads;
+	pm->top_process_cpu_threads = run->top_process_cpu_threads;
+	pm->top_process_runnable = run->top_process_runnable;
+	pm->top_process_lock_share = run->top_process_lock_share;
+}
+
+/* run: the run's metrics, whose facts the phase takes (take_run_facts); NULL: none. */
 static void classify_phase(const struct cpw_tl_point *points, double cores_usable,
-			   struct cpw_phase *ph)
+			   const struct cpw_metrics *run, struct cpw_phase *ph)
 {
 	struct cpw_metrics m;
 	struct cpw_verdict v;
 	struct cpw_tl_point w;
 
 	cpw_phases_metrics(points, ph->first, ph->last, cores_usable, &m);
+	take_run_facts(&m, run);
 	cpw_classify(&m, &v);
 	ph->start_s = points[ph->first].start_s;
 	ph->end_s = points[ph->last].start_s + points[ph->last].dt_s;
@@ -290,8 +315,11 @@ void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_u
 
 	memset(out, 0, sizeof(*out));
 	out->min_len_s = min_length(interval_s);
+	out->cores_usable = cores_usable;
 	if (n == 0 || n > RUNS_MAX)
 		return;
+	out->points = points;
+	out->npoints = n;
 	/* A point without threads (or at the very start, with no time) takes its neighbour's
 	 * lane: the one before, or for leading ones the first known. */
 	double half = out->min_len_s / 2 * 0.999;
@@ -318,16 +346,53 @@ void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_u
 		memset(ph, 0, sizeof(*ph));
 		ph->first = runs[i].first;
 		ph->last = runs[i].last;
-		classify_phase(points, cores_usable, ph);
+		classify_phase(points, cores_usable, NULL, ph);
 		/* Neighbours with the same verdict are one phase. */
 		if (out->n > 0 && out->phase[out->n - 1].cls == ph->cls) {
 			struct cpw_phase *prev = &out->phase[out->n - 1];
 			prev->last = ph->last;
-			classify_phase(points, cores_usable, prev);
+			classify_phase(points, cores_usable, NULL, prev);
 			continue;
 		}
 		out->n++;
 	}
+}
+
+/* Judges each phase again with the run's facts (take_run_facts); neighbours that now have
+ * the same verdict join. */
+static void rejudge_with_run(struct cpw_phases *ph, const struct cpw_metrics *m)
+{
+	if (ph->points == NULL)
+		return;
+	for (int i = 0; i < ph->n; i++)
+		classify_phase(ph->points, ph->cores_usable, m, &ph->phase[i]);
+	for (int i = 0; i + 1 < ph->n;) {
+		if (ph->phase[i].cls != ph->phase[i + 1].cls) {
+			i++;
+			continue;
+		}
+		ph->phase[i].last = ph->phase[i + 1].last;
+		memmove(&ph->phase[i + 1], &ph->phase[i + 2], (size_t)(ph->n - i - 2) * sizeof(ph->phase[0]));
+		ph->n--;
+		classify_phase(ph->points, ph->cores_usable, m, &ph->phase[i]);
+	}
+}
+
+/* A single phase is the run: its verdict is the run's (a window's figures lack what the run
+ * knows of its processes). */
+static void phase_is_run(struct cpw_phase *p, const struct cpw_verdict *v)
+{
+	if (p->cls == v->cls)
+		return; /* its own evidence says the same, on the same window */
+	p->cls = v->cls;
+	p->secondary = v->secondary;
+	p->confidence = v->confidence;
+	snprintf(p->evidence, sizeof(p->evidence), "%s", v->nevidence ? v->evidence[0].text : "");
+	if (p->cls == CPW_CLASS_WAITING && p->wait_kind[0]) {
+		size_t len = strlen(p->evidence);
+		snprintf(p->evidence + len, sizeof(p->evidence) - len, "; waits: %s", p->wait_kind);
+	}
+	order_procs(p->procs, p->cls);
 }
 
 /* "0.0-1.3 s io-bound: dd" for each phase whose verdict is not the run's. */
@@ -358,12 +423,16 @@ static bool is_cores_finding(const char *f)
 	return strncmp(f, "uses ", 5) == 0 && strstr(f, "usable cores") != NULL;
 }
 
-void cpw_phases_refine_verdict(const struct cpw_phases *ph, const struct cpw_metrics *m,
+void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *m,
 			       struct cpw_verdict *v)
 {
 	char text[sizeof(v->findings[0])];
 	double cpu_s = 0, wall_s = 0;
 
+	if (ph->n > 1 && v->cls != CPW_CLASS_UNKNOWN)
+		rejudge_with_run(ph, m);
+	if (ph->n == 1 && v->cls != CPW_CLASS_UNKNOWN)
+		phase_is_run(&ph->phase[0], v);
 	if (ph->n <= 1 || v->cls == CPW_CLASS_UNKNOWN)
 		return;
 	/* Parallelism, judged where the run computes: the cpu-bound phases' own cores. */
