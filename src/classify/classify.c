@@ -477,9 +477,9 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 			     "threads waited in the run queue %.0f%% of the time they wanted a CPU (starved at >= %.0f%%)",
 			     pct(c->runq_ratio), pct(cpw_threshold(CPW_T_RUNQ_RATIO)));
 		add_evidence(v, "avg_runnable_threads", c->runnable, c->cores, SRC_SAMPLED,
-			     "%.2f runnable threads on average for %g usable CPU%s%s: they explain %.0f%% of "
+			     "%s runnable threads on average for %s usable CPU%s%s: they explain %.0f%% of "
 			     "the wait, the rest comes from other load",
-			     c->runnable, c->cores, c->cores > 1 ? "s" : "",
+			     cpw_figure(c->runnable).s, cpw_figure(c->cores).s, cpw_figure_plural(c->cores),
 			     c->cores_known ? "" : " (assumed, unknown)", pct(c->runq_own));
 		if (decisive)
 			psi_line(v, "psi_cpu_some_share", m->psi_cpu_some_s, c->wall,
@@ -496,8 +496,8 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 	if (c->oversub)
 		add_evidence(v, "avg_runnable_threads", c->runnable,
 			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
-			     "%.2f runnable threads on average for %g usable CPU%s: it saturates what it may use",
-			     c->runnable, c->cores, c->cores > 1 ? "s" : "");
+			     "%s runnable threads on average for %s usable CPU%s: it saturates what it may use",
+			     cpw_figure(c->runnable).s, cpw_figure(c->cores).s, cpw_figure_plural(c->cores));
 	if (c->cpu_label == CPW_CLASS_MEMORY_BOUND && c->mem_by_counters) {
 		if (cpw_known(m->topdown_memory_bound))
 			add_evidence(v, "topdown_memory_bound", m->topdown_memory_bound,
@@ -784,24 +784,25 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 			    c->python ? ", Python's global interpreter lock (GIL)" : "");
 	if (c->narrowed) {
 		if (m->cpus_allowed_sampled[0] != '\0')
-			add_finding(v, "the command limited itself to CPU%s %.40s (%g of the %g it was started with)",
+			add_finding(v, "the command limited itself to CPU%s %.40s (%s of the %s it was started with)",
 				    strpbrk(m->cpus_allowed_sampled, ",-") ? "s" : "", m->cpus_allowed_sampled,
-				    c->cores, m->cores_usable);
+				    cpw_figure(c->cores).s, cpw_figure(m->cores_usable).s);
 		else
-			add_finding(v, "the command limited itself to %g CPU%s (of the %g it was started with)",
-				    c->cores, c->cores > 1 ? "s" : "", m->cores_usable);
+			add_finding(v, "the command limited itself to %s CPU%s (of the %s it was started with)",
+				    cpw_figure(c->cores).s, cpw_figure_plural(c->cores),
+				    cpw_figure(m->cores_usable).s);
 	}
 	if (c->oversub && c->share[LANE_CPU] >= cpw_threshold(CPW_T_NOTABLE_SHARE)) {
 		if (c->cores_known)
-			add_finding(v, "the tree oversubscribes its %g usable CPU%s (%.1f runnable threads on average)",
-				    c->cores, c->cores > 1 ? "s" : "", c->runnable);
+			add_finding(v, "the tree oversubscribes its %s usable CPU%s (%s runnable threads on average)",
+				    cpw_figure(c->cores).s, cpw_figure_plural(c->cores), cpw_figure(c->runnable).s);
 		else
 			add_finding(v, "the tree keeps %.1f threads runnable on average (usable CPUs unknown)",
 				    c->runnable);
 	}
 	if (cpu_verdict && c->cores_known && c->cores > 1 && !c->oversub &&
 	    used <= c->cores * cpw_threshold(CPW_T_CORES_IDLE_RATIO))
-		add_finding(v, "uses %.1f of %g usable cores", used, c->cores);
+		add_finding(v, "uses %.1f of %s usable cores", used, cpw_figure(c->cores).s);
 	if (m->nprocs > 1 && cpw_known(m->top_process_cpu_share) &&
 	    m->top_process_cpu_share >= cpw_threshold(CPW_T_TOP_PROCESS_SHARE))
 		add_finding(v, "one process (pid %d, %.31s) did %.0f%% of the CPU work", m->top_process_pid,

@@ -460,8 +460,8 @@ void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *
 		(v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND);
 	if (idle && v->nfindings < CPW_FINDINGS_MAX)
 		snprintf(v->findings[v->nfindings++], sizeof(v->findings[0]),
-			 "uses %.1f of %g usable cores in its cpu-bound phases", judged.cores_used,
-			 m->cores_usable);
+			 "uses %.1f of %s usable cores in its cpu-bound phases", judged.cores_used,
+			 cpw_figure(m->cores_usable).s);
 	cpw_classify_advise(&judged, v);
 	phases_finding(ph, v, text, sizeof(text));
 	put_finding_first(v, text);
