@@ -99,19 +99,20 @@ static void cpu_detail(const struct cpw_advice_facts *f, struct cpw_verdict *v)
 		append(v, extra);
 	} else if (f->oversub && cpw_known(f->cores)) {
 		snprintf(extra, sizeof extra,
-			 " It runs %.1f threads on %g usable CPU%s: more threads will not help.",
-			 f->runnable, f->cores, f->cores > 1 ? "s" : "");
+			 " It runs %s threads on %s usable CPU%s: more threads will not help.",
+			 cpw_figure(f->runnable).s, cpw_figure(f->cores).s, cpw_figure_plural(f->cores));
 		append(v, extra);
 	} else if (several && !f->saturated && cpw_known(f->cores_used) && v->cls == CPW_CLASS_CPU_BOUND) {
 		if (f->python)
 			snprintf(extra, sizeof extra,
-				 " It uses %.1f of %g usable cores: parallelise with processes "
+				 " It uses %.1f of %s usable cores: parallelise with processes "
 				 "(multiprocessing, concurrent.futures.ProcessPoolExecutor) to use the "
-				 "rest; Python threads take turns on the GIL.", f->cores_used, f->cores);
+				 "rest; Python threads take turns on the GIL.", f->cores_used,
+				 cpw_figure(f->cores).s);
 		else
 			snprintf(extra, sizeof extra,
-				 " It uses %.1f of %g usable cores: parallelise (threads, processes, "
-				 "make -j) to use the rest.", f->cores_used, f->cores);
+				 " It uses %.1f of %s usable cores: parallelise (threads, processes, "
+				 "make -j) to use the rest.", f->cores_used, cpw_figure(f->cores).s);
 		append(v, extra);
 	}
 }

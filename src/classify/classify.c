@@ -21,6 +21,7 @@
 
 #include "classify/advice.h"
 #include "classify/thresholds.h"
+#include "source/proc/interp.h"
 #include "util/arith.h"
 
 /* The page size the run's faults and refaults count in: the machine's, 4 KiB where a
@@ -246,6 +247,21 @@ static void measure_work_kind(struct ctx *c)
 		c->cpu_label = CPW_CLASS_CPU_STARVED;
 }
 
+/* Whether the busiest process is Python: as the reader found it (its executable, or a
+ * libpython mapped), else, where the reader did not ask (it asks once a process has a
+ * second thread), as its name says: the interpreter's (python3, python3.11, pypy3) or a
+ * script's run through its #! line (julia.py). CPU work in Python is never advised threads,
+ * so a single-threaded interpreter must be known as one too. */
+static bool top_is_python(const struct cpw_metrics *m)
+{
+	size_t len = strlen(m->top_process_comm);
+
+	if (m->top_process_is_python >= 0)
+		return m->top_process_is_python == 1;
+	return cpw_exe_name_is_python(m->top_process_comm) ||
+	       (len > 3 && strcmp(m->top_process_comm + len - 3, ".py") == 0);
+}
+
 /* The busiest process's threads take turns: several did its CPU work, yet together about
  * one core at a time and about one runnable, with more CPUs free; where the wait analysis
  * measured it, the rest of its thread samples waited on a lock. */
@@ -256,7 +272,7 @@ static void measure_serialisation(struct ctx *c)
 		: m->nprocs <= 1 ? 1 : NAN;
 
 	c->top_cores = cpw_known(share) && c->wall > 0 ? share * c->cpu / c->wall : NAN;
-	c->python = m->top_process_is_python == 1;
+	c->python = top_is_python(m);
 	c->serialised = cpw_known(m->top_process_cpu_threads) && m->top_process_cpu_threads >= 2 &&
 		c->cores_known && c->cores >= 2 && cpw_known(c->top_cores) &&
 		c->top_cores >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&
@@ -461,9 +477,9 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 			     "threads waited in the run queue %.0f%% of the time they wanted a CPU (starved at >= %.0f%%)",
 			     pct(c->runq_ratio), pct(cpw_threshold(CPW_T_RUNQ_RATIO)));
 		add_evidence(v, "avg_runnable_threads", c->runnable, c->cores, SRC_SAMPLED,
-			     "%.2f runnable threads on average for %g usable CPU%s%s: they explain %.0f%% of "
+			     "%s runnable threads on average for %s usable CPU%s%s: they explain %.0f%% of "
 			     "the wait, the rest comes from other load",
-			     c->runnable, c->cores, c->cores > 1 ? "s" : "",
+			     cpw_figure(c->runnable).s, cpw_figure(c->cores).s, cpw_figure_plural(c->cores),
 			     c->cores_known ? "" : " (assumed, unknown)", pct(c->runq_own));
 		if (decisive)
 			psi_line(v, "psi_cpu_some_share", m->psi_cpu_some_s, c->wall,
@@ -480,8 +496,8 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 	if (c->oversub)
 		add_evidence(v, "avg_runnable_threads", c->runnable,
 			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
-			     "%.2f runnable threads on average for %g usable CPU%s: it saturates what it may use",
-			     c->runnable, c->cores, c->cores > 1 ? "s" : "");
+			     "%s runnable threads on average for %s usable CPU%s: it saturates what it may use",
+			     cpw_figure(c->runnable).s, cpw_figure(c->cores).s, cpw_figure_plural(c->cores));
 	if (c->cpu_label == CPW_CLASS_MEMORY_BOUND && c->mem_by_counters) {
 		if (cpw_known(m->topdown_memory_bound))
 			add_evidence(v, "topdown_memory_bound", m->topdown_memory_bound,
@@ -768,24 +784,25 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 			    c->python ? ", Python's global interpreter lock (GIL)" : "");
 	if (c->narrowed) {
 		if (m->cpus_allowed_sampled[0] != '\0')
-			add_finding(v, "the command limited itself to CPU%s %.40s (%g of the %g it was started with)",
+			add_finding(v, "the command limited itself to CPU%s %.40s (%s of the %s it was started with)",
 				    strpbrk(m->cpus_allowed_sampled, ",-") ? "s" : "", m->cpus_allowed_sampled,
-				    c->cores, m->cores_usable);
+				    cpw_figure(c->cores).s, cpw_figure(m->cores_usable).s);
 		else
-			add_finding(v, "the command limited itself to %g CPU%s (of the %g it was started with)",
-				    c->cores, c->cores > 1 ? "s" : "", m->cores_usable);
+			add_finding(v, "the command limited itself to %s CPU%s (of the %s it was started with)",
+				    cpw_figure(c->cores).s, cpw_figure_plural(c->cores),
+				    cpw_figure(m->cores_usable).s);
 	}
 	if (c->oversub && c->share[LANE_CPU] >= cpw_threshold(CPW_T_NOTABLE_SHARE)) {
 		if (c->cores_known)
-			add_finding(v, "the tree oversubscribes its %g usable CPU%s (%.1f runnable threads on average)",
-				    c->cores, c->cores > 1 ? "s" : "", c->runnable);
+			add_finding(v, "the tree oversubscribes its %s usable CPU%s (%s runnable threads on average)",
+				    cpw_figure(c->cores).s, cpw_figure_plural(c->cores), cpw_figure(c->runnable).s);
 		else
 			add_finding(v, "the tree keeps %.1f threads runnable on average (usable CPUs unknown)",
 				    c->runnable);
 	}
 	if (cpu_verdict && c->cores_known && c->cores > 1 && !c->oversub &&
 	    used <= c->cores * cpw_threshold(CPW_T_CORES_IDLE_RATIO))
-		add_finding(v, "uses %.1f of %g usable cores", used, c->cores);
+		add_finding(v, "uses %.1f of %s usable cores", used, cpw_figure(c->cores).s);
 	if (m->nprocs > 1 && cpw_known(m->top_process_cpu_share) &&
 	    m->top_process_cpu_share >= cpw_threshold(CPW_T_TOP_PROCESS_SHARE))
 		add_finding(v, "one process (pid %d, %.31s) did %.0f%% of the CPU work", m->top_process_pid,
@@ -888,11 +905,20 @@ static bool too_little_data(const struct cpw_metrics *m, struct cpw_verdict *v)
  * The wait lane is the residual: short of its own threshold it blocks nothing. */
 static bool blocked(const struct ctx *c, enum lane win)
 {
+	/* The margin: beside a notable rival (an active lane, or a wait lane that qualifies),
+	 * a winner less than dominance_margin past its own threshold is mixed, so that the
+	 * run-to-run spread of a share near the threshold does not flip the headline. */
+	bool near = c->share[win] < lane_threshold(win) + cpw_threshold(CPW_T_DOMINANCE_MARGIN);
+
 	for (int x = 0; x < LANE_COUNT; x++) {
 		double s = c->share[x];
+		bool rival = lane_qualifies(c, (enum lane)x) || x != LANE_WAIT;
 
-		if (x == (int)win || s < cpw_threshold(CPW_T_NOTABLE_SHARE) ||
-		    c->share[win] >= cpw_threshold(CPW_T_DOMINANCE) * s)
+		if (x == (int)win || s < cpw_threshold(CPW_T_NOTABLE_SHARE))
+			continue;
+		if (near && rival && lane_class(c, (enum lane)x) != lane_class(c, win))
+			return true;
+		if (c->share[win] >= cpw_threshold(CPW_T_DOMINANCE) * s)
 			continue;
 		if (lane_qualifies(c, (enum lane)x) || (x != LANE_WAIT && s > c->share[win]))
 			return true;

@@ -10,7 +10,11 @@
  *     and min_samples samples) are absorbed, shortest first, by their longer neighbour, so
  *     that noise does not split a phase;
  *  3. each run is classified by cpw_classify() on its own figures; neighbours with the
- *     same verdict join (and are classified again together).
+ *     same verdict join (and are classified again together);
+ *  4. cuts move to where a process started or ended (cut_at_events), a phase is split at
+ *     such an event where its sides differ, and a cut at no event beside a mixed phase
+ *     goes.
+ * Then cpw_phases_refine_verdict() makes the phases and the run's verdict agree.
  */
 #include "classify/phases.h"
 
@@ -251,14 +255,38 @@ static void sharpen_boundaries(const struct cpw_tl_point *points, struct run *ru
 	}
 }
 
+/* What the run knows of its busiest process and a window cannot show: how many of its
+ * threads computed and were runnable, how much they waited on a lock, whether it is
+ * Python; and the CPUs the command narrowed itself to. Taken by a phase whose busiest
+ * process is the run's. */
+static void take_run_facts(struct cpw_metrics *pm, const struct cpw_metrics *run)
+{
+	if (run == NULL)
+		return;
+	if (cpw_known(run->cores_usable_sampled)) {
+		pm->cores_usable_sampled = run->cores_usable_sampled;
+		snprintf(pm->cpus_allowed_sampled, sizeof(pm->cpus_allowed_sampled), "%s",
+			 run->cpus_allowed_sampled);
+	}
+	if (run->top_process_pid <= 0 || pm->top_process_pid != run->top_process_pid)
+		return;
+	pm->top_process_is_python = run->top_process_is_python;
+	pm->top_process_threads = run->top_process_threads;
+	pm->top_process_cpu_threads = run->top_process_cpu_threads;
+	pm->top_process_runnable = run->top_process_runnable;
+	pm->top_process_lock_share = run->top_process_lock_share;
+}
+
+/* run: the run's metrics, whose facts the phase takes (take_run_facts); NULL: none. */
 static void classify_phase(const struct cpw_tl_point *points, double cores_usable,
-			   struct cpw_phase *ph)
+			   const struct cpw_metrics *run, struct cpw_phase *ph)
 {
 	struct cpw_metrics m;
 	struct cpw_verdict v;
 	struct cpw_tl_point w;
 
 	cpw_phases_metrics(points, ph->first, ph->last, cores_usable, &m);
+	take_run_facts(&m, run);
 	cpw_classify(&m, &v);
 	ph->start_s = points[ph->first].start_s;
 	ph->end_s = points[ph->last].start_s + points[ph->last].dt_s;
@@ -281,17 +309,204 @@ static void classify_phase(const struct cpw_tl_point *points, double cores_usabl
 	order_procs(ph->procs, ph->cls);
 }
 
+/* ---- cuts where processes start and end ---- */
+
+#define EVENTS_TRIED 16 /* candidate events tried per boundary or phase, nearest first */
+
+static bool names(const struct cpw_tl_point *p, int pid)
+{
+	for (int i = 0; i < CPW_TIMELINE_TOP && p->top[i].pid; i++)
+		if (p->top[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* Whether pid is named in every point of [a, b] (want true) or in none (want false). */
+static bool named_throughout(const struct cpw_tl_point *points, size_t a, size_t b, int pid, bool want)
+{
+	for (size_t i = a; i <= b; i++)
+		if (names(&points[i], pid) != want)
+			return false;
+	return true;
+}
+
+/* A process event at the start of point k: a process the points named steadily over the
+ * window before k (each of its points) is named in none of the window from k (it ended,
+ * or went quiet), or the other way (it started). The window is `span` points each side. */
+static bool event_at(const struct cpw_tl_point *points, size_t n, size_t k, size_t span)
+{
+	if (k < span || k + span > n)
+		return false;
+	for (int i = 0; i < CPW_TIMELINE_TOP; i++) {
+		int before = points[k - 1].top[i].pid, after = points[k].top[i].pid;
+		if (before && named_throughout(points, k - span, k - 1, before, true) &&
+		    named_throughout(points, k, k + span - 1, before, false))
+			return true;
+		if (after && named_throughout(points, k, k + span - 1, after, true) &&
+		    named_throughout(points, k - span, k - 1, after, false))
+			return true;
+	}
+	return false;
+}
+
+/* The class cpw_classify() gives points a..b. */
+static enum cpw_class class_of(const struct cpw_tl_point *points, size_t a, size_t b, double cores)
+{
+	struct cpw_metrics m;
+	struct cpw_verdict v;
+
+	cpw_phases_metrics(points, a, b, cores, &m);
+	cpw_classify(&m, &v);
+	return v.cls;
+}
+
+/* Whether points a..b are long enough to be a phase of their own. */
+static bool long_enough(const struct cpw_tl_point *points, size_t a, size_t b, double min_len)
+{
+	double dur = points[b].start_s + points[b].dt_s - points[a].start_s;
+	uint64_t samples = 0;
+
+	for (size_t i = a; i <= b; i++)
+		samples += points[i].samples;
+	return dur >= min_len * 0.999 && (double)samples >= cpw_threshold(CPW_T_MIN_SAMPLES);
+}
+
+/* The events inside (first, last], nearest to point `near` first; at most EVENTS_TRIED. */
+static size_t events_near(const bool *event, size_t first, size_t last, size_t near, size_t *out)
+{
+	size_t m = 0;
+
+	for (size_t d = 0; m < EVENTS_TRIED && (near >= d + first + 1 || near + d <= last); d++) {
+		if (near >= first + 1 + d && near - d <= last && event[near - d])
+			out[m++] = near - d;
+		if (d > 0 && m < EVENTS_TRIED && near + d <= last && near + d > first && event[near + d])
+			out[m++] = near + d;
+	}
+	return m;
+}
+
+/* Moves each boundary between two phases to the nearest process event inside them at
+ * which both sides keep their verdicts (a cut where the busiest lane flipped lies a few
+ * samples off where the work changed hands); then splits a phase at an event where the
+ * two sides get different verdicts and each is long enough (a process's work swallowed by
+ * its neighbour's). Each moved or new cut is a process event. */
+static void cut_at_events(const struct cpw_tl_point *points, const bool *event, double cores,
+			  double min_len, struct cpw_phases *out)
+{
+	size_t cand[EVENTS_TRIED];
+
+	for (int i = 0; i + 1 < out->n; i++) {
+		struct cpw_phase *a = &out->phase[i], *b = &out->phase[i + 1];
+		if (event[b->first])
+			continue;
+		size_t m = events_near(event, a->first, b->last, b->first, cand);
+		for (size_t j = 0; j < m; j++) {
+			size_t k = cand[j];
+			if (!long_enough(points, a->first, k - 1, min_len) || !long_enough(points, k, b->last, min_len) ||
+			    class_of(points, a->first, k - 1, cores) != a->cls ||
+			    class_of(points, k, b->last, cores) != b->cls)
+				continue;
+			a->last = k - 1;
+			b->first = k;
+			classify_phase(points, cores, NULL, a);
+			classify_phase(points, cores, NULL, b);
+			break;
+		}
+	}
+	for (int i = 0; i < out->n && out->n < CPW_PHASES_MAX; i++) {
+		struct cpw_phase *p = &out->phase[i];
+		size_t m = events_near(event, p->first, p->last, (p->first + p->last + 1) / 2, cand);
+		for (size_t j = 0; j < m; j++) {
+			size_t k = cand[j];
+			if (!long_enough(points, p->first, k - 1, min_len) || !long_enough(points, k, p->last, min_len) ||
+			    class_of(points, p->first, k - 1, cores) == class_of(points, k, p->last, cores))
+				continue;
+			memmove(&out->phase[i + 2], &out->phase[i + 1], (size_t)(out->n - i - 1) * sizeof(out->phase[0]));
+			out->n++;
+			out->phase[i + 1] = *p;
+			out->phase[i + 1].first = k;
+			p->last = k - 1;
+			classify_phase(points, cores, NULL, p);
+			classify_phase(points, cores, NULL, &out->phase[i + 1]);
+			i--; /* the left part may hold another event */
+			break;
+		}
+	}
+}
+
+/* Phase i and the next become one, classified again (with the run's facts where run is
+ * not NULL). */
+static void join_with_next(const struct cpw_tl_point *points, double cores, const struct cpw_metrics *run,
+			   struct cpw_phases *out, int i)
+{
+	out->phase[i].last = out->phase[i + 1].last;
+	memmove(&out->phase[i + 1], &out->phase[i + 2], (size_t)(out->n - i - 2) * sizeof(out->phase[0]));
+	out->n--;
+	classify_phase(points, cores, run, &out->phase[i]);
+}
+
+/* A phase too short to judge on its own (where the lanes' window put a cut a few samples
+ * from another) joins its longer neighbour. */
+static void absorb_short_phases(const struct cpw_tl_point *points, double cores, double min_len,
+				struct cpw_phases *out)
+{
+	for (int i = 0; i < out->n && out->n > 1;) {
+		struct cpw_phase *p = &out->phase[i];
+		if (long_enough(points, p->first, p->last, min_len)) {
+			i++;
+			continue;
+		}
+		bool into_prev = i > 0 && (i + 1 == out->n ||
+			out->phase[i - 1].last - out->phase[i - 1].first >= out->phase[i + 1].last - out->phase[i + 1].first);
+		join_with_next(points, cores, NULL, out, into_prev ? i - 1 : i);
+		i = 0;
+	}
+}
+
+/* A cut where no process started or ended, beside a phase the classifier calls mixed (its
+ * figures near a threshold), is the lanes' noise, not a change of work: the two sides are
+ * one phase. */
+static void join_near_threshold(const struct cpw_tl_point *points, const bool *event, double cores,
+				struct cpw_phases *out)
+{
+	for (int i = 0; i + 1 < out->n;) {
+		if (event[out->phase[i + 1].first] ||
+		    (out->phase[i].cls != CPW_CLASS_MIXED && out->phase[i + 1].cls != CPW_CLASS_MIXED)) {
+			i++;
+			continue;
+		}
+		join_with_next(points, cores, NULL, out, i);
+	}
+}
+
+/* Neighbours with the same verdict are one phase (classified again together). */
+static void join_agreeing(const struct cpw_tl_point *points, double cores, const struct cpw_metrics *run,
+			  struct cpw_phases *out)
+{
+	for (int i = 0; i + 1 < out->n;) {
+		if (out->phase[i].cls != out->phase[i + 1].cls) {
+			i++;
+			continue;
+		}
+		join_with_next(points, cores, run, out, i);
+	}
+}
+
 void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_usable,
 		     double interval_s, struct cpw_phases *out)
 {
+	bool event[RUNS_MAX];
 	struct run runs[RUNS_MAX]; /* 20 KiB of stack: no allocation */
 	size_t nruns = 0;
 	enum cpw_phase_lane carry = CPW_LANE_NONE;
 
 	memset(out, 0, sizeof(*out));
 	out->min_len_s = min_length(interval_s);
+	out->cores_usable = cores_usable;
 	if (n == 0 || n > RUNS_MAX)
 		return;
+	out->points = points;
+	out->npoints = n;
 	/* A point without threads (or at the very start, with no time) takes its neighbour's
 	 * lane: the one before, or for leading ones the first known. */
 	double half = out->min_len_s / 2 * 0.999;
@@ -318,16 +533,55 @@ void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_u
 		memset(ph, 0, sizeof(*ph));
 		ph->first = runs[i].first;
 		ph->last = runs[i].last;
-		classify_phase(points, cores_usable, ph);
+		classify_phase(points, cores_usable, NULL, ph);
 		/* Neighbours with the same verdict are one phase. */
 		if (out->n > 0 && out->phase[out->n - 1].cls == ph->cls) {
 			struct cpw_phase *prev = &out->phase[out->n - 1];
 			prev->last = ph->last;
-			classify_phase(points, cores_usable, prev);
+			classify_phase(points, cores_usable, NULL, prev);
 			continue;
 		}
 		out->n++;
 	}
+	/* Process events: a window of half the minimum length on each side, two points at
+	 * least. */
+	size_t span = 2;
+	while (span < n && points[span].start_s - points[0].start_s < half)
+		span++;
+	for (size_t k = 0; k < n; k++)
+		event[k] = k > 0 && event_at(points, n, k, span);
+	cut_at_events(points, event, cores_usable, out->min_len_s, out);
+	absorb_short_phases(points, cores_usable, out->min_len_s, out);
+	join_near_threshold(points, event, cores_usable, out);
+	join_agreeing(points, cores_usable, NULL, out);
+}
+
+/* Judges each phase again with the run's facts (take_run_facts); neighbours that now have
+ * the same verdict join. */
+static void rejudge_with_run(struct cpw_phases *ph, const struct cpw_metrics *m)
+{
+	if (ph->points == NULL)
+		return;
+	for (int i = 0; i < ph->n; i++)
+		classify_phase(ph->points, ph->cores_usable, m, &ph->phase[i]);
+	join_agreeing(ph->points, ph->cores_usable, m, ph);
+}
+
+/* A single phase is the run: its verdict is the run's (a window's figures lack what the run
+ * knows of its processes). */
+static void phase_is_run(struct cpw_phase *p, const struct cpw_verdict *v)
+{
+	if (p->cls == v->cls)
+		return; /* its own evidence says the same, on the same window */
+	p->cls = v->cls;
+	p->secondary = v->secondary;
+	p->confidence = v->confidence;
+	snprintf(p->evidence, sizeof(p->evidence), "%s", v->nevidence ? v->evidence[0].text : "");
+	if (p->cls == CPW_CLASS_WAITING && p->wait_kind[0]) {
+		size_t len = strlen(p->evidence);
+		snprintf(p->evidence + len, sizeof(p->evidence) - len, "; waits: %s", p->wait_kind);
+	}
+	order_procs(p->procs, p->cls);
 }
 
 /* "0.0-1.3 s io-bound: dd" for each phase whose verdict is not the run's. */
@@ -358,12 +612,16 @@ static bool is_cores_finding(const char *f)
 	return strncmp(f, "uses ", 5) == 0 && strstr(f, "usable cores") != NULL;
 }
 
-void cpw_phases_refine_verdict(const struct cpw_phases *ph, const struct cpw_metrics *m,
+void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *m,
 			       struct cpw_verdict *v)
 {
 	char text[sizeof(v->findings[0])];
 	double cpu_s = 0, wall_s = 0;
 
+	if (ph->n > 1 && v->cls != CPW_CLASS_UNKNOWN)
+		rejudge_with_run(ph, m);
+	if (ph->n == 1 && v->cls != CPW_CLASS_UNKNOWN)
+		phase_is_run(&ph->phase[0], v);
 	if (ph->n <= 1 || v->cls == CPW_CLASS_UNKNOWN)
 		return;
 	/* Parallelism, judged where the run computes: the cpu-bound phases' own cores. */
@@ -391,8 +649,8 @@ void cpw_phases_refine_verdict(const struct cpw_phases *ph, const struct cpw_met
 		(v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND);
 	if (idle && v->nfindings < CPW_FINDINGS_MAX)
 		snprintf(v->findings[v->nfindings++], sizeof(v->findings[0]),
-			 "uses %.1f of %g usable cores in its cpu-bound phases", judged.cores_used,
-			 m->cores_usable);
+			 "uses %.1f of %s usable cores in its cpu-bound phases", judged.cores_used,
+			 cpw_figure(m->cores_usable).s);
 	cpw_classify_advise(&judged, v);
 	phases_finding(ph, v, text, sizeof(text));
 	put_finding_first(v, text);

@@ -39,6 +39,12 @@ struct cpw_phases {
 	struct cpw_phase phase[CPW_PHASES_MAX];
 	int n;              /* 0 when there is no timeline */
 	double min_len_s;   /* the minimum phase length used */
+	/* The points cpw_phases_find() cut and the cores it was given, for
+	 * cpw_phases_refine_verdict() to judge the phases again with the run's facts: call it
+	 * before the timeline changes. */
+	const struct cpw_tl_point *points;
+	size_t npoints;
+	double cores_usable;
 };
 
 /* Cuts the points (oldest first) into phases. cores_usable as in the metrics (NAN:
@@ -53,11 +59,17 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 /* The lane of one point (CPW_LANE_NONE without thread samples). */
 enum cpw_phase_lane cpw_phase_lane_of(const struct cpw_tl_point *p);
 
-/* Where the run had more than one phase, tells the whole run's verdict so: a finding that
- * names the phases that differ from it ("0.0-1.3 s io-bound: dd"), and the parallelism
- * finding and advice judged on the cpu-bound phases' own use of the cores, not the run's
- * average (a sequential run is not told to parallelise because it also waited). */
-void cpw_phases_refine_verdict(const struct cpw_phases *ph, const struct cpw_metrics *m,
+/* Makes the phases and the run's verdict one story (doc/classification.md, "Phases"):
+ *  - a single phase is the run: it takes the run's verdict;
+ *  - a phase whose busiest process is the run's is judged again with what the run knows of
+ *    that process and no window shows (its threads taking turns on a lock, Python, the CPUs
+ *    it narrowed itself to), so that threads serialised on the GIL are not a cpu-starved
+ *    phase in a cpu-bound run; neighbours that then agree join;
+ *  - where more than one phase is left, the run's verdict gets a finding that names the
+ *    phases that differ from it ("0.0-1.3 s io-bound: dd"), and the parallelism finding and
+ *    advice judged on the cpu-bound phases' own use of the cores, not the run's average (a
+ *    sequential run is not told to parallelise because it also waited). */
+void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *m,
 			       struct cpw_verdict *v);
 
 /* The phase that holds time t (the last one for t past the end); -1 without phases. */

@@ -16,6 +16,7 @@ enum cpw_threshold_id {
 	CPW_T_FULL_SAMPLES,
 	/* Choosing between lanes (cpu, disk, memory stall, waiting). */
 	CPW_T_DOMINANCE,
+	CPW_T_DOMINANCE_MARGIN,
 	CPW_T_NOTABLE_SHARE,
 	/* CPU. */
 	CPW_T_CPU_SHARE,

@@ -5,6 +5,8 @@
 #include "config.h"
 #include "classify/verdict.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const class_names[CPW_CLASS_COUNT] = {
@@ -35,4 +37,27 @@ int cpw_class_from_name(const char *name)
 		if (strcmp(class_names[i], name) == 0)
 			return i;
 	return -1;
+}
+
+struct cpw_figure cpw_figure(double v)
+{
+	struct cpw_figure f;
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(f.s, sizeof(f.s), "N/A");
+	else if (v == floor(v) || a >= 9.95) /* whole, or two digits before the point */
+		snprintf(f.s, sizeof(f.s), "%.0f", v);
+	else if (a >= 0.995)
+		snprintf(f.s, sizeof(f.s), "%.1f", v);
+	else
+		snprintf(f.s, sizeof(f.s), "%.2g", v);
+	return f;
+}
+
+const char *cpw_figure_plural(double v)
+{
+	struct cpw_figure f = cpw_figure(v);
+
+	return strcmp(f.s, "1") == 0 || strcmp(f.s, "1.0") == 0 ? "" : "s";
 }

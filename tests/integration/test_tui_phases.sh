@@ -104,8 +104,10 @@ else
 fi
 
 # 3: the table does not move when the second phase appears: its title row is where it was
-# while there was one phase.
-title_line() { grep -nE '^ +PID.? S ' "$1" | head -1 | cut -d: -f1; }
+# while there was one phase. The sort mark after PID is a character of several bytes
+# (the view runs under C.UTF-8), and grep here may run in the C locale (a fresh root entered
+# with env -i has no LANG), where . is one byte: match the mark as "not a blank".
+title_line() { grep -nE '^ +PID[^ ]* S ' "$1" | head -1 | cut -d: -f1; }
 early_at=$(title_line "$SCRATCH/early") final_at=$(title_line "$SCRATCH/final")
 if [ -n "$early_at" ] && [ "$early_at" = "$final_at" ]; then
 	ok "the table stays on line $early_at from one phase to two"

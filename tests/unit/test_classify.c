@@ -25,6 +25,7 @@
  * thresholds table.
  */
 #include <CUnit/CUnit.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -354,6 +355,31 @@ static void dump_verdict(const char *name, const struct cpw_verdict *v)
 	printf("#   advice %s\n", v->advice);
 }
 
+/* Whether text holds a figure with three or more decimals and more than three significant
+ * digits ("1.03226 usable CPUs"; "0.065", "0.240 s" and "6254.6 MiB" pass): the words give
+ * what a person reads, two significant digits (issue 27, item 5); the evidence's
+ * value keeps the exact figure. */
+static bool long_decimals(const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		const char *q = p;
+		int sig = 0, decimals = 0;
+		bool point = false;
+		if (!isdigit((unsigned char)*p) || (p > text && (isdigit((unsigned char)p[-1]) || p[-1] == '.')))
+			continue;
+		for (; isdigit((unsigned char)*q) || (*q == '.' && !point && isdigit((unsigned char)q[1])); q++) {
+			if (*q == '.')
+				point = true;
+			else if (sig > 0 || *q != '0')
+				sig++;
+			decimals += point && *q != '.';
+		}
+		if (decimals >= 3 && sig > 3)
+			return true;
+	}
+	return false;
+}
+
 /* What every verdict must satisfy, whatever the input. Returns the number of violations. */
 static int check_invariants(const char *name, const struct cpw_verdict *v)
 {
@@ -380,16 +406,32 @@ static int check_invariants(const char *name, const struct cpw_verdict *v)
 		INV(strlen(e->text) < sizeof e->text - 1, "%s: evidence text %d truncated: %s", name, i, e->text);
 		INV(strstr(e->text, "nan") == NULL && strstr(e->text, "inf") == NULL,
 		    "%s: evidence text %d prints a non-number: %s", name, i, e->text);
+		INV(!long_decimals(e->text), "%s: evidence text %d prints a long figure: %s", name, i, e->text);
 	}
 	for (int i = 0; i < v->nfindings && i < CPW_FINDINGS_MAX; i++) {
 		INV(v->findings[i][0] != '\0', "%s: empty finding %d", name, i);
 		INV(strstr(v->findings[i], "nan") == NULL, "%s: finding prints nan: %s", name, v->findings[i]);
+		INV(!long_decimals(v->findings[i]), "%s: finding prints a long figure: %s", name, v->findings[i]);
 	}
 	INV(v->advice[0] != '\0', "%s: no advice", name);
 	INV(strlen(v->advice) < sizeof v->advice - 1, "%s: advice truncated: %s", name, v->advice);
 	INV(strstr(v->advice, "nan") == NULL, "%s: advice prints nan: %s", name, v->advice);
+	INV(!long_decimals(v->advice), "%s: advice prints a long figure: %s", name, v->advice);
 #undef INV
 	return bad;
+}
+
+/* Whether the busiest process is Python, as the advice must see it: the reader's answer,
+ * else its name (an interpreter's, or a script's run through its #! line). */
+static bool python_top(const struct cpw_metrics *m)
+{
+	const char *c = m->top_process_comm;
+	size_t len = strlen(c);
+
+	if (m->top_process_is_python >= 0)
+		return m->top_process_is_python == 1;
+	return strncmp(c, "python", 6) == 0 || strncmp(c, "pypy", 4) == 0 ||
+	       (len > 3 && strcmp(c + len - 3, ".py") == 0);
 }
 
 /* Advice never recommends what a finding or the figures rule out (issue 19, item 8).
@@ -420,8 +462,14 @@ static int check_advice(const char *name, const struct cpw_metrics *m, const str
 	NEVER(serialised, "parallelise (");
 	NEVER(serialised, "parallelise with");
 	NEVER(serialised, "(threads");
-	/* Python: its threads share the GIL, so threads never parallelise it. */
-	NEVER(m->top_process_is_python == 1, "(threads");
+	/* Python: its threads share the GIL, so threads never parallelise it; CPU work gets
+	 * processes or compiled code (issue 27, item 4). */
+	NEVER(python_top(m), "(threads");
+	NEVER(python_top(m), "make -j");
+	if (python_top(m) && v->cls == CPW_CLASS_CPU_BOUND && strstr(v->advice, "compiled") == NULL) {
+		FAILF("%s: cpu-bound Python without compiled code in the advice: %s", name, v->advice);
+		bad++;
+	}
 	/* A tree that already keeps its CPUs busy gains nothing from parallelising. */
 	NEVER(saturated, "parallelise (");
 	NEVER(saturated, "parallelise with");
@@ -430,7 +478,7 @@ static int check_advice(const char *name, const struct cpw_metrics *m, const str
 	NEVER(!named[CPW_CLASS_CPU_STARVED], "other load");
 	/* The GIL only for Python; a lock's advice only where threads take turns, or wait
 	 * on a lock. */
-	NEVER(!gil && m->top_process_is_python != 1, "GIL");
+	NEVER(!gil && !python_top(m), "GIL");
 	NEVER(!serialised && !lock_waits, "critical sections");
 	/* More memory only with memory pressure; storage advice only with storage waits. */
 	NEVER(!named[CPW_CLASS_THRASHING], "more memory");
@@ -580,6 +628,23 @@ static void test_class_names(void)
 	CU_ASSERT_PTR_NOT_NULL(cpw_class_name(CPW_CLASS_COUNT));
 }
 
+/* Figures in words: whole numbers as they are, else two significant digits. */
+static void test_figures(void)
+{
+	static const struct { double v; const char *s, *plural; } cases[] = {
+		{ 2, "2", "s" }, { 1, "1", "" }, { 1.03226, "1.0", "" }, { 1.5, "1.5", "s" },
+		{ 0.75, "0.75", "s" }, { 0.065, "0.065", "s" }, { 12.4, "12", "s" }, { 128, "128", "s" },
+		{ 9.96, "10", "s" }, { 1.94, "1.9", "s" }, { 0.996, "1.0", "" }, { NAN, "N/A", "s" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (strcmp(cpw_figure(cases[i].v).s, cases[i].s) != 0)
+			FAILF("cpw_figure(%g) = %s, not %s", cases[i].v, cpw_figure(cases[i].v).s, cases[i].s);
+		if (strcmp(cpw_figure_plural(cases[i].v), cases[i].plural) != 0)
+			FAILF("cpw_figure_plural(%g) = '%s'", cases[i].v, cpw_figure_plural(cases[i].v));
+	}
+}
+
 static void test_thresholds_table(void)
 {
 	for (int i = 0; i < CPW_T_COUNT; i++) {
@@ -647,6 +712,9 @@ static double rand_double(double max)
 
 static void test_random_metrics(void)
 {
+	/* Names the reader's unknown (-1) falls back on: Python ones and others. */
+	static const char *const comms[] = { "", "spin", "python3", "python3.11", "pypy3",
+					     "julia.py", "cc1", "sh" };
 	int bad = 0;
 
 	for (int n = 0; n < 5000 && bad == 0; n++) {
@@ -705,6 +773,8 @@ static void test_random_metrics(void)
 		m.top_process_runnable = rand_double(3);
 		m.top_process_lock_share = rand_double(1);
 		m.top_process_is_python = (int)(next_rand() % 3) - 1;
+		snprintf(m.top_process_comm, sizeof m.top_process_comm, "%s",
+			 comms[next_rand() % (sizeof comms / sizeof comms[0])]);
 		m.cores_usable_sampled = rand_double(8);
 		cpw_classify(&m, &v);
 		snprintf(name, sizeof name, "random metrics #%d", n);
@@ -728,6 +798,7 @@ int main(void)
 		return 1;
 	CU_add_test(units, "class names", test_class_names);
 	CU_add_test(units, "thresholds table", test_thresholds_table);
+	CU_add_test(units, "figures in words", test_figures);
 	CU_add_test(units, "all inputs unknown", test_all_unknown);
 	CU_add_test(units, "invariants on random metrics", test_random_metrics);
 	n = scan_fixtures();

@@ -5,6 +5,12 @@
  * (described at the top of each file), the phases it must give (start, end, class, main
  * process, within 0.05 s) and what the whole run's verdict must say once phases refine it.
  * The points go through cpw_timeline_add(), as the session's records do.
+ *
+ * A file may hold several recordings of one program ("recording = LABEL", made by
+ * tests/fixtures/series/record.sh): every recording must give what the file expects, the
+ * same phases (expect.classes) and the same verdict (expect.verdict, or one of "a|b" where
+ * the file says why), each cut near a process event (expect.cut_within), and a single
+ * phase the run's own verdict.
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -25,6 +31,8 @@
 
 #define MAX_FIXTURES 32
 #define MAX_EXPECT 8
+#define MAX_RECORDINGS 24
+#define MAX_EVENTS 16
 
 struct expect_phase {
 	double start, end;
@@ -33,11 +41,31 @@ struct expect_phase {
 	char wait[32];   /* the phase's wait kind, and its evidence names it; "": not checked */
 };
 
+/* One recorded run: its points and the process events in it. */
+struct recording {
+	char label[32];
+	struct cpw_timeline *tl;
+	double t;                  /* where its next point starts */
+	double event[MAX_EVENTS];  /* seconds: a process exited (or started, or exec'd) */
+	int nevent;
+	/* "run.KEY = VALUE": what the run knew of its busiest process (its report's figures,
+	 * which the timeline lacks), laid over the metrics the points give the whole run. */
+	int top_pid, is_python;
+	char top_comm[32];
+	double threads, cpu_threads, runnable, lock_share;
+};
+
 struct series {
 	char name[64];
 	double interval, cores;
-	struct cpw_timeline *tl;
+	struct recording rec[MAX_RECORDINGS]; /* a file without "recording =" lines has one */
+	int nrec;
 	int nphases; /* -1: not said */
+	char classes[CPW_PHASES_MAX][32]; /* expect.classes: every recording's phases, in order
+					   * (each a class, or "a|b": one of them) */
+	int nclasses;                     /* -1: not said */
+	char verdict[32];                 /* expect.verdict: every recording's run verdict */
+	double cut_within;                /* expect.cut_within: each cut this near an event; 0 */
 	struct expect_phase phase[CPW_PHASES_MAX];
 	int nphase;
 	char finding[MAX_EXPECT][160], no_finding[MAX_EXPECT][160];
@@ -57,7 +85,7 @@ static void trim(char *s)
 }
 
 /* "N x DT USER SYS ONCPU RUNQ R D DOTHER S OTHER RSS READ WRITE MAJFLT MINFLT [procs]" */
-static int parse_points(struct series *sr, const char *line, double *t)
+static int parse_points(struct recording *rec, const char *line)
 {
 	struct cpw_tl_point p;
 	unsigned long n, st[CPW_TL_STATE_COUNT], majflt, minflt;
@@ -102,6 +130,17 @@ static int parse_points(struct series *sr, const char *line, double *t)
 		p.top[k].io_bytes = io;
 		p.top[k].wait_s = wait;
 	}
+	/* Then, optionally, the pressure stall seconds: p:CPU:IO:MEM */
+	{
+		double cpu, io, mem;
+		int len = 0;
+		if (sscanf(rest, " p:%lf:%lf:%lf%n", &cpu, &io, &mem, &len) == 3) {
+			rest += len;
+			p.psi_cpu_s = cpu;
+			p.psi_io_s = io;
+			p.psi_mem_s = mem;
+		}
+	}
 	/* Then thread-seconds waited per kind: w:KIND:SECONDS ... */
 	for (;;) {
 		char kind[32];
@@ -115,30 +154,90 @@ static int parse_points(struct series *sr, const char *line, double *t)
 				p.wait_s[k] = secs;
 	}
 	for (unsigned long i = 0; i < n; i++) {
-		p.start_s = *t;
-		cpw_timeline_add(sr->tl, &p);
-		*t += dt;
+		p.start_s = rec->t;
+		cpw_timeline_add(rec->tl, &p);
+		rec->t += dt;
 	}
 	return 0;
 }
 
+/* Starts recording number sr->nrec; -1 when there is no room or no memory. */
+static int new_recording(struct series *sr, const char *label)
+{
+	struct recording *rec;
+
+	if (sr->nrec >= MAX_RECORDINGS)
+		return -1;
+	rec = &sr->rec[sr->nrec++];
+	memset(rec, 0, sizeof(*rec));
+	snprintf(rec->label, sizeof(rec->label), "%s", label);
+	rec->is_python = -1;
+	rec->threads = rec->cpu_threads = rec->runnable = rec->lock_share = NAN;
+	rec->tl = cpw_timeline_new();
+	return rec->tl ? 0 : -1;
+}
+
+static int parse_run_fact(struct recording *rec, const char *key, const char *val)
+{
+	const struct { const char *key; double *to; } figures[] = {
+		{ "top_process_threads", &rec->threads },
+		{ "top_process_cpu_threads", &rec->cpu_threads },
+		{ "top_process_runnable", &rec->runnable },
+		{ "top_process_lock_share", &rec->lock_share },
+	};
+
+	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
+		if (strcmp(key, figures[i].key) == 0) {
+			*figures[i].to = strtod(val, NULL);
+			return 0;
+		}
+	if (strcmp(key, "top_process_pid") == 0)
+		rec->top_pid = atoi(val);
+	else if (strcmp(key, "top_process_comm") == 0)
+		snprintf(rec->top_comm, sizeof(rec->top_comm), "%s", val);
+	else if (strcmp(key, "top_process_is_python") == 0)
+		rec->is_python = atoi(val);
+	else
+		return -1;
+	return 0;
+}
+
+/* The run's metrics: the points' sums, and what the report knew of its busiest process. */
+static void run_metrics(const struct series *sr, const struct recording *rec, struct cpw_metrics *m)
+{
+	size_t n = cpw_timeline_count(rec->tl);
+
+	cpw_phases_metrics(cpw_timeline_point(rec->tl, 0), 0, n - 1, sr->cores, m);
+	if (rec->top_pid <= 0)
+		return;
+	m->top_process_pid = rec->top_pid;
+	snprintf(m->top_process_comm, sizeof(m->top_process_comm), "%s", rec->top_comm);
+	m->top_process_is_python = rec->is_python;
+	m->top_process_threads = rec->threads;
+	m->top_process_cpu_threads = rec->cpu_threads;
+	m->top_process_runnable = rec->runnable;
+	m->top_process_lock_share = rec->lock_share;
+}
+
+static void free_series(struct series *sr)
+{
+	for (int i = 0; i < sr->nrec; i++)
+		cpw_timeline_free(sr->rec[i].tl);
+}
+
 static int load(const char *name, struct series *sr)
 {
-	char path[512], line[512];
-	double t = 0;
+	char path[512], line[1024];
 
 	memset(sr, 0, sizeof(*sr));
 	snprintf(sr->name, sizeof(sr->name), "%s", name);
 	sr->nphases = -1;
+	sr->nclasses = -1;
 	sr->cores = NAN;
-	sr->tl = cpw_timeline_new();
 	snprintf(path, sizeof(path), "%s/%s", CPW_SERIES_FIXTURES, name);
 	FILE *f = fopen(path, "r");
-	if (!f || !sr->tl) {
-		if (f)
-			fclose(f);
+	if (!f)
 		return -1;
-	}
 	int rc = 0;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		trim(line);
@@ -148,8 +247,35 @@ static int load(const char *name, struct series *sr)
 			continue;
 		if (eq)
 			*eq = '\0';
-		if (!eq)
-			rc = parse_points(sr, line, &t);
+		if (!eq) {
+			if (sr->nrec == 0)
+				rc = new_recording(sr, "");
+			if (rc == 0)
+				rc = parse_points(&sr->rec[sr->nrec - 1], line);
+		} else if (strcmp(line, "recording") == 0)
+			rc = new_recording(sr, val);
+		else if (strcmp(line, "event") == 0) {
+			struct recording *rec = sr->nrec ? &sr->rec[sr->nrec - 1] : NULL;
+			if (rec == NULL)
+				rc = -1;
+			else if (rec->nevent < MAX_EVENTS)
+				rec->event[rec->nevent++] = strtod(val, NULL);
+		} else if (strncmp(line, "run.", 4) == 0) {
+			if (sr->nrec == 0)
+				rc = new_recording(sr, "");
+			if (rc == 0)
+				rc = parse_run_fact(&sr->rec[sr->nrec - 1], line + 4, val);
+		} else if (strcmp(line, "expect.classes") == 0) {
+			char copy[512], *save = NULL;
+			snprintf(copy, sizeof(copy), "%s", val);
+			sr->nclasses = 0;
+			for (char *w = strtok_r(copy, " ", &save); w && sr->nclasses < CPW_PHASES_MAX;
+			     w = strtok_r(NULL, " ", &save))
+				snprintf(sr->classes[sr->nclasses++], 32, "%s", w);
+		} else if (strcmp(line, "expect.verdict") == 0)
+			snprintf(sr->verdict, sizeof(sr->verdict), "%s", val);
+		else if (strcmp(line, "expect.cut_within") == 0)
+			sr->cut_within = strtod(val, NULL);
 		else if (strcmp(line, "interval") == 0)
 			sr->interval = strtod(val, NULL);
 		else if (strcmp(line, "cores_usable") == 0)
@@ -172,7 +298,7 @@ static int load(const char *name, struct series *sr)
 			rc = -1;
 	}
 	fclose(f);
-	return rc;
+	return rc == 0 && sr->nrec > 0 ? 0 : -1;
 }
 
 static bool some_finding(const struct cpw_verdict *v, const char *text)
@@ -183,59 +309,115 @@ static bool some_finding(const struct cpw_verdict *v, const char *text)
 	return false;
 }
 
-static void print_phases(const struct series *sr, const struct cpw_phases *ph,
-			 const struct cpw_verdict *v)
+static void print_phases(const struct series *sr, const struct recording *rec,
+			 const struct cpw_phases *ph, const struct cpw_verdict *v)
 {
-	fprintf(stderr, "# %s: %d phase(s)\n", sr->name, ph->n);
+	fprintf(stderr, "# %s%s%s: %d phase(s), %s\n", sr->name, rec->label[0] ? " " : "", rec->label,
+		ph->n, cpw_class_name(v->cls));
 	for (int i = 0; i < ph->n; i++)
 		fprintf(stderr, "#   %.2f-%.2f %s %s (%s)\n", ph->phase[i].start_s, ph->phase[i].end_s,
 			cpw_class_name(ph->phase[i].cls), ph->phase[i].procs[0].comm, ph->phase[i].evidence);
+	for (int i = 0; i < rec->nevent; i++)
+		fprintf(stderr, "#   event at %.2f s\n", rec->event[i]);
+	for (int i = 0; i < v->nevidence; i++)
+		fprintf(stderr, "#   evidence: %s\n", v->evidence[i].text);
 	for (int i = 0; i < v->nfindings; i++)
 		fprintf(stderr, "#   finding: %s\n", v->findings[i]);
 	fprintf(stderr, "#   advice: %s\n", v->advice);
 }
 
-static void test_fixture(void)
+/* Whether name is one of the '|'-separated names in list. */
+static bool one_of(const char *name, const char *list)
 {
-	struct series sr;
+	size_t len = strlen(name);
+
+	for (const char *p = list; p && *p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+		if (strncmp(p, name, len) == 0 && (p[len] == '\0' || p[len] == '|'))
+			return true;
+	return false;
+}
+
+/* Each cut between two phases lies within sr->cut_within of one of the recording's events. */
+static bool cuts_near_events(const struct series *sr, const struct recording *rec,
+			     const struct cpw_phases *ph)
+{
+	for (int i = 0; sr->cut_within > 0 && i + 1 < ph->n; i++) {
+		bool near = false;
+		for (int k = 0; k < rec->nevent; k++)
+			near = near || fabs(ph->phase[i].end_s - rec->event[k]) <= sr->cut_within;
+		if (!near)
+			return false;
+	}
+	return true;
+}
+
+/* One recording of a fixture: its phases and the run's verdict, as the file expects. */
+static bool check_recording(const struct series *sr, const struct recording *rec)
+{
 	struct cpw_phases ph;
 	struct cpw_metrics m;
 	struct cpw_verdict v;
-	const char *name = fixture_names[current++];
+	size_t n = cpw_timeline_count(rec->tl);
+	const struct cpw_tl_point *pts = cpw_timeline_point(rec->tl, 0);
 
-	CU_ASSERT_EQUAL_FATAL(load(name, &sr), 0);
-	size_t n = cpw_timeline_count(sr.tl);
-	const struct cpw_tl_point *pts = cpw_timeline_point(sr.tl, 0);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(pts);
-	cpw_phases_find(pts, n, sr.cores, sr.interval, &ph);
-	cpw_phases_metrics(pts, 0, n - 1, sr.cores, &m);
+	if (pts == NULL)
+		return false;
+	cpw_phases_find(pts, n, sr->cores, sr->interval, &ph);
+	run_metrics(sr, rec, &m);
 	cpw_classify(&m, &v);
 	cpw_phases_refine_verdict(&ph, &m, &v);
-	bool ok = sr.nphases < 0 || ph.n == sr.nphases;
-	CU_ASSERT_TRUE(ok);
-	for (int i = 0; ok && i < sr.nphase && i < ph.n; i++) {
-		const struct expect_phase *e = &sr.phase[i];
+	bool ok = sr->nphases < 0 || ph.n == sr->nphases;
+	for (int i = 0; ok && i < sr->nphase && i < ph.n; i++) {
+		const struct expect_phase *e = &sr->phase[i];
 		const struct cpw_phase *p = &ph.phase[i];
-		bool same = fabs(p->start_s - e->start) <= 0.05 && fabs(p->end_s - e->end) <= 0.05 &&
+		ok = fabs(p->start_s - e->start) <= 0.05 && fabs(p->end_s - e->end) <= 0.05 &&
 			strcmp(cpw_class_name(p->cls), e->cls) == 0 &&
 			(!e->comm[0] || strcmp(e->comm, "-") == 0 || strcmp(p->procs[0].comm, e->comm) == 0) &&
 			p->evidence[0] &&
 			(!e->wait[0] || (strcmp(p->wait_kind, e->wait) == 0 && strstr(p->evidence, e->wait)));
-		CU_ASSERT_TRUE(same);
-		ok = ok && same;
 	}
-	for (int i = 0; i < sr.nfinding; i++)
-		ok = ok && some_finding(&v, sr.finding[i]);
-	for (int i = 0; i < sr.nno_finding; i++)
-		ok = ok && !some_finding(&v, sr.no_finding[i]);
-	for (int i = 0; i < sr.nadvice; i++)
-		ok = ok && strstr(v.advice, sr.advice[i]) != NULL;
-	for (int i = 0; i < sr.nno_advice; i++)
-		ok = ok && strstr(v.advice, sr.no_advice[i]) == NULL;
-	CU_ASSERT_TRUE(ok);
+	if (sr->nclasses >= 0) {
+		ok = ok && ph.n == sr->nclasses;
+		for (int i = 0; ok && i < ph.n; i++)
+			ok = one_of(cpw_class_name(ph.phase[i].cls), sr->classes[i]);
+	}
+	ok = ok && (!sr->verdict[0] || one_of(cpw_class_name(v.cls), sr->verdict));
+	ok = ok && cuts_near_events(sr, rec, &ph);
+	/* A phase as long as the run is the run: the two verdicts are one. */
+	ok = ok && (ph.n != 1 || ph.phase[0].cls == v.cls);
+	/* Threads the run found taking turns on a lock wait for the lock, not for a CPU: the
+	 * phases of that process are not cpu-starved while the run is not. */
+	for (int i = 0; ok && some_finding(&v, "take turns on a lock") && v.cls != CPW_CLASS_CPU_STARVED &&
+			i < ph.n; i++)
+		ok = ph.phase[i].procs[0].pid != m.top_process_pid || ph.phase[i].cls != CPW_CLASS_CPU_STARVED;
+	for (int i = 0; i < sr->nfinding; i++)
+		ok = ok && some_finding(&v, sr->finding[i]);
+	for (int i = 0; i < sr->nno_finding; i++)
+		ok = ok && !some_finding(&v, sr->no_finding[i]);
+	for (int i = 0; i < sr->nadvice; i++)
+		ok = ok && strstr(v.advice, sr->advice[i]) != NULL;
+	for (int i = 0; i < sr->nno_advice; i++)
+		ok = ok && strstr(v.advice, sr->no_advice[i]) == NULL;
 	if (!ok)
-		print_phases(&sr, &ph, &v);
-	cpw_timeline_free(sr.tl);
+		print_phases(sr, rec, &ph, &v);
+	return ok;
+}
+
+/* Every recording of the fixture gets the same phases and the same verdict, the ones it
+ * expects. */
+static void test_fixture(void)
+{
+	struct series sr;
+	const char *name = fixture_names[current++];
+	int bad = 0;
+
+	CU_ASSERT_EQUAL_FATAL(load(name, &sr), 0);
+	for (int i = 0; i < sr.nrec; i++)
+		bad += !check_recording(&sr, &sr.rec[i]);
+	if (bad)
+		fprintf(stderr, "# %s: %d of %d recordings differ from what it expects\n", name, bad, sr.nrec);
+	CU_ASSERT_EQUAL(bad, 0);
+	free_series(&sr);
 }
 
 /* The minimum phase length: phase_min_s, or min_samples intervals where that is longer. */
