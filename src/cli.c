@@ -35,7 +35,7 @@ void cpw_config_defaults(struct cpw_config *cfg)
 
 void cpw_cli_usage(FILE *out)
 {
-	fputs("Usage: cperfwatch [OPTION]... -- COMMAND [ARG]...\n"
+	fputs("Usage: cperfwatch [OPTION]... [--] COMMAND [ARG]...\n"
 	      "  or:  cperfwatch [OPTION]... --pid PID\n"
 	      "  or:  cperfwatch [OPTION]... --merge FILE... [OPTION]...\n"
 	      "Run COMMAND (or watch process PID) with its whole process tree, measure where the\n"
@@ -419,7 +419,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 				  FILE *err)
 {
 	struct seen_options seen;
-	/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
+	/* '+': stop at the first non-option, as GNU time does: COMMAND's own options stay its
+	 * own (cperfwatch -o r.txt python3 -c ... needs no "--"; a "--" still ends ours). */
 	enum cpw_cli_result rc = parse_options(argc, argv, "+:p:i:d:jo:ae:hV", cfg, &seen, out, err);
 	if (rc != CPW_CLI_OK)
 		return rc;
@@ -474,11 +475,9 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 	}
 	if (optind >= argc) {
 		if (had_dashdash)
-			FAIL("no command after '--' (usage: cperfwatch [OPTION]... -- COMMAND [ARG]...)");
-		FAIL("no command given (usage: cperfwatch [OPTION]... -- COMMAND [ARG]..., or --pid PID)");
+			FAIL("no command after '--' (usage: cperfwatch [OPTION]... [--] COMMAND [ARG]...)");
+		FAIL("no command given (usage: cperfwatch [OPTION]... [--] COMMAND [ARG]..., or --pid PID)");
 	}
-	if (!had_dashdash)
-		FAIL("put '--' before the command, as in: cperfwatch [OPTION]... -- %s ...", argv[optind]);
 	if (!argv[optind][0])
 		FAIL("empty command name");
 	if (cfg->duration_s > 0)
