@@ -55,7 +55,14 @@ struct cpw_config {
 	double max_cpu_s;
 	uint64_t max_rss_kib;
 	unsigned fail_on_mask;   /* bit (1u << enum cpw_class) per class named by --fail-on */
+	/* Run mode: stop COMMAND's tree after timeout_s (SIGTERM, then SIGKILL kill_after_s
+	 * later), as timeout(1) does; 0 = never. A budget too ("timeout"). */
+	double timeout_s;
+	double kill_after_s;
 };
+
+/* --kill-after's default: the grace between SIGTERM and SIGKILL of a --timeout. */
+#define CPW_KILL_AFTER_DEFAULT_S 5.0
 
 void cpw_config_defaults(struct cpw_config *cfg);
 

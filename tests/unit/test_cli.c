@@ -194,6 +194,17 @@ static void test_budgets(void)
 	CU_ASSERT_DOUBLE_EQUAL(cfg.max_cpu_s, 120, 1e-9);
 	CU_ASSERT_EQUAL(cfg.max_rss_kib, 512 * 1024);
 	CU_ASSERT_EQUAL(cfg.fail_on_mask, (1u << CPW_CLASS_IO_BOUND) | (1u << CPW_CLASS_THRASHING));
+	CU_ASSERT_EQUAL(cfg.timeout_s, 0);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.kill_after_s, CPW_KILL_AFTER_DEFAULT_S, 1e-9);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--timeout", "5s", "--kill-after=500ms", "python3", "x.py")), CPW_CLI_OK);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.timeout_s, 5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.kill_after_s, 0.5, 1e-9);
+	expect_error(ARGS("--timeout", "0", "x"), "invalid time '0' for --timeout");
+	expect_error(ARGS("--timeout", "soon", "x"), "invalid time 'soon' for --timeout");
+	expect_error(ARGS("--kill-after", "-1", "--timeout", "1", "x"), "invalid time '-1' for --kill-after");
+	expect_error(ARGS("--kill-after", "1s", "x"), "give --timeout too");
+	expect_error(ARGS("--timeout", "1s", "--pid", "42"), "--duration ends the watch");
+	expect_error(ARGS("--timeout", "1s", "--merge", "a.json"), "--merge takes no budget");
 }
 
 static void test_value_parsers(void)

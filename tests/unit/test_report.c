@@ -300,9 +300,57 @@ static void test_budgets(void)
 	CU_ASSERT_TRUE(r.budgets[2].broken);
 	CU_ASSERT_STRING_EQUAL(r.budgets[3].limit, "io-bound");
 	CU_ASSERT_FALSE(r.budgets[3].broken);
+	/* The numbers beside the text, for JSON (issue 29: "102400K" was a string). */
+	CU_ASSERT_EQUAL(r.budgets[0].unit, CPW_BUDGET_SECONDS);
+	CU_ASSERT_DOUBLE_EQUAL(r.budgets[0].limit_num, 1.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(r.budgets[0].value_num, 2.0, 1e-12);
+	CU_ASSERT_EQUAL(r.budgets[2].unit, CPW_BUDGET_KIB);
+	CU_ASSERT_DOUBLE_EQUAL(r.budgets[2].limit_num, 1024, 1e-12);
+	CU_ASSERT_EQUAL(r.budgets[3].unit, CPW_BUDGET_CLASS);
+	CU_ASSERT_EQUAL(r.budgets[3].limit_classes, 1u << CPW_CLASS_IO_BOUND);
+	CU_ASSERT_EQUAL(r.budgets[3].value_class, (int)r.verdict.cls);
+	char line[256];
+	CU_ASSERT_EQUAL(cpw_budgets_broken_line(r.budgets, r.nbudgets, line, sizeof(line)), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "max-wall (limit 1.000s, measured 2.000s), max-rss (limit 1024K"));
+	CU_ASSERT_EQUAL(cpw_budgets_broken_line(r.budgets, r.nbudgets, line, 10), 2); /* cut, counted */
+	CU_ASSERT_EQUAL(strlen(line), 9);
+
+	char *text = render(&r, cpw_report_write_json);
+	json_object *root = json_tokener_parse(text), *budgets, *b, *v;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(root, "budgets", &budgets));
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(budgets), 4);
+	b = json_object_array_get_idx(budgets, 0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "limit_s", &v) && json_object_get_double(v) == 1.0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "value_s", &v) && json_object_get_double(v) == 2.0);
+	CU_ASSERT_FALSE(json_object_object_get_ex(b, "limit_kib", &v));
+	b = json_object_array_get_idx(budgets, 2);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "limit_kib", &v) && json_object_get_double(v) == 1024);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "value_kib", &v) && json_object_get_double(v) >= 4096);
+	b = json_object_array_get_idx(budgets, 3);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "limit_classes", &v) && json_object_array_length(v) == 1 &&
+		       strcmp(json_object_get_string(json_object_array_get_idx(v, 0)), "io-bound") == 0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "value_class", &v) &&
+		       strcmp(json_object_get_string(v), cpw_class_name(r.verdict.cls)) == 0);
+	json_object_put(root);
+	free(text);
+
+	/* --timeout: broken when the run lasted it (run mode stopped it there). */
 	cfg.max_wall_s = 3.0;
 	cfg.max_rss_kib = 0;
+	cfg.fail_on_mask = 0;
+	cfg.max_cpu_s = 0;
+	cfg.timeout_s = 2.0;
+	CU_ASSERT_TRUE(cpw_budgets_check(r.cfg, &r.metrics, &r.verdict, r.budgets, &r.nbudgets));
+	CU_ASSERT_EQUAL_FATAL(r.nbudgets, 2);
+	CU_ASSERT_STRING_EQUAL(r.budgets[1].name, "timeout");
+	CU_ASSERT_TRUE(r.budgets[1].broken);
+	CU_ASSERT_EQUAL(cpw_budgets_broken_line(r.budgets, r.nbudgets, line, sizeof(line)), 1);
+	CU_ASSERT_STRING_EQUAL(line, "timeout (limit 2.000s, measured 2.000s)");
+	cfg.timeout_s = 2.5;
 	CU_ASSERT_FALSE(cpw_budgets_check(r.cfg, &r.metrics, &r.verdict, r.budgets, &r.nbudgets));
+	CU_ASSERT_EQUAL(cpw_budgets_broken_line(r.budgets, r.nbudgets, line, sizeof(line)), 0);
+	CU_ASSERT_STRING_EQUAL(line, "");
 }
 
 static void test_escape(void)
