@@ -54,7 +54,9 @@ void cpw_cli_usage(FILE *out)
 	      "                           output); FILE is written whole, then renamed into\n"
 	      "                           place; %r, %h, %p, %q{VAR}, %% expand (see below)\n"
 	      "      --plot=FILE          also draw the run over time as an SVG picture in FILE\n"
-
+	      "      --series=FILE        write each sample to FILE as it is taken, one JSON\n"
+	      "                           object a line (JSON Lines), flushed: a killed run\n"
+	      "                           leaves what it had measured until then\n"
 	      "      --label=NAME=VALUE   add this label to every prometheus/openmetrics sample\n"
 	      "      --merge              merge the JSON reports FILE... of a job's ranks into\n"
 	      "                           one job report (text, --json or --format prometheus);\n"
@@ -257,7 +259,7 @@ static int expand_output(struct cpw_config *cfg, FILE *err)
 enum long_only {
 	OPT_FORMAT = 256, OPT_LIST_EVENTS, OPT_TUI, OPT_NO_TUI, OPT_NO_CGROUP,
 	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON, OPT_PLOT, OPT_LABEL, OPT_MERGE,
-	OPT_TIMEOUT, OPT_KILL_AFTER,
+	OPT_TIMEOUT, OPT_KILL_AFTER, OPT_SERIES,
 };
 
 static const struct option long_options[] = {
@@ -282,6 +284,7 @@ static const struct option long_options[] = {
 	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "kill-after", required_argument, NULL, OPT_KILL_AFTER },
+	{ "series", required_argument, NULL, OPT_SERIES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -397,6 +400,11 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 			*(c == OPT_TIMEOUT ? &cfg->timeout_s : &cfg->kill_after_s) = seconds;
 			kill_after_given |= c == OPT_KILL_AFTER;
 			break;
+		case OPT_SERIES:
+			if (!*optarg)
+				FAIL("empty series file name");
+			cfg->series_path = optarg;
+			break;
 		case OPT_MAX_RSS:
 			if (cpw_parse_bytes_kib(optarg, &cfg->max_rss_kib) < 0 || cfg->max_rss_kib == 0)
 				FAIL("invalid size '%s' for --max-rss: expected a positive size such as 512M or 2G",
@@ -479,6 +487,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 		    cfg->timeout_s > 0 || seen.kill_after_given)
 			FAIL("--merge takes no budget (--max-wall, --max-cpu, --max-rss, --fail-on, --timeout): "
 			     "they apply to a run or a watch");
+		if (cfg->series_path)
+			FAIL("--series writes a run's or a watch's samples; --merge takes none");
 		if (cfg->duration_s > 0 || cfg->events || cfg->wait_all || cfg->tui_forced || cfg->no_cgroup ||
 		    interval_given)
 			FAIL("--merge reads reports: -i, -d, -e, -a, --tui and --no-cgroup apply to a run or a watch");

@@ -19,6 +19,7 @@
 #include "modes/run.h"
 #include "report/output.h"
 #include "report/report.h"
+#include "report/series.h"
 #include "util/signals.h"
 
 /* Opens /dev/null on any of fds 0-2 that is closed, so that no descriptor cperfwatch opens
@@ -93,6 +94,14 @@ int main(int argc, char **argv)
 		}
 		cpw_output_abandon(&plot); /* nothing made: lets its held descriptor go */
 	}
+	/* --series: opened now, as -o is checked, so that a bad path fails before the command
+	 * starts; written from the first sample on. */
+	struct cpw_series_out series;
+	if (cfg.series_path && cpw_series_open(&series, cfg.series_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cperfwatch: %s\n", err);
+		cpw_output_abandon(&out);
+		return CPW_EXIT_FAILURE;
+	}
 	int status;
 	if (cfg.mode == CPW_MODE_MERGE) {
 		/* Merge mode writes to out->stream: its file is made before the reports are read. */
@@ -104,7 +113,10 @@ int main(int argc, char **argv)
 		status = cpw_merge_mode(&cfg, &out);
 	} else {
 		cpw_signals_install(cfg.mode); /* before anything runs: no signal is lost */
-		status = cfg.mode == CPW_MODE_ATTACH ? cpw_attach_mode(&cfg, &out) : cpw_run_mode(&cfg, &out);
+		struct cpw_series_out *so = cfg.series_path ? &series : NULL;
+		status = cfg.mode == CPW_MODE_ATTACH ? cpw_attach_mode(&cfg, &out, so) : cpw_run_mode(&cfg, &out, so);
+		if (so)
+			cpw_series_close(so);
 	}
 	cpw_output_abandon(&out); /* a temporary file, where no report was written */
 	return status;

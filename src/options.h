@@ -39,6 +39,8 @@ struct cpw_config {
 	int nlabels;
 	const char *host;        /* this machine's short name, for the report; NULL unknown */
 	int rank;                /* the job's rank of this process (MPI, Slurm); -1 unknown */
+	const char *series_path; /* --series FILE: one JSON line per sample, as it is taken;
+				  * NULL for none (opened by main.c before anything runs) */
 	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none (checked
 				  * by main.c before anything runs, made when the report is) */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */

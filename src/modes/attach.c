@@ -22,7 +22,7 @@
 #include "util/signals.h"
 #include "modes/watch.h"
 
-int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
+int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out, struct cpw_series_out *series)
 {
 	char err[256] = "";
 
@@ -36,6 +36,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
+	cpw_session_set_series(s, series);
 	cpw_session_start(s, NULL);
 
 	struct cpw_session_end end = { .cause = CPW_END_DURATION, .wall_s = NAN };

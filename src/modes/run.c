@@ -175,7 +175,7 @@ static unsigned stopper_wait_ms(const struct stopper *st, struct cpw_session *s,
 	return left_ms > 1 ? (unsigned)ceil(left_ms) : 1;
 }
 
-int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
+int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out, struct cpw_series_out *series)
 {
 	struct cpw_launch launch;
 	char err[256] = "";
@@ -185,6 +185,7 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
+	cpw_session_set_series(s, series);
 	/* The child is forked into its cgroup next, and joins its v1 groups and looks its
 	 * command up while the session opens its sources. It is held at the gate until the
 	 * exit records are listened for (its children may end at once), and gated (held on)

@@ -262,6 +262,8 @@ static void test_bad_inputs(void)
 	expect_error(ARGS("--fail-on", "slow", "--", "x"), "invalid class list 'slow'");
 	expect_error(ARGS("--fail-on", ",", "--", "x"), "invalid class list");
 	expect_error(ARGS("-o", "", "--", "x"), "empty output file name");
+	expect_error(ARGS("--series", "", "x"), "empty series file name");
+	expect_error(ARGS("--series", "s.jsonl", "--merge", "a.json"), "--merge takes none");
 	expect_error(ARGS("--list-events", "--", "x"), "takes no command");
 }
 
