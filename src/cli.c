@@ -44,6 +44,7 @@ void cpw_cli_usage(FILE *out)
 	      "\n"
 	      "Run mode writes the report to standard error (COMMAND owns standard output);\n"
 	      "attach mode writes it to standard output, with a live view on a terminal.\n"
+	      "COMMAND shares the standard streams: for JSON or metrics, use -o FILE.\n"
 	      "\n"
 	      "  -p, --pid=PID            watch process PID and its descendants\n"
 	      "  -i, --interval=TIME      sampling interval (default 100ms, at least 10ms)\n"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -39,6 +40,23 @@ static unsigned guard_standard_fds(void)
 		}
 	}
 	return closed;
+}
+
+/* Run mode: a report on standard output (-o -, /dev/stdout) shares it with COMMAND, whose
+ * own output there comes first: a parser or a push at the other end of the pipe would
+ * take it for the report's. Said at the start, on standard error, unless stdout is a
+ * terminal (a person sees both) or the same file as stderr (2>&1: the line would land in
+ * the report too). Returns whether it was said. */
+static bool say_stdout_shared(const struct cpw_config *cfg, const struct cpw_output *out)
+{
+	struct stat o, e;
+	if (cfg->mode != CPW_MODE_RUN || out->standard != stdout || isatty(1))
+		return false;
+	if (fstat(1, &o) == 0 && fstat(2, &e) == 0 && o.st_dev == e.st_dev && o.st_ino == e.st_ino)
+		return false;
+	fputs("cperfwatch: the report goes to standard output, which COMMAND shares: what COMMAND "
+	      "prints there comes first (-o FILE keeps them apart)\n", stderr);
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -83,6 +101,7 @@ int main(int argc, char **argv)
 			report_fd == 2 ? "error" : "output");
 		return CPW_EXIT_FAILURE;
 	}
+	say_stdout_shared(&cfg, &out);
 	/* The plot's path too: a bad --plot path fails before the command starts; its file is
 	 * made when the report is written (report/emit.c). */
 	if (cfg.plot_path) {
