@@ -31,11 +31,12 @@ void cpw_config_defaults(struct cpw_config *cfg)
 	const char *cgroups = getenv("CPERFWATCH_CGROUP");
 	cfg->cgroup_root = cgroups && cgroups[0] ? cgroups : "/sys/fs/cgroup";
 	cfg->rank = -1;
+	cfg->kill_after_s = CPW_KILL_AFTER_DEFAULT_S;
 }
 
 void cpw_cli_usage(FILE *out)
 {
-	fputs("Usage: cperfwatch [OPTION]... -- COMMAND [ARG]...\n"
+	fputs("Usage: cperfwatch [OPTION]... [--] COMMAND [ARG]...\n"
 	      "  or:  cperfwatch [OPTION]... --pid PID\n"
 	      "  or:  cperfwatch [OPTION]... --merge FILE... [OPTION]...\n"
 	      "Run COMMAND (or watch process PID) with its whole process tree, measure where the\n"
@@ -43,6 +44,7 @@ void cpw_cli_usage(FILE *out)
 	      "\n"
 	      "Run mode writes the report to standard error (COMMAND owns standard output);\n"
 	      "attach mode writes it to standard output, with a live view on a terminal.\n"
+	      "COMMAND shares the standard streams: for JSON or metrics, use -o FILE.\n"
 	      "\n"
 	      "  -p, --pid=PID            watch process PID and its descendants\n"
 	      "  -i, --interval=TIME      sampling interval (default 100ms, at least 10ms)\n"
@@ -56,6 +58,9 @@ void cpw_cli_usage(FILE *out)
 	      "      --folded=FILE        also write the sampled stacks to FILE, collapsed\n"
 	      "                           (flamegraph.pl), the process's name as the root frame\n"
 	      "      --no-hotspots        do not sample where the CPU time goes by function\n"
+	      "      --series=FILE        write each sample to FILE as it is taken, one JSON\n"
+	      "                           object a line (JSON Lines), flushed: a killed run\n"
+	      "                           leaves what it had measured until then\n"
 	      "      --label=NAME=VALUE   add this label to every prometheus/openmetrics sample\n"
 	      "      --merge              merge the JSON reports FILE... of a job's ranks into\n"
 	      "                           one job report (text, --json or --format prometheus);\n"
@@ -66,7 +71,13 @@ void cpw_cli_usage(FILE *out)
 	      "      --tui                show the live view (attach mode on a terminal: default)\n"
 	      "      --no-tui             never show the live view\n"
 	      "      --no-cgroup          do not run COMMAND in a cgroup of its own\n"
-	      "      --max-wall=TIME      budget: fail when the wall time exceeds TIME\n"
+	      "      --timeout=TIME       run mode: stop COMMAND and its whole tree after TIME,\n"
+	      "                           as timeout(1) does (SIGTERM, then SIGKILL), report,\n"
+	      "                           and exit 124\n"
+	      "      --kill-after=TIME    with --timeout: SIGKILL what is left this long after\n"
+	      "                           the SIGTERM (default 5s)\n"
+	      "      --max-wall=TIME      budget: fail when the wall time exceeds TIME (judged\n"
+	      "                           at the end: --timeout stops the command)\n"
 	      "      --max-cpu=TIME       budget: fail when user+system time exceeds TIME\n"
 	      "      --max-rss=SIZE       budget: fail when the tree's peak RSS exceeds SIZE\n"
 	      "      --fail-on=CLASS[,CLASS]...  budget: fail when the verdict is one of these\n"
@@ -82,7 +93,8 @@ void cpw_cli_usage(FILE *out)
 	      "environment variable VAR, %% a per cent sign.\n"
 	      "\n"
 	      "Exit status: COMMAND's status, or 128+N if it died of signal N; 124 if COMMAND\n"
-	      "succeeded but a budget was broken; 125 if cperfwatch itself failed or was misused;\n"
+	      "succeeded but a budget was broken, or was stopped by --timeout (as timeout(1));\n"
+	      "125 if cperfwatch itself failed or was misused;\n"
 	      "126 if COMMAND was found but could not be run; 127 if it was not found.\n"
 	      "Attach mode: 0 when the report was written, 124 a budget broken, 125 failure.\n"
 	      "--merge: 0 when the job report was written, 125 failure.\n"
@@ -251,7 +263,7 @@ static int expand_output(struct cpw_config *cfg, FILE *err)
 enum long_only {
 	OPT_FORMAT = 256, OPT_LIST_EVENTS, OPT_TUI, OPT_NO_TUI, OPT_NO_CGROUP,
 	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON, OPT_PLOT, OPT_LABEL, OPT_MERGE,
-	OPT_FOLDED, OPT_NO_HOTSPOTS,
+	OPT_FOLDED, OPT_NO_HOTSPOTS, OPT_TIMEOUT, OPT_KILL_AFTER, OPT_SERIES,
 };
 
 static const struct option long_options[] = {
@@ -276,6 +288,9 @@ static const struct option long_options[] = {
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "merge", no_argument, NULL, OPT_MERGE },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "kill-after", required_argument, NULL, OPT_KILL_AFTER },
+	{ "series", required_argument, NULL, OPT_SERIES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -290,7 +305,7 @@ static const struct option long_options[] = {
 
 /* What the options said beyond cfg. */
 struct seen_options {
-	bool have_pid, interval_given;
+	bool have_pid, interval_given, kill_after_given;
 };
 
 /* One pass of getopt over argv with optstring into cfg (from its defaults). CPW_CLI_OK:
@@ -299,7 +314,7 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 					 struct cpw_config *cfg, struct seen_options *seen,
 					 FILE *out, FILE *err)
 {
-	bool have_pid = false, interval_given = false;
+	bool have_pid = false, interval_given = false, kill_after_given = false;
 	double seconds;
 	int c;
 
@@ -391,6 +406,19 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 				     optarg, c == OPT_MAX_WALL ? "max-wall" : "max-cpu");
 			*(c == OPT_MAX_WALL ? &cfg->max_wall_s : &cfg->max_cpu_s) = seconds;
 			break;
+		case OPT_TIMEOUT:
+		case OPT_KILL_AFTER:
+			if (cpw_parse_seconds(optarg, &seconds) < 0 || seconds <= 0 || seconds > 1e7)
+				FAIL("invalid time '%s' for --%s: expected a positive time such as 30s or 5m",
+				     optarg, c == OPT_TIMEOUT ? "timeout" : "kill-after");
+			*(c == OPT_TIMEOUT ? &cfg->timeout_s : &cfg->kill_after_s) = seconds;
+			kill_after_given |= c == OPT_KILL_AFTER;
+			break;
+		case OPT_SERIES:
+			if (!*optarg)
+				FAIL("empty series file name");
+			cfg->series_path = optarg;
+			break;
 		case OPT_MAX_RSS:
 			if (cpw_parse_bytes_kib(optarg, &cfg->max_rss_kib) < 0 || cfg->max_rss_kib == 0)
 				FAIL("invalid size '%s' for --max-rss: expected a positive size such as 512M or 2G",
@@ -426,6 +454,7 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 	}
 	seen->have_pid = have_pid;
 	seen->interval_given = interval_given;
+	seen->kill_after_given = kill_after_given;
 	return CPW_CLI_OK;
 }
 
@@ -433,7 +462,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 				  FILE *err)
 {
 	struct seen_options seen;
-	/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
+	/* '+': stop at the first non-option, as GNU time does: COMMAND's own options stay its
+	 * own (cperfwatch -o r.txt python3 -c ... needs no "--"; a "--" still ends ours). */
 	enum cpw_cli_result rc = parse_options(argc, argv, "+:p:i:d:jo:ae:hV", cfg, &seen, out, err);
 	if (rc != CPW_CLI_OK)
 		return rc;
@@ -471,9 +501,12 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 		if (cfg->folded_path || cfg->no_hotspots)
 			FAIL("--folded and --no-hotspots apply to a run or a watch; --merge has no samples");
 		/* What only a run or a watch has: a budget here could never be broken. */
-		if (cfg->max_wall_s > 0 || cfg->max_cpu_s > 0 || cfg->max_rss_kib > 0 || cfg->fail_on_mask)
-			FAIL("--merge takes no budget (--max-wall, --max-cpu, --max-rss, --fail-on): "
+		if (cfg->max_wall_s > 0 || cfg->max_cpu_s > 0 || cfg->max_rss_kib > 0 || cfg->fail_on_mask ||
+		    cfg->timeout_s > 0 || seen.kill_after_given)
+			FAIL("--merge takes no budget (--max-wall, --max-cpu, --max-rss, --fail-on, --timeout): "
 			     "they apply to a run or a watch");
+		if (cfg->series_path)
+			FAIL("--series writes a run's or a watch's samples; --merge takes none");
 		if (cfg->duration_s > 0 || cfg->events || cfg->wait_all || cfg->tui_forced || cfg->no_cgroup ||
 		    interval_given)
 			FAIL("--merge reads reports: -i, -d, -e, -a, --tui and --no-cgroup apply to a run or a watch");
@@ -488,19 +521,22 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 		cfg->mode = CPW_MODE_ATTACH;
 		if (cfg->wait_all)
 			FAIL("--wait-all applies to run mode only");
+		if (cfg->timeout_s > 0 || seen.kill_after_given)
+			FAIL("--timeout and --kill-after stop a command cperfwatch runs: with --pid, "
+			     "--duration ends the watch");
 		return CPW_CLI_OK;
 	}
 	if (optind >= argc) {
 		if (had_dashdash)
-			FAIL("no command after '--' (usage: cperfwatch [OPTION]... -- COMMAND [ARG]...)");
-		FAIL("no command given (usage: cperfwatch [OPTION]... -- COMMAND [ARG]..., or --pid PID)");
+			FAIL("no command after '--' (usage: cperfwatch [OPTION]... [--] COMMAND [ARG]...)");
+		FAIL("no command given (usage: cperfwatch [OPTION]... [--] COMMAND [ARG]..., or --pid PID)");
 	}
-	if (!had_dashdash)
-		FAIL("put '--' before the command, as in: cperfwatch [OPTION]... -- %s ...", argv[optind]);
 	if (!argv[optind][0])
 		FAIL("empty command name");
 	if (cfg->duration_s > 0)
 		FAIL("--duration applies to attach mode (--pid) only");
+	if (seen.kill_after_given && !(cfg->timeout_s > 0))
+		FAIL("--kill-after is the grace of a --timeout: give --timeout too");
 	cfg->command = &argv[optind];
 	cfg->command_argc = argc - optind;
 	return CPW_CLI_OK;

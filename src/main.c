@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -19,6 +20,7 @@
 #include "modes/run.h"
 #include "report/output.h"
 #include "report/report.h"
+#include "report/series.h"
 #include "util/signals.h"
 
 /* Opens /dev/null on any of fds 0-2 that is closed, so that no descriptor cperfwatch opens
@@ -38,6 +40,23 @@ static unsigned guard_standard_fds(void)
 		}
 	}
 	return closed;
+}
+
+/* Run mode: a report on standard output (-o -, /dev/stdout) shares it with COMMAND, whose
+ * own output there comes first: a parser or a push at the other end of the pipe would
+ * take it for the report's. Said at the start, on standard error, unless stdout is a
+ * terminal (a person sees both) or the same file as stderr (2>&1: the line would land in
+ * the report too). Returns whether it was said. */
+static bool say_stdout_shared(const struct cpw_config *cfg, const struct cpw_output *out)
+{
+	struct stat o, e;
+	if (cfg->mode != CPW_MODE_RUN || out->standard != stdout || isatty(1))
+		return false;
+	if (fstat(1, &o) == 0 && fstat(2, &e) == 0 && o.st_dev == e.st_dev && o.st_ino == e.st_ino)
+		return false;
+	fputs("cperfwatch: the report goes to standard output, which COMMAND shares: what COMMAND "
+	      "prints there comes first (-o FILE keeps them apart)\n", stderr);
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -82,6 +101,7 @@ int main(int argc, char **argv)
 			report_fd == 2 ? "error" : "output");
 		return CPW_EXIT_FAILURE;
 	}
+	say_stdout_shared(&cfg, &out);
 	/* The plot's path too: a bad --plot path fails before the command starts; its file is
 	 * made when the report is written (report/emit.c). */
 	if (cfg.plot_path) {
@@ -103,6 +123,14 @@ int main(int argc, char **argv)
 		}
 		cpw_output_abandon(&folded);
 	}
+	/* --series: opened now, as -o is checked, so that a bad path fails before the command
+	 * starts; written from the first sample on. */
+	struct cpw_series_out series;
+	if (cfg.series_path && cpw_series_open(&series, cfg.series_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cperfwatch: %s\n", err);
+		cpw_output_abandon(&out);
+		return CPW_EXIT_FAILURE;
+	}
 	int status;
 	if (cfg.mode == CPW_MODE_MERGE) {
 		/* Merge mode writes to out->stream: its file is made before the reports are read. */
@@ -114,7 +142,10 @@ int main(int argc, char **argv)
 		status = cpw_merge_mode(&cfg, &out);
 	} else {
 		cpw_signals_install(cfg.mode); /* before anything runs: no signal is lost */
-		status = cfg.mode == CPW_MODE_ATTACH ? cpw_attach_mode(&cfg, &out) : cpw_run_mode(&cfg, &out);
+		struct cpw_series_out *so = cfg.series_path ? &series : NULL;
+		status = cfg.mode == CPW_MODE_ATTACH ? cpw_attach_mode(&cfg, &out, so) : cpw_run_mode(&cfg, &out, so);
+		if (so)
+			cpw_series_close(so);
 	}
 	cpw_output_abandon(&out); /* a temporary file, where no report was written */
 	return status;

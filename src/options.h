@@ -39,6 +39,8 @@ struct cpw_config {
 	int nlabels;
 	const char *host;        /* this machine's short name, for the report; NULL unknown */
 	int rank;                /* the job's rank of this process (MPI, Slurm); -1 unknown */
+	const char *series_path; /* --series FILE: one JSON line per sample, as it is taken;
+				  * NULL for none (opened by main.c before anything runs) */
 	const char *plot_path;   /* --plot FILE: the run as an SVG picture; NULL for none (checked
 				  * by main.c before anything runs, made when the report is) */
 	/* Hotspots (issue 26): on-CPU samples by function. */
@@ -59,7 +61,14 @@ struct cpw_config {
 	double max_cpu_s;
 	uint64_t max_rss_kib;
 	unsigned fail_on_mask;   /* bit (1u << enum cpw_class) per class named by --fail-on */
+	/* Run mode: stop COMMAND's tree after timeout_s (SIGTERM, then SIGKILL kill_after_s
+	 * later), as timeout(1) does; 0 = never. A budget too ("timeout"). */
+	double timeout_s;
+	double kill_after_s;
 };
+
+/* --kill-after's default: the grace between SIGTERM and SIGKILL of a --timeout. */
+#define CPW_KILL_AFTER_DEFAULT_S 5.0
 
 void cpw_config_defaults(struct cpw_config *cfg);
 

@@ -41,6 +41,8 @@ struct cpw_timeline {
 	struct sums prev;
 	double prev_s;
 	uint64_t prev_states[CPW_TL_STATE_COUNT];
+	struct cpw_tl_point last; /* the last record's own point, before any merge */
+	bool have_last;
 	struct proc_mark *marks; /* by tree index */
 	size_t nmarks, marks_alloc;
 };
@@ -346,7 +348,14 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 	tl->prev_s = now_s;
 	tl->prev = now;
 	memcpy(tl->prev_states, states_now, sizeof(states_now));
+	tl->last = pt;
+	tl->have_last = true;
 	cpw_timeline_add(tl, &pt);
+}
+
+const struct cpw_tl_point *cpw_timeline_last_sample(const struct cpw_timeline *tl)
+{
+	return tl && tl->have_last ? &tl->last : NULL;
 }
 
 void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, struct cpw_tl_point *out)

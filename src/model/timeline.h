@@ -83,6 +83,10 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
  * while that one has fewer samples than the stride, else a new point. */
 void cpw_timeline_add(struct cpw_timeline *tl, const struct cpw_tl_point *p);
 
+/* The last sample cpw_timeline_record() took, as its own point (one sample, whatever the
+ * series has merged it into: --series writes it); NULL before the first. */
+const struct cpw_tl_point *cpw_timeline_last_sample(const struct cpw_timeline *tl);
+
 size_t cpw_timeline_count(const struct cpw_timeline *tl);
 /* Point i, oldest first; NULL past the end. The points are one array: point 0's address
  * reads them all. */

@@ -17,11 +17,12 @@
 #include <unistd.h>
 
 #include "exitcodes.h"
+#include "report/output.h"
 #include "session/session.h"
 #include "util/signals.h"
 #include "modes/watch.h"
 
-int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
+int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out, struct cpw_series_out *series)
 {
 	char err[256] = "";
 
@@ -35,6 +36,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
+	cpw_session_set_series(s, series);
 	cpw_session_start(s, NULL);
 
 	struct cpw_session_end end = { .cause = CPW_END_DURATION, .wall_s = NAN };
@@ -76,6 +78,11 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 	cpw_watch_view_end(&view, s, ended && !cpw_signal_received ? notice : NULL);
 	int status = cpw_report_emit(report, report_out) != 0 ? CPW_EXIT_FAILURE
 		     : budget_broken ? CPW_EXIT_BUDGET : CPW_EXIT_OK;
+	/* As in run mode: the broken budgets in one line where the report is not on stderr. */
+	char broken[512];
+	if (status == CPW_EXIT_BUDGET && report_out->standard != stderr &&
+	    cpw_budgets_broken_line(report->budgets, report->nbudgets, broken, sizeof(broken)) > 0)
+		fprintf(stderr, "cperfwatch: budget broken: %s\n", broken);
 	cpw_session_free(s);
 	return status;
 }

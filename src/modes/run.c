@@ -14,6 +14,7 @@
 #include "report/report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "classify/budgets.h"
 #include "exitcodes.h"
+#include "model/tree.h"
 #include "modes/launch.h"
+#include "report/output.h"
 #include "session/session.h"
 #include "util/escape.h"
 #include "util/signals.h"
@@ -99,7 +103,79 @@ static void say_cannot(const char *what, const char *command, int err)
 	fprintf(stderr, "cperfwatch: cannot %s '%s': %s\n", what, name, strerror(err));
 }
 
-int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
+/* --timeout: the command's tree stopped as timeout(1) stops it: SIGTERM to the command
+ * and every live process of its tree once the time is up (and to each that appears in
+ * the grace after), SIGKILL to whatever is left kill_after_s later. The tree is the
+ * model's, sampled just before: every descendant is there (cperfwatch is a child
+ * subreaper), and a pid is signalled only while a sample a moment ago saw it alive. */
+struct stopper {
+	int stage;        /* 0: running; 1: SIGTERM sent; 2: SIGKILL sent */
+	double term_s;    /* when the SIGTERM went (the watch's clock) */
+	double swept_s;   /* the last sweep: processes first seen after it get the signal next */
+	int terminated;   /* processes sent SIGTERM */
+	int killed;       /* processes sent SIGKILL */
+};
+
+/* Sends sig to the command (unless reaped) and to the live processes of the tree first
+ * seen after seen_after_s. Returns how many it reached. */
+static int signal_tree(struct cpw_session *s, pid_t command, bool command_reaped, int sig,
+		       double seen_after_s)
+{
+	const struct cpw_tree *t = cpw_session_tree(s);
+	int n = 0;
+
+	if (!command_reaped && seen_after_s < 0 && kill(command, sig) == 0)
+		n++;
+	for (size_t i = 0; i < cpw_tree_size(t); i++) {
+		const struct cpw_proc *p = cpw_tree_proc(t, i);
+		if (p->pid == command || !p->alive || p->reaped || !isnan(p->exited_s) ||
+		    p->first_seen_s <= seen_after_s)
+			continue;
+		if (kill(p->pid, sig) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* After each sample: the next step of the stop, where its time has come. */
+static void stopper_step(struct stopper *st, struct cpw_session *s, const struct cpw_config *cfg,
+			 pid_t command, bool command_reaped)
+{
+	double now = cpw_session_elapsed(s);
+
+	if (!(cfg->timeout_s > 0))
+		return;
+	if (st->stage == 0 && now >= cfg->timeout_s) {
+		st->stage = 1;
+		st->term_s = now;
+		st->terminated += signal_tree(s, command, command_reaped, SIGTERM, -1);
+	} else if (st->stage == 1 && now >= st->term_s + cfg->kill_after_s) {
+		st->stage = 2;
+		st->killed += signal_tree(s, command, command_reaped, SIGKILL, -1);
+	} else if (st->stage > 0) {
+		/* Started since the last sweep: the same signal, once. */
+		int sig = st->stage == 1 ? SIGTERM : SIGKILL;
+		int n = signal_tree(s, command, true, sig, st->swept_s);
+		*(sig == SIGTERM ? &st->terminated : &st->killed) += n;
+	}
+	st->swept_s = now;
+}
+
+/* How long the loop may sleep before the stop's next step is due, in ms; interval_ms
+ * when that is later. */
+static unsigned stopper_wait_ms(const struct stopper *st, struct cpw_session *s,
+				const struct cpw_config *cfg)
+{
+	if (!(cfg->timeout_s > 0) || st->stage == 2)
+		return cfg->interval_ms;
+	double due = st->stage == 0 ? cfg->timeout_s : st->term_s + cfg->kill_after_s;
+	double left_ms = (due - cpw_session_elapsed(s)) * 1000;
+	if (left_ms >= cfg->interval_ms)
+		return cfg->interval_ms;
+	return left_ms > 1 ? (unsigned)ceil(left_ms) : 1;
+}
+
+int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out, struct cpw_series_out *series)
 {
 	struct cpw_launch launch;
 	char err[256] = "";
@@ -109,6 +185,7 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		return CPW_EXIT_FAILURE;
 	}
+	cpw_session_set_series(s, series);
 	/* The child is forked into its cgroup next, and joins its v1 groups and looks its
 	 * command up while the session opens its sources. It is held at the gate until the
 	 * exit records are listened for (its children may end at once), and gated (held on)
@@ -155,6 +232,7 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 	bool main_done = false;
 	struct cpw_watch_view view; /* the live view (--tui), driven by this loop */
 	struct cpw_pacer pacer = { { 0, 0 } };
+	struct stopper stop = { 0 };
 	cpw_watch_view_init(&view, cfg, true);
 	for (;;) {
 		int status;
@@ -168,7 +246,9 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 			}
 		}
 		bool none_left = pid < 0;
-		if (main_done && (!cfg->wait_all || none_left))
+		/* Once stopped by --timeout, the rest of the tree is waited for too: it is
+		 * signalled with the command, and none of it may run on unwatched. */
+		if (main_done && (!(cfg->wait_all || stop.stage > 0) || none_left))
 			break;
 		if (none_left && !main_done)
 			break; /* cannot happen: the command is our child until reaped */
@@ -178,14 +258,28 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 			if (!main_done)
 				kill(launch.pid, sig);
 		cpw_session_sample(s);
+		stopper_step(&stop, s, cfg, launch.pid, main_done);
 		/* q in the view closes it; the command keeps running and its report still comes. */
-		if (cpw_watch_view_step(&view, s, launch.pid) == CPW_WATCH_NO_VIEW)
-			cpw_pacer_wait(&pacer, cfg->interval_ms);
+		if (cpw_watch_view_step(&view, s, launch.pid) == CPW_WATCH_NO_VIEW) {
+			unsigned wait_ms = stopper_wait_ms(&stop, s, cfg);
+			if (wait_ms < cfg->interval_ms)
+				cpw_sleep_interruptible(wait_ms); /* the stop is due before the sample */
+			else
+				cpw_pacer_wait(&pacer, cfg->interval_ms);
+		}
 	}
 	/* Everything reaped so far is in end.ru: the command, what it waited for, and the
 	 * orphans that came back to us. */
 	if (cfg->wait_all)
 		end.wall_s = cpw_session_elapsed(s);
+	if (stop.stage > 0) {
+		char killed[96] = "";
+		if (stop.stage == 2)
+			snprintf(killed, sizeof(killed), ", then SIGKILL to %d still running %.3fs later",
+				 stop.killed, cfg->kill_after_s);
+		cpw_session_note(s, "stopped at the --timeout of %.3fs: SIGTERM to %d process%s%s",
+				 cfg->timeout_s, stop.terminated, stop.terminated == 1 ? "" : "es", killed);
+	}
 
 	bool budget_broken;
 	const struct cpw_report *report = cpw_session_end(s, &end, &budget_broken);
@@ -196,8 +290,14 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out)
 					      : report->exit_code;
 	if (cpw_report_emit(report, report_out) != 0)
 		exit_status = CPW_EXIT_FAILURE;
-	else if (budget_broken && exit_status == 0)
-		exit_status = CPW_EXIT_BUDGET;
+	else if ((budget_broken && exit_status == 0) || stop.stage > 0)
+		exit_status = CPW_EXIT_BUDGET; /* stopped: 124 whatever the signal made of it, as timeout(1) */
+	/* A report elsewhere than on stderr (-o FILE, -o -): the broken budget in one line
+	 * there, where a CI log shows it. */
+	char broken[512];
+	if (exit_status != CPW_EXIT_FAILURE && report_out->standard != stderr &&
+	    cpw_budgets_broken_line(report->budgets, report->nbudgets, broken, sizeof(broken)) > 0)
+		fprintf(stderr, "cperfwatch: budget broken: %s\n", broken);
 	cpw_session_free(s);
 	return exit_status;
 }

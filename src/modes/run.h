@@ -8,6 +8,8 @@
 #include "options.h"
 
 struct cpw_output; /* report/output.h */
-int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out);
+struct cpw_series_out; /* report/series.h */
+/* series: --series's file, opened by main.c; NULL for none. */
+int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out, struct cpw_series_out *series);
 
 #endif

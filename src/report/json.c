@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report/counters_report.h"
@@ -179,6 +180,41 @@ static json_object *process_object(struct cpw_json_doc *d, const struct cpw_proc
 	return o;
 }
 
+/* One budget: its limit and value for people ("limit", "value", as the text report shows
+ * them) and as numbers whose key names the unit (limit_s and value_s, limit_kib and
+ * value_kib; for --fail-on, limit_classes and value_class). */
+static json_object *budget_object(struct cpw_json_doc *d, const struct cpw_budget_result *br)
+{
+	json_object *b = jobj(d);
+	add(d, b, "name", jtext(d, br->name));
+	add(d, b, "limit", jtext(d, br->limit));
+	add(d, b, "value", jtext(d, br->value));
+	switch (br->unit) {
+	case CPW_BUDGET_SECONDS:
+	case CPW_BUDGET_KIB: {
+		const char *unit = br->unit == CPW_BUDGET_SECONDS ? "s" : "kib";
+		char key[16];
+		snprintf(key, sizeof(key), "limit_%s", unit);
+		add(d, b, key, jnum(d, br->limit_num));
+		snprintf(key, sizeof(key), "value_%s", unit);
+		add(d, b, key, jnum(d, br->value_num));
+		break;
+	}
+	case CPW_BUDGET_CLASS: {
+		json_object *classes = jarr(d);
+		for (int c = 0; c < CPW_CLASS_COUNT; c++)
+			if (br->limit_classes & (1u << c))
+				push(d, classes, jtext(d, cpw_class_name((enum cpw_class)c)));
+		add(d, b, "limit_classes", classes);
+		add(d, b, "value_class", br->value_class >= 0 ? jtext(d, cpw_class_name((enum cpw_class)br->value_class))
+							     : NULL);
+		break;
+	}
+	}
+	add(d, b, "result", jtext(d, br->broken ? "broken" : "ok"));
+	return b;
+}
+
 static json_object *timeline_object(struct cpw_json_doc *d, const struct cpw_report *r)
 {
 	return cpw_json_need(d, cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
@@ -259,14 +295,8 @@ static json_object *build(struct cpw_json_doc *d, const struct cpw_report *r)
 	 * json-c objects next to its text costs ~2 MB of peak memory. */
 	add(d, root, "processes", jtext(d, PROCESSES_PLACEHOLDER));
 	json_object *budgets = jarr(d);
-	for (int i = 0; i < r->nbudgets; i++) {
-		json_object *b = jobj(d);
-		add(d, b, "name", jtext(d, r->budgets[i].name));
-		add(d, b, "limit", jtext(d, r->budgets[i].limit));
-		add(d, b, "value", jtext(d, r->budgets[i].value));
-		add(d, b, "result", jtext(d, r->budgets[i].broken ? "broken" : "ok"));
-		push(d, budgets, b);
-	}
+	for (int i = 0; i < r->nbudgets; i++)
+		push(d, budgets, budget_object(d, &r->budgets[i]));
 	add(d, root, "budgets", budgets);
 	json_object *notes = jarr(d);
 	for (int i = 0; i < r->nnotes; i++)

@@ -255,6 +255,12 @@ static const char *psi_scope(const struct cpw_timeline *tl)
 
 size_t cpw_timeline_json_members(void) { return 3 + NCOLUMNS + 1; }
 
+void cpw_timeline_point_put(struct cpw_json_doc *d, struct json_object *o, const struct cpw_tl_point *p)
+{
+	for (size_t k = 0; !d->failed && k < NCOLUMNS; k++)
+		cpw_json_put(d, o, columns[k].name, cpw_json_doc_number(d, column_value(&columns[k], p)));
+}
+
 struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, double interval_s, size_t i,
 					     const char **key)
 {

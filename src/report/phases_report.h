@@ -15,6 +15,8 @@
 #include "classify/phases.h"
 #include "model/timeline.h"
 
+struct cpw_json_doc;
+
 #define CPW_SPARK_COLUMNS 60 /* the text timeline's width */
 
 /* Writes the Phases section and the timeline rows; nothing without phases. cores_usable
@@ -30,6 +32,9 @@ struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double i
 /* The same object's members one at a time, in its order, so that a writer can stream
  * them (a long run's 19 columns of 512 points held at once cost ~1 MB): how many there
  * are, and member i's key and value (the caller frees it; NULL is a JSON null). */
+/* One point under the same keys as the columns (t_s, dt_s, cpu_user_s, ...), put into the
+ * object o of doc: the --series line (report/series.c). */
+void cpw_timeline_point_put(struct cpw_json_doc *doc, struct json_object *o, const struct cpw_tl_point *p);
 size_t cpw_timeline_json_members(void);
 struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, double interval_s, size_t i,
 					     const char **key);

@@ -24,6 +24,7 @@
 #include "model/timeline.h"
 #include "model/whole_run.h"
 #include "session/sampling.h" /* hotspots */
+#include "report/series.h"
 #include "source/cgroup/cgroup.h"
 #include "source/kernel/cpus.h"
 #include "source/kernel/fdlimit.h"
@@ -50,6 +51,7 @@
 
 struct cpw_session {
 	const struct cpw_config *cfg;
+	struct cpw_series_out *series;     /* --series: set by the mode, not owned; NULL none */
 	struct cpw_tree *tree;
 	struct cpw_counters *counters;     /* NULL when none could be set up */
 	struct cpw_counter_values counter_values; /* read at the end, for the report */
@@ -555,6 +557,24 @@ static void remove_stale_groups(struct cpw_session *s)
 	}
 }
 
+/* ---- --series (issue 29): each sample's point written as it is taken ---- */
+
+void cpw_session_set_series(struct cpw_session *s, struct cpw_series_out *out)
+{
+	s->series = out;
+}
+
+static void write_series(struct cpw_session *s)
+{
+	const struct cpw_tl_point *p = cpw_timeline_last_sample(s->timeline);
+	if (!s->series || !p || s->series->error)
+		return;
+	int rc = cpw_series_write(s->series, p, cpw_tree_totals(s->tree)->alive);
+	if (rc < 0)
+		cpw_session_note(s, "--series %s: not written after its line %lu: %s", s->series->path,
+				 s->series->lines, strerror(-rc));
+}
+
 int cpw_session_sample(struct cpw_session *s)
 {
 	remove_stale_groups(s);
@@ -583,6 +603,7 @@ int cpw_session_sample(struct cpw_session *s)
 		struct cpw_tl_pressure stalls;
 		cpw_timeline_record(s->timeline, s->tree, now,
 				    pressure_since_last_sample(s, &stalls) ? &stalls : NULL);
+		write_series(s); /* --series: the point just recorded, as one line */
 		arm_counters(s);
 		cpw_sampling_step(s->sampling, s->tree, now, &s->report); /* hotspots */
 	}

@@ -72,6 +72,11 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 /* The model, for the live view's title. */
 const struct cpw_tree *cpw_session_tree(const struct cpw_session *s);
 const struct cpw_config *cpw_session_config(const struct cpw_session *s);
+/* --series (issue 29): after each sample's point is recorded, the session writes it to out
+ * as one line (report/series.h), and notes a failed write in the report. Set by the mode
+ * before the first sample; NULL for none; the session does not own it. */
+struct cpw_series_out;
+void cpw_session_set_series(struct cpw_session *s, struct cpw_series_out *out);
 /* Adds a note to the report (also after the end, before it is written). */
 void cpw_session_note(struct cpw_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -53,6 +53,8 @@ XSTAT = {"__xstat": "stat", "__lxstat": "lstat", "__fxstatat": "fstatat"}
 ALLOWED = [
     ("report/output.o", {"open", "openat", "lstat", "stat", "access"},
      "the report's output file: -o FILE written under a temporary name beside it, never through a symlink"),
+    ("report/series.o", {"open", "lstat"},
+     "--series FILE: the samples written in place as they are taken, never through a symlink nor into a FIFO"),
     # The pattern follows the terminal's lifecycle when view/tui.c is split (tui_screen.c);
     # the other tui*.o files get no more than these two calls.
     ("view/tui*.o", {"fopen", "open", "ioctl"},

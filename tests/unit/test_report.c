@@ -20,6 +20,7 @@
 #include "report/plot_svg.h"
 #include "report/exposition.h"
 #include "report/output.h"
+#include "report/series.h"
 #include "model/tree.h"
 #include "cunit_tap.h"
 #include "report_fixture.h"
@@ -300,9 +301,94 @@ static void test_budgets(void)
 	CU_ASSERT_TRUE(r.budgets[2].broken);
 	CU_ASSERT_STRING_EQUAL(r.budgets[3].limit, "io-bound");
 	CU_ASSERT_FALSE(r.budgets[3].broken);
+	/* The numbers beside the text, for JSON (issue 29: "102400K" was a string). */
+	CU_ASSERT_EQUAL(r.budgets[0].unit, CPW_BUDGET_SECONDS);
+	CU_ASSERT_DOUBLE_EQUAL(r.budgets[0].limit_num, 1.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(r.budgets[0].value_num, 2.0, 1e-12);
+	CU_ASSERT_EQUAL(r.budgets[2].unit, CPW_BUDGET_KIB);
+	CU_ASSERT_DOUBLE_EQUAL(r.budgets[2].limit_num, 1024, 1e-12);
+	CU_ASSERT_EQUAL(r.budgets[3].unit, CPW_BUDGET_CLASS);
+	CU_ASSERT_EQUAL(r.budgets[3].limit_classes, 1u << CPW_CLASS_IO_BOUND);
+	CU_ASSERT_EQUAL(r.budgets[3].value_class, (int)r.verdict.cls);
+	char line[256];
+	CU_ASSERT_EQUAL(cpw_budgets_broken_line(r.budgets, r.nbudgets, line, sizeof(line)), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "max-wall (limit 1.000s, measured 2.000s), max-rss (limit 1024K"));
+	CU_ASSERT_EQUAL(cpw_budgets_broken_line(r.budgets, r.nbudgets, line, 10), 2); /* cut, counted */
+	CU_ASSERT_EQUAL(strlen(line), 9);
+
+	char *text = render(&r, cpw_report_write_json);
+	json_object *root = json_tokener_parse(text), *budgets, *b, *v;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(root, "budgets", &budgets));
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(budgets), 4);
+	b = json_object_array_get_idx(budgets, 0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "limit_s", &v) && json_object_get_double(v) == 1.0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "value_s", &v) && json_object_get_double(v) == 2.0);
+	CU_ASSERT_FALSE(json_object_object_get_ex(b, "limit_kib", &v));
+	b = json_object_array_get_idx(budgets, 2);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "limit_kib", &v) && json_object_get_double(v) == 1024);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "value_kib", &v) && json_object_get_double(v) >= 4096);
+	b = json_object_array_get_idx(budgets, 3);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "limit_classes", &v) && json_object_array_length(v) == 1 &&
+		       strcmp(json_object_get_string(json_object_array_get_idx(v, 0)), "io-bound") == 0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(b, "value_class", &v) &&
+		       strcmp(json_object_get_string(v), cpw_class_name(r.verdict.cls)) == 0);
+	json_object_put(root);
+	free(text);
+
+	/* --timeout: broken when the run lasted it (run mode stopped it there). */
 	cfg.max_wall_s = 3.0;
 	cfg.max_rss_kib = 0;
+	cfg.fail_on_mask = 0;
+	cfg.max_cpu_s = 0;
+	cfg.timeout_s = 2.0;
+	CU_ASSERT_TRUE(cpw_budgets_check(r.cfg, &r.metrics, &r.verdict, r.budgets, &r.nbudgets));
+	CU_ASSERT_EQUAL_FATAL(r.nbudgets, 2);
+	CU_ASSERT_STRING_EQUAL(r.budgets[1].name, "timeout");
+	CU_ASSERT_TRUE(r.budgets[1].broken);
+	CU_ASSERT_EQUAL(cpw_budgets_broken_line(r.budgets, r.nbudgets, line, sizeof(line)), 1);
+	CU_ASSERT_STRING_EQUAL(line, "timeout (limit 2.000s, measured 2.000s)");
+	cfg.timeout_s = 2.5;
 	CU_ASSERT_FALSE(cpw_budgets_check(r.cfg, &r.metrics, &r.verdict, r.budgets, &r.nbudgets));
+	CU_ASSERT_EQUAL(cpw_budgets_broken_line(r.budgets, r.nbudgets, line, sizeof(line)), 0);
+	CU_ASSERT_STRING_EQUAL(line, "");
+}
+
+/* --series: one sample as one line, the timeline's keys, null where unknown. */
+static void test_series_line(void)
+{
+	struct cpw_tl_point p;
+	char line[4096];
+	cpw_tl_point_init(&p, 1.5);
+	p.dt_s = 0.1;
+	p.samples = 1;
+	p.user_s = 0.25;
+	p.rss_kib_max = 2048;
+	p.states[CPW_TL_RUNNING] = 3;
+	p.top[0].pid = 42;
+	snprintf(p.top[0].comm, sizeof(p.top[0].comm), "py\"thon");
+	p.top[0].cpu_s = 0.25;
+	int n = cpw_series_format(&p, 1700000000123LL, 2, line, sizeof(line));
+	CU_ASSERT_TRUE_FATAL(n > 0);
+	CU_ASSERT_EQUAL((size_t)n, strlen(line));
+	CU_ASSERT_EQUAL(line[n - 1], '\n');
+	CU_ASSERT_TRUE(strchr(line, '\n') == line + n - 1); /* one line */
+	json_object *o = json_tokener_parse(line), *v;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "unix_time_ms", &v) && json_object_get_int64(v) == 1700000000123LL);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "t_s", &v) && json_object_get_double(v) == 1.5);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "cpu_user_s", &v) && json_object_get_double(v) == 0.25);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "threads_running", &v) && json_object_get_double(v) == 3);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "rss_kib_max", &v) && json_object_get_double(v) == 2048);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "read_bytes", &v) && v == NULL); /* NAN: null */
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "processes_alive", &v) && json_object_get_int(v) == 2);
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "wait_lock_s", &v));
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, "top", &v) && json_object_array_length(v) == 1);
+	json_object *t = json_object_array_get_idx(v, 0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(t, "comm", &v) && strcmp(json_object_get_string(v), "py\"thon") == 0);
+	json_object_put(o);
+	/* Too small a buffer: no line rather than half of one. */
+	CU_ASSERT_EQUAL(cpw_series_format(&p, 0, 2, line, 64), -1);
 }
 
 static void test_escape(void)
@@ -471,6 +557,7 @@ int main(void)
 	CU_add_test(s, "prometheus: HELP and TYPE, _total families, labels escaped", test_prometheus_labels);
 	CU_add_test(s, "label names by the Prometheus grammar", test_label_names);
 	CU_add_test(s, "budgets", test_budgets);
+	CU_add_test(s, "--series: one sample, one JSON line", test_series_line);
 	CU_add_test(s, "a long note is cut visibly", test_long_note);
 	CU_add_test(s, "escaping for terminals and JSON", test_escape);
 	CU_add_test(s, "a failed write is reported", test_write_failure);
