@@ -55,6 +55,10 @@ enum cpw_threshold_id {
 	CPW_T_SERIAL_HANDOFF_RUNQ,
 	/* Phases. */
 	CPW_T_PHASE_MIN_S,
+	/* What a wait is on (used by the probe and the waits model, defined beside them). */
+	CPW_T_POLL_FEW_FDS,
+	CPW_T_IDLE_THREAD_SAMPLES,
+	CPW_T_IDLE_THREAD_S,
 	CPW_T_COUNT
 };
 
