@@ -7,6 +7,8 @@
  * so that idle helper threads (thread pools, BLAS threads) do not dilute it.
  */
 #include "classify/thresholds.h"
+#include "model/waits.h"
+#include "source/waits/wait_kind.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -168,6 +170,22 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"job_waiting_others_cores", 0.5, "cores",
 		"own judgement: only while the median other rank used at least half a core; else "
 		"all of them were waiting, and the ranks' verdicts say so" },
+	/* The next three are the probe's and the waits model's own numbers (they cannot
+	 * reach up to this table), listed here with why. */
+	[CPW_T_POLL_FEW_FDS] = {
+		"poll_few_fds", CPW_WAIT_POLL_FEW_FDS, "fds",
+		"own calibration: a socket read with a timeout polls 1 fd, subprocess's communicate 2-3, "
+		"a multiprocessing pool's handler 1 per worker plus 1; an event loop serves many, so a "
+		"poll or select on more than 8 fds is an event loop, on fewer a wait on them" },
+	[CPW_T_IDLE_THREAD_SAMPLES] = {
+		"idle_thread_samples", CPW_WAIT_IDLE_SAMPLES, "samples",
+		"own calibration: a helper thread (not a process's main thread) seen on one lock, queue "
+		"or poll without running for this many samples is idle by design, as min_samples" },
+	[CPW_T_IDLE_THREAD_S] = {
+		"idle_thread_s", CPW_WAIT_IDLE_S, "s",
+		"own calibration: ... and for this long at least: lock hand-offs and queue waits of "
+		"working threads last milliseconds; a pool's handler threads wait from one finished "
+		"job to the next, 0.8 s and more for a Pool(2) of 0.3 s chunks on a loaded 2-CPU VM" },
 };
 
 const struct cpw_threshold *cpw_threshold_find(const char *name)

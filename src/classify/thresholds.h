@@ -62,6 +62,10 @@ enum cpw_threshold_id {
 	CPW_T_JOB_CPU_SPREAD,
 	CPW_T_JOB_WAITING_RATIO,
 	CPW_T_JOB_WAITING_OTHERS_CORES,
+	/* What a wait is on (used by the probe and the waits model, defined beside them). */
+	CPW_T_POLL_FEW_FDS,
+	CPW_T_IDLE_THREAD_SAMPLES,
+	CPW_T_IDLE_THREAD_S,
 	CPW_T_COUNT
 };
 

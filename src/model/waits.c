@@ -5,6 +5,12 @@
  * Tables are fixed and small: the first CPW_WAIT_TARGETS_MAX distinct targets and
  * CPW_WAIT_PROCS_MAX processes are kept, the time of the rest is counted apart, so the
  * report can say how much it does not itemise. A linear search is enough at these sizes.
+ *
+ * Idle by design (waits.h): each thread's current wait is followed by the probe's number;
+ * while it stays the same the thread has not run. Its time counts as a wait until the wait
+ * has lasted CPW_WAIT_IDLE_SAMPLES samples and CPW_WAIT_IDLE_S seconds on a kind a helper
+ * idles on; then that time is moved out of its kind, target and process into idle_s, and
+ * the rest of the wait goes there too. A thread that runs again starts a new wait.
  */
 #include "config.h"
 #include "model/waits.h"
@@ -19,7 +25,8 @@ void cpw_waits_init(struct cpw_waits *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static void add_target(struct cpw_waits *w, pid_t pid, const struct cpw_wait *wait, double seconds)
+/* Returns the target's index, -2 past the table. */
+static int add_target(struct cpw_waits *w, pid_t pid, const struct cpw_wait *wait, double seconds)
 {
 	for (size_t i = 0; i < w->ntargets; i++) {
 		struct cpw_wait_target_time *t = &w->targets[i];
@@ -27,12 +34,12 @@ static void add_target(struct cpw_waits *w, pid_t pid, const struct cpw_wait *wa
 			t->seconds += seconds;
 			if (!t->peer_pid)
 				t->peer_pid = wait->peer_pid;
-			return;
+			return (int)i;
 		}
 	}
 	if (w->ntargets == CPW_WAIT_TARGETS_MAX) {
 		w->untracked_target_s += seconds;
-		return;
+		return -2;
 	}
 	struct cpw_wait_target_time *t = &w->targets[w->ntargets++];
 	t->kind = wait->kind;
@@ -40,26 +47,105 @@ static void add_target(struct cpw_waits *w, pid_t pid, const struct cpw_wait *wa
 	t->pid = pid;
 	t->peer_pid = wait->peer_pid;
 	t->seconds = seconds;
+	return (int)w->ntargets - 1;
+}
+
+/* The record of pid, made where there is room; NULL past the table. */
+static struct cpw_wait_proc_time *proc_of(struct cpw_waits *w, pid_t pid, const char *comm)
+{
+	for (size_t i = 0; i < w->nprocs; i++)
+		if (w->procs[i].pid == pid)
+			return &w->procs[i];
+	if (w->nprocs == CPW_WAIT_PROCS_MAX)
+		return NULL;
+	struct cpw_wait_proc_time *p = &w->procs[w->nprocs++];
+	p->pid = pid;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "");
+	return p;
 }
 
 static void add_proc(struct cpw_waits *w, pid_t pid, const char *comm, enum cpw_wait_kind kind,
 		     double seconds)
 {
-	struct cpw_wait_proc_time *p = NULL;
-	for (size_t i = 0; i < w->nprocs && !p; i++)
-		if (w->procs[i].pid == pid)
-			p = &w->procs[i];
+	struct cpw_wait_proc_time *p = proc_of(w, pid, comm);
 	if (!p) {
-		if (w->nprocs == CPW_WAIT_PROCS_MAX) {
-			w->untracked_proc_s += seconds;
-			return;
-		}
-		p = &w->procs[w->nprocs++];
-		p->pid = pid;
-		snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "");
+		w->untracked_proc_s += seconds;
+		return;
 	}
 	p->seconds[kind] += seconds;
 	p->total_s += seconds;
+}
+
+bool cpw_wait_idle_kind(pid_t pid, const struct cpw_wait *wait)
+{
+	if (wait->tid <= 0 || wait->tid == pid)
+		return false;
+	switch (wait->kind) {
+	case CPW_WAIT_LOCK:
+	case CPW_WAIT_EVENT_LOOP:
+		return true;
+	case CPW_WAIT_PIPE:
+		return wait->queue || wait->polled > 1;
+	default:
+		return false;
+	}
+}
+
+/* The thread's record; a new one (seq 0: no wait yet), in place of the one that waited
+ * least recently when the table is full. */
+static struct cpw_wait_thread *thread_of(struct cpw_waits *w, pid_t pid, pid_t tid)
+{
+	struct cpw_wait_thread *t = NULL;
+
+	w->adds++;
+	for (size_t i = 0; i < w->nthreads; i++)
+		if (w->threads[i].tid == tid && w->threads[i].pid == pid) {
+			w->threads[i].last_add = w->adds;
+			return &w->threads[i];
+		}
+	if (w->nthreads < CPW_WAIT_THREADS_MAX) {
+		t = &w->threads[w->nthreads++];
+	} else {
+		t = &w->threads[0];
+		for (size_t i = 1; i < w->nthreads; i++)
+			if (w->threads[i].last_add < t->last_add)
+				t = &w->threads[i];
+	}
+	memset(t, 0, sizeof(*t));
+	t->last_add = w->adds;
+	t->pid = pid;
+	t->tid = tid;
+	return t;
+}
+
+static double less(double a, double b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Moves the thread's wait so far out of its kind, target and process into idle_s. */
+static void make_idle(struct cpw_waits *w, struct cpw_wait_thread *t, const char *comm)
+{
+	double s = t->wait_s;
+	w->seconds[t->kind] = less(w->seconds[t->kind], s);
+	w->total_s = less(w->total_s, s);
+	if (t->target >= 0 && (size_t)t->target < w->ntargets)
+		w->targets[t->target].seconds = less(w->targets[t->target].seconds, s);
+	else if (t->target == -2)
+		w->untracked_target_s = less(w->untracked_target_s, s);
+	struct cpw_wait_proc_time *p = proc_of(w, t->pid, comm);
+	if (p) {
+		p->seconds[t->kind] = less(p->seconds[t->kind], s);
+		p->total_s = less(p->total_s, s);
+		p->idle_s += s;
+	} else {
+		w->untracked_proc_s = less(w->untracked_proc_s, s);
+	}
+	w->idle_s += s;
+	t->idle = true;
+	if (!t->counted)
+		w->idle_threads++;
+	t->counted = true;
 }
 
 void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struct cpw_wait *wait,
@@ -67,11 +153,34 @@ void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struc
 {
 	if (!(seconds > 0) || (unsigned)wait->kind >= CPW_WAIT_KIND_COUNT)
 		return;
+	struct cpw_wait_thread *t = wait->tid > 0 && wait->seq ? thread_of(w, pid, wait->tid) : NULL;
+	if (t && t->seq == wait->seq && t->kind == wait->kind) {
+		t->samples++;
+		if (t->idle) { /* the same wait, still idle */
+			struct cpw_wait_proc_time *p = proc_of(w, pid, comm);
+			if (p)
+				p->idle_s += seconds;
+			w->idle_s += seconds;
+			return;
+		}
+	} else if (t) { /* probed anew: it ran, or waits on something else */
+		t->seq = wait->seq;
+		t->kind = wait->kind;
+		t->samples = 1;
+		t->wait_s = 0;
+		t->idle = false;
+	}
 	w->seconds[wait->kind] += seconds;
 	w->total_s += seconds;
-	if (wait->target[0])
-		add_target(w, pid, wait, seconds);
+	int target = wait->target[0] ? add_target(w, pid, wait, seconds) : -1;
 	add_proc(w, pid, comm, wait->kind, seconds);
+	if (!t)
+		return;
+	t->target = target;
+	t->wait_s += seconds;
+	if (t->samples >= CPW_WAIT_IDLE_SAMPLES && t->wait_s >= CPW_WAIT_IDLE_S - 1e-9 &&
+	    cpw_wait_idle_kind(pid, wait))
+		make_idle(w, t, comm);
 }
 
 void cpw_waits_set_probe_stats(struct cpw_waits *w, const struct cpw_wait_probe_stats *s)

@@ -3,6 +3,14 @@
  * kind (each off-CPU thread adds the sample interval), the top targets of each kind, and
  * the same per process; with the probe's counts of what could not be resolved.
  *
+ * Threads idle by design are kept apart: a thread other than its process's main thread
+ * that waits, without running, on a lock, a pipe queue, several descriptors of a poll or an
+ * event loop for at least CPW_WAIT_IDLE_SAMPLES samples and CPW_WAIT_IDLE_S seconds (a
+ * pool's handler threads, a spare worker): from the start of that wait its time counts in
+ * idle_s, in no kind, target or process total, so neither the dominant kind nor a lock's
+ * share nor a pipeline sees it. "Without running" is the probe's own answer carried over
+ * (the reader probes a thread again only when its schedstat moved).
+ *
  * A plain struct of fixed size (no pointers), so report fixtures can fill one.
  */
 #ifndef CPERFWATCH_MODEL_WAITS_H
@@ -16,6 +24,12 @@
 
 #define CPW_WAIT_TARGETS_MAX 48 /* distinct (kind, target) pairs kept; the rest is counted */
 #define CPW_WAIT_PROCS_MAX 32   /* processes kept; the rest is counted */
+#define CPW_WAIT_THREADS_MAX 256 /* threads followed for idleness; past it the one that waited
+				  * least recently is forgotten */
+/* A wait is idle by design from this many samples and seconds on (the classifier's
+ * thresholds table lists them: idle_thread_samples, idle_thread_s). */
+#define CPW_WAIT_IDLE_SAMPLES 5
+#define CPW_WAIT_IDLE_S 0.5
 
 struct cpw_wait_target_time {
 	enum cpw_wait_kind kind;
@@ -30,6 +44,20 @@ struct cpw_wait_proc_time {
 	char comm[64]; /* raw */
 	double seconds[CPW_WAIT_KIND_COUNT];
 	double total_s;
+	double idle_s; /* its threads' time idle by design, in none of the above */
+};
+
+/* One thread's current wait, followed to tell idleness by design. */
+struct cpw_wait_thread {
+	pid_t pid, tid;
+	uint64_t seq;       /* the probe of its current wait */
+	enum cpw_wait_kind kind;
+	int target;         /* its index in targets; -1 none, -2 past the table */
+	double wait_s;      /* thread-seconds of the current wait so far */
+	unsigned samples;   /* samples of it */
+	bool idle;          /* found idle by design: its time goes to idle_s */
+	bool counted;       /* counted once among idle_threads */
+	uint64_t last_add;  /* when it last waited, in adds: the oldest record is reused */
 };
 
 struct cpw_waits {
@@ -41,14 +69,24 @@ struct cpw_waits {
 	struct cpw_wait_proc_time procs[CPW_WAIT_PROCS_MAX];
 	size_t nprocs;
 	double untracked_proc_s;
+	double idle_s;                       /* thread-seconds idle by design, in no kind */
+	unsigned idle_threads;               /* threads found idle by design */
+	struct cpw_wait_thread threads[CPW_WAIT_THREADS_MAX];
+	size_t nthreads;
+	uint64_t adds;                       /* waits added: the threads' clock */
 	bool probed;                         /* the probe ran at least once */
 	struct cpw_wait_probe_stats probe;   /* its counts: denied, no syscall file, over budget */
 };
 
 void cpw_waits_init(struct cpw_waits *w);
-/* Adds one probed wait of a thread of pid (comm raw) lasting seconds. */
+/* Adds one probed wait of a thread of pid (comm raw) lasting seconds: to its kind, target
+ * and process, or to idle_s once the thread (wait->tid) is idle by design. */
 void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struct cpw_wait *wait,
 		   double seconds);
+/* Whether a wait of thread tid of pid, not run since it began, may be idle by design: not
+ * the main thread; a lock, a pipe queue, a poll on several descriptors, an event loop. */
+bool cpw_wait_idle_kind(pid_t pid, const struct cpw_wait *wait);
+
 /* Keeps a copy of the probe's counts for the report's notes. */
 void cpw_waits_set_probe_stats(struct cpw_waits *w, const struct cpw_wait_probe_stats *s);
 /* Orders targets and processes by thread-seconds, largest first (before reporting). */

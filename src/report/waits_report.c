@@ -5,7 +5,9 @@
  * processes that waited most, with their kinds. Targets and names come from the kernel
  * and may hold anything (a path with a newline): text escapes them for the terminal,
  * JSON for UTF-8 (json-c escapes the controls). What the probe could not resolve (no
- * permission, no syscall file, the budget spent) becomes notes at the end.
+ * permission, no syscall file, the budget spent, a poll's descriptors unread) becomes
+ * notes at the end. Threads idle by design (model/waits.h) are one line apart, after the
+ * kinds, in no share.
  */
 #include "config.h"
 #include "report/waits_report.h"
@@ -36,7 +38,9 @@ static int kinds_by_time(const struct cpw_waits *w, int *order)
 }
 
 /* The notes of what could not be resolved; returns how many were written to notes. */
-static int probe_notes(const struct cpw_waits *w, char notes[3][200])
+#define NOTES_MAX 4
+
+static int probe_notes(const struct cpw_waits *w, char notes[NOTES_MAX][200])
 {
 	const struct cpw_wait_probe_stats *s = &w->probe;
 	int n = 0;
@@ -56,6 +60,10 @@ static int probe_notes(const struct cpw_waits *w, char notes[3][200])
 			 "%llu wait%s left without a target",
 			 (unsigned long long)s->samples_over_budget, s->samples_over_budget == 1 ? "" : "s",
 			 s->budget, (unsigned long long)s->over_budget, s->over_budget == 1 ? "" : "s");
+	if (s->poll_denied)
+		snprintf(notes[n++], 200, "the descriptors of %llu poll or select wait%s were not readable (no "
+			 "ptrace rights over the process): counted as event loops",
+			 (unsigned long long)s->poll_denied, s->poll_denied == 1 ? "" : "s");
 	return n;
 }
 
@@ -64,7 +72,7 @@ int cpw_waits_write_text(const struct cpw_waits *w, FILE *out)
 	char esc[CPW_WAIT_TARGET_LEN * 4];
 	int order[CPW_WAIT_KIND_COUNT];
 
-	if (!w || !(w->total_s > 0))
+	if (!w || !(w->total_s > 0 || w->idle_s > 0))
 		return 0;
 	struct cpw_waits *sorted = malloc(sizeof(*sorted));
 	if (!sorted)
@@ -81,7 +89,7 @@ int cpw_waits_write_text(const struct cpw_waits *w, FILE *out)
 		int shown = 0;
 		for (size_t t = 0; t < sorted->ntargets && shown < CPW_WAITS_REPORT_TARGETS; t++) {
 			const struct cpw_wait_target_time *x = &sorted->targets[t];
-			if ((int)x->kind != k)
+			if ((int)x->kind != k || !(x->seconds > 0))
 				continue;
 			cpw_escape_for_terminal(x->target, esc, sizeof(esc));
 			fprintf(out, "\t    %-44s %8.2f s\n", esc, x->seconds);
@@ -91,6 +99,10 @@ int cpw_waits_write_text(const struct cpw_waits *w, FILE *out)
 	if (sorted->untracked_target_s > 0)
 		fprintf(out, "\t(%.2f s on targets past the %d listed)\n", sorted->untracked_target_s,
 			CPW_WAIT_TARGETS_MAX);
+	if (sorted->idle_s > 0)
+		fprintf(out, "\tidle by design %8.2f s in %u helper thread%s that waited on a lock, a queue or a "
+			"poll without running (not in the shares above)\n", sorted->idle_s,
+			sorted->idle_threads, sorted->idle_threads == 1 ? "" : "s");
 	fputs("    By process:\n", out);
 	for (size_t i = 0; i < sorted->nprocs && i < CPW_WAITS_REPORT_PROCS; i++) {
 		const struct cpw_wait_proc_time *p = &sorted->procs[i];
@@ -103,11 +115,13 @@ int cpw_waits_write_text(const struct cpw_waits *w, FILE *out)
 		for (int j = 0; j < npk && j < 3; j++)
 			fprintf(out, "%s %s %.2f s", j ? "," : ":", cpw_wait_kind_name((enum cpw_wait_kind)pk[j]),
 				p->seconds[pk[j]]);
+		if (p->idle_s > 0)
+			fprintf(out, " (and %.2f s idle by design)", p->idle_s);
 		fputc('\n', out);
 	}
 	if (sorted->nprocs > CPW_WAITS_REPORT_PROCS)
 		fprintf(out, "\t(%zu more processes)\n", sorted->nprocs - CPW_WAITS_REPORT_PROCS);
-	char notes[3][200];
+	char notes[NOTES_MAX][200];
 	int nnotes = probe_notes(sorted, notes);
 	for (int i = 0; i < nnotes; i++)
 		fprintf(out, "\t(%s)\n", notes[i]);
@@ -127,6 +141,7 @@ static struct json_object *probe_json(struct cpw_json_doc *d, const struct cpw_w
 	cpw_json_put(d, o, "over_budget", cpw_json_doc_int(d, (int64_t)s->over_budget));
 	cpw_json_put(d, o, "samples_over_budget", cpw_json_doc_int(d, (int64_t)s->samples_over_budget));
 	cpw_json_put(d, o, "budget_reads_per_sample", cpw_json_doc_int(d, (int64_t)s->budget));
+	cpw_json_put(d, o, "poll_denied", cpw_json_doc_int(d, (int64_t)s->poll_denied));
 	return o;
 }
 
@@ -140,11 +155,11 @@ static struct json_object *kinds_json(struct cpw_json_doc *d, const struct cpw_w
 		int k = order[i];
 		struct json_object *kind = cpw_json_doc_object(d);
 		cpw_json_put(d, kind, "thread_s", cpw_json_doc_number(d, sorted->seconds[k]));
-		cpw_json_put(d, kind, "share", cpw_json_doc_number(d, sorted->seconds[k] / sorted->total_s));
+		cpw_json_put(d, kind, "share", cpw_json_doc_number(d, sorted->total_s > 0 ? sorted->seconds[k] / sorted->total_s : 0));
 		struct json_object *targets = cpw_json_doc_array(d);
 		for (size_t t = 0; !d->failed && t < sorted->ntargets; t++) {
 			const struct cpw_wait_target_time *x = &sorted->targets[t];
-			if ((int)x->kind != k)
+			if ((int)x->kind != k || !(x->seconds > 0))
 				continue;
 			struct json_object *e = cpw_json_doc_object(d);
 			cpw_json_put(d, e, "target", cpw_json_doc_string(d, x->target));
@@ -185,13 +200,18 @@ struct json_object *cpw_waits_to_json(const struct cpw_waits *w)
 				cpw_json_put(d, pk, cpw_wait_kind_name((enum cpw_wait_kind)k),
 					     cpw_json_doc_number(d, p->seconds[k]));
 		cpw_json_put(d, e, "kinds", pk);
+		cpw_json_put(d, e, "idle_by_design_s", cpw_json_doc_number(d, p->idle_s));
 		cpw_json_append(d, procs, e);
 	}
 	cpw_json_put(d, o, "processes", procs);
 	cpw_json_put(d, o, "untracked_target_s", cpw_json_doc_number(d, sorted->untracked_target_s));
 	cpw_json_put(d, o, "untracked_process_s", cpw_json_doc_number(d, sorted->untracked_proc_s));
+	struct json_object *idle = cpw_json_doc_object(d);
+	cpw_json_put(d, idle, "thread_s", cpw_json_doc_number(d, sorted->idle_s));
+	cpw_json_put(d, idle, "threads", cpw_json_doc_int(d, sorted->idle_threads));
+	cpw_json_put(d, o, "idle_by_design", idle);
 	cpw_json_put(d, o, "probe", probe_json(d, sorted));
-	char notes[3][200];
+	char notes[NOTES_MAX][200];
 	int nnotes = probe_notes(sorted, notes);
 	struct json_object *jn = cpw_json_doc_array(d);
 	for (int i = 0; i < nnotes; i++)

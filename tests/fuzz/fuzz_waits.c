@@ -1,6 +1,9 @@
 /*
  * fuzz_waits.c: fuzz target for the wait parsers: cpw_parse_syscall (the syscall file),
- * cpw_net_find_inode and cpw_net_target (/proc/net tables) and cpw_fd_link_type.
+ * cpw_net_find_inode and cpw_net_target (/proc/net tables), cpw_fd_link_type,
+ * cpw_parse_fdinfo_flags, and what a poll or select waits on: cpw_poll_call_from_args on
+ * the syscall file's arguments, cpw_parse_pollfds and cpw_parse_fdsets on the raw bytes
+ * (as copied from a process's memory: any length, any alignment).
  *
  * The first byte picks the table and the inode searched for; the text is not
  * NUL-terminated, so a parser reading past len shows under ASan.
@@ -26,6 +29,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = cpw_parse_syscall(buf, size, &f);
 	FUZZ_ASSERT(rc == 0 || rc == -EINVAL);
 	FUZZ_ASSERT(rc != 0 || f.nargs == 0 || f.nargs == 6);
+
+	unsigned flags;
+	rc = cpw_parse_fdinfo_flags(buf, size, &flags);
+	FUZZ_ASSERT(rc == 0 || rc == -EINVAL);
+	if (cpw_parse_syscall(buf, size, &f) == 0) {
+		static const char *const calls[] = { "poll", "ppoll", "select", "pselect6", "read" };
+		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+			struct cpw_poll_call c;
+			rc = cpw_poll_call_from_args(calls[i], &f, 8, &c);
+			FUZZ_ASSERT(rc == 0 || rc == -E2BIG || rc == -EINVAL || rc == -ENOENT);
+			FUZZ_ASSERT(rc != 0 || c.len <= CPW_FDSET_MAX_BYTES + sizeof(unsigned long));
+			FUZZ_ASSERT(rc != -E2BIG || c.len == 0);
+		}
+	}
+	/* The bytes as a pollfd array and as three fd sets, from an odd offset too. */
+	struct cpw_polled_fd fds[9];
+	size_t max = data[-1] % 10u;
+	size_t n = cpw_parse_pollfds(data, size, fds, max);
+	FUZZ_ASSERT(n <= size / 8);
+	for (size_t i = 0; i < n && i < max; i++)
+		FUZZ_ASSERT(fds[i].fd >= 0);
+	size_t third = size / 3;
+	n = cpw_parse_fdsets(data, data + third, size > 1 ? data + 1 : NULL, third, (uint64_t)data[-1] * 37u, fds,
+			     max);
+	for (size_t i = 0; i < n && i < max; i++)
+		FUZZ_ASSERT(fds[i].fd >= 0 && (uint64_t)fds[i].fd < (uint64_t)data[-1] * 37u);
 
 	struct cpw_net_entry e;
 	rc = cpw_net_find_inode(buf, size, proto, inode, &e);

@@ -10,6 +10,13 @@
 #   sh -c 'spin 2 | cat'             the finding names spin, cpu-bound, as the pipeline's
 #                                    bottleneck; the pipe target names spin and its pid
 #   direct_read (O_DIRECT)           io-bound, naming the file (on a block device only)
+#   urllib with timeout=30, 8 threads, against a slow local HTTP server (python3, port
+#   picked by the kernel)            a poll on one socket: network on TCP 127.0.0.1:PORT,
+#                                    not event-loop, with the network advice
+#   a poll on 20 pipes               still an event loop: "poll on 20 fds"
+#   multiprocessing.Pool(2) computing
+#                                    no pipeline finding (the result pipe is a queue), the
+#                                    pool's handler threads idle by design, apart, cpu-bound
 #
 # The network case's JSON report is validated against the schema where the validator exists.
 
@@ -33,7 +40,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 17
+plan 26
 
 # Prints one thing of a report: class, evidence text, findings, advice, the waits' targets.
 cat >"$SCRATCH/get.py" <<'EOF'
@@ -106,13 +113,18 @@ for _ in range(int(sys.argv[2])):  # one request at a time: blocked in recv
     if not c.recv(100):
         break
 EOF
-"$PY" "$SCRATCH/server.py" "$SCRATCH/port" &
-SERVER_PID=$!
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	[ -s "$SCRATCH/port" ] && break
-	sleep 0.1
-done
-PORT=$(cat "$SCRATCH/port" 2>/dev/null)
+# start_server SCRIPT: starts a test server (SERVER_PID) and sets PORT to the port it wrote
+# (empty when it did not within 2 s).
+start_server() {
+	"$PY" "$1" "$1.port" &
+	SERVER_PID=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		[ -s "$1.port" ] && break
+		sleep 0.1
+	done
+	PORT=$(cat "$1.port" 2>/dev/null)
+}
+start_server "$SCRATCH/server.py"
 if [ -z "$PORT" ]; then
 	for t in "network: class" "network: kind" "network: target" "network: advice" \
 		"network: text Waits section" "network: JSON valid" "network: live view"; do
@@ -151,6 +163,130 @@ else
 fi
 kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=
+
+# --- urllib with a timeout: a poll on one socket is a wait on that socket --------------------
+cat >"$SCRATCH/http_server.py" <<'EOF'
+import http.server, os, sys, threading, time
+class Slow(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        time.sleep(0.8)  # slow: each answer takes 800 ms
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+    def log_message(self, *args):
+        pass
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+srv.daemon_threads = True
+threading.Timer(60, srv.shutdown).start()  # bounded: gone after 60 s in any case
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+srv.serve_forever()
+EOF
+cat >"$SCRATCH/urllib_client.py" <<'EOF'
+import concurrent.futures, sys, urllib.request
+url = "http://127.0.0.1:%s/" % sys.argv[1]
+def fetch(_):
+    return urllib.request.urlopen(url, timeout=30).read()  # a timeout: poll, then recv
+with concurrent.futures.ThreadPoolExecutor(8) as pool:  # 8 threads, 3 requests each
+    list(pool.map(fetch, range(24)))
+EOF
+start_server "$SCRATCH/http_server.py"
+if [ -z "$PORT" ]; then
+	for t in "urllib timeout: kind" "urllib timeout: target" "urllib timeout: advice"; do
+		not_ok "$t" "the test HTTP server did not start"
+	done
+else
+	R=$SCRATCH/urllib.json
+	"$CPW" --json -o "$R" -- "$PY" "$SCRATCH/urllib_client.py" "$PORT"
+	# The kinds by thread-seconds, most first: network, and event-loop nowhere near it.
+	KINDS=$("$PY" -c 'import json, sys
+k = (json.load(open(sys.argv[1])).get("waits") or {}).get("kinds") or {}
+print(" ".join("%s=%.2f" % (n, v["thread_s"]) for n, v in sorted(k.items(), key=lambda x: -x[1]["thread_s"])))' "$R")
+	case "$KINDS" in
+	network=*) case "$KINDS" in
+		*event-loop=*) not_ok "urllib timeout: the waits are network, not event-loop" "$KINDS" ;;
+		*) ok "urllib timeout: the waits are network, not event-loop" ;;
+		esac ;;
+	*) not_ok "urllib timeout: the waits are network, not event-loop" "$KINDS" ;;
+	esac
+	has "urllib timeout: the Waits name TCP 127.0.0.1:$PORT" "$R" targets "network TCP 127.0.0.1:$PORT"
+	if [ "$(get class "$R")" = waiting ]; then
+		has "urllib timeout: the advice is the network's" "$R" advice "make the requests concurrent"
+	else
+		# Other load took the CPUs: starved, the waits' advice in second place.
+		ok "urllib timeout: the advice is the network's # busy host: $(get class "$R")"
+	fi
+fi
+kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=
+
+# --- a poll on many descriptors is an event loop ---------------------------------------------
+cat >"$SCRATCH/poll20.py" <<'EOF'
+import os, select
+p = select.poll()
+pipes = [os.pipe() for _ in range(20)]
+for r, _ in pipes:
+    p.register(r, select.POLLIN)
+for _ in range(3):
+    p.poll(600)  # nothing is ever written: 1.8 s waiting on 20 fds
+EOF
+R=$SCRATCH/poll20.json
+"$CPW" --json -o "$R" -- "$PY" "$SCRATCH/poll20.py"
+has "poll on 20 fds: the evidence says event-loop" "$R" evidence "was on event-loop"
+has "poll on 20 fds: the target says how many" "$R" targets "event-loop poll on 20 fds"
+
+# --- a multiprocessing pool computing ----------------------------------------------------------
+cat >"$SCRATCH/pool.py" <<'EOF'
+import multiprocessing as mp
+def work(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+if __name__ == "__main__":
+    with mp.Pool(2) as pool:  # 8 chunks of pure computing over 2 workers
+        print(sum(pool.map(work, [2_000_000] * 8)))
+EOF
+R=$SCRATCH/pool.json
+"$CPW" --json -o "$R" -- "$PY" "$SCRATCH/pool.py" >/dev/null
+if get findings "$R" | grep -qF "pipeline's bottleneck"; then
+	not_ok "pool: no pipeline finding about its result pipe" "$(get findings "$R")"
+else
+	ok "pool: no pipeline finding about its result pipe"
+fi
+case $(get class "$R") in
+cpu-bound) ok "pool: verdict is cpu-bound" ;;
+# On a busy host the workers also wait for a CPU: starved, still not waiting.
+cpu-starved) ok "pool: verdict is cpu-bound # busy host: cpu-starved" ;;
+*) not_ok "pool: verdict is cpu-bound" "$(get class "$R"): $(get evidence "$R")" ;;
+esac
+cat >"$SCRATCH/idle.py" <<'EOF'
+import json, sys
+w = json.load(open(sys.argv[1])).get("waits") or {}
+idle = w.get("idle_by_design") or {}
+lock = ((w.get("kinds") or {}).get("lock") or {}).get("thread_s", 0)
+print(idle.get("threads", 0), idle.get("thread_s", 0), lock)
+EOF
+set -- $("$PY" "$SCRATCH/idle.py" "$R")
+# The pool's handler threads (the task handler on a queue's lock, the worker handler polling
+# the workers' sentinels, the result handler on the result queue) do not run while the
+# workers compute.
+# The task handler waits on a lock as long as the main thread does: with it apart, the
+# idle time is at least half the lock waits left (the main thread's).
+if [ "${1:-0}" -ge 1 ] && "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) >= 0.5 * float(sys.argv[2]))" "$2" "$3"; then
+	ok "pool: its handler threads are idle by design, apart from the lock waits"
+else
+	not_ok "pool: its handler threads are idle by design, apart from the lock waits" \
+		"idle threads ${1:-?}, idle ${2:-?} s, lock ${3:-?} s"
+fi
+"$CPW" -o "$SCRATCH/pool.txt" -- "$PY" "$SCRATCH/pool.py" >/dev/null
+if sed -n '/^Waits/,/^Verdict/p' "$SCRATCH/pool.txt" | grep -Eq "^	idle by design +[0-9.]+ s in [0-9]+ helper threads? "; then
+	ok "pool: the text Waits section shows the idle threads apart"
+else
+	not_ok "pool: the text Waits section shows the idle threads apart" "$(sed -n '/^Waits/,/^Phases/p' "$SCRATCH/pool.txt")"
+fi
 
 # --- a pipeline whose producer is CPU-bound -----------------------------------------------
 R=$SCRATCH/pipe.json

@@ -3,7 +3,9 @@
  * and the probe on the fixture /proc root tests/fixtures/procroot-waits (sockets connected,
  * listening, vanished; a pipe fed by another process of the tree; an epoll; a terminal;
  * a file whose path holds a newline; a thread without syscall file; the cache and the
- * budget). The fixture's syscall files hold x86-64 numbers: the probe tests run there only.
+ * budget; polls and selects on a few fds and on many, read through a memory reader of the
+ * test's; a pipe queue). The fixture's syscall files hold x86-64 numbers: the probe tests
+ * run there only. Also the idle-by-design rule of the waits model.
  */
 #include "config.h"
 #include "source/waits/wait_kind.h"
@@ -50,6 +52,139 @@ static void test_parse_syscall(void)
 	const char *bad[] = { "", "x 0x1", "45 0x3 0x4\n", "-1 0x1\n", "-7 0x1 0x2\n", "45 0x3 zz 0 0 0 0 1 2\n" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CU_ASSERT_EQUAL(cpw_parse_syscall(bad[i], strlen(bad[i]), &f), -EINVAL);
+}
+
+static struct cpw_syscall_fields call_of(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	struct cpw_syscall_fields f;
+	memset(&f, 0, sizeof(f));
+	f.nr = 7;
+	f.nargs = 6;
+	f.args[0] = a0;
+	f.args[1] = a1;
+	f.args[2] = a2;
+	f.args[3] = a3;
+	return f;
+}
+
+/* What to read for a poll or a select, from its arguments. */
+static void test_poll_args(void)
+{
+	struct cpw_poll_call c;
+	struct cpw_syscall_fields f = call_of(0x7ffd1000, 3, 30000, 0);
+
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(c.style, CPW_POLL_POLLFD);
+	CU_ASSERT_EQUAL(c.addr[0], 0x7ffd1000);
+	CU_ASSERT_EQUAL(c.len, 24);
+	CU_ASSERT_EQUAL(c.nfds, 3);
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("ppoll", &f, 8, &c), 0);
+	/* More than the few: not read. */
+	f = call_of(0x7ffd1000, 20, 0, 0);
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), -E2BIG);
+	CU_ASSERT_EQUAL(c.nfds, 20);
+	CU_ASSERT_EQUAL(c.len, 0);
+	/* A pollfd count with no array is not a call the kernel would take. */
+	f = call_of(0, 2, 0, 0);
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), -EINVAL);
+	/* poll(NULL, 0, ms): nothing to read. */
+	f = call_of(0, 0, 100, 0);
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(c.len, 0);
+	/* select(n, r, w, e, tv): whole longs up to n. */
+	f = call_of(11, 0x2000, 0, 0x3000);
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("select", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(c.style, CPW_POLL_FDSET);
+	CU_ASSERT_EQUAL(c.len, sizeof(unsigned long));
+	CU_ASSERT_EQUAL(c.addr[0], 0x2000);
+	CU_ASSERT_EQUAL(c.addr[1], 0);
+	CU_ASSERT_EQUAL(c.addr[2], 0x3000);
+	f = call_of(65, 0x2000, 0, 0);
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("pselect6", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(c.len, sizeof(unsigned long) == 8 ? 16 : 12); /* 2 or 3 whole longs */
+	f = call_of((uint64_t)CPW_FDSET_MAX_BYTES * 8 + 1, 0x2000, 0, 0);
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("select", &f, 8, &c), -E2BIG);
+	f = call_of(3, 0x2000, 0, 0);
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("read", &f, 8, &c), -ENOENT);
+	f.nargs = 0;
+	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), -EINVAL);
+}
+
+static void put_pollfd(unsigned char *b, int fd, short events)
+{
+	memcpy(b, &fd, sizeof(fd));
+	memcpy(b + 4, &events, sizeof(events));
+	memset(b + 6, 0, 2);
+}
+
+/* A pollfd array: negative fds skipped, each fd once, POLLOUT alone a write. */
+static void test_parse_pollfds(void)
+{
+	unsigned char b[5 * 8 + 3];
+	struct cpw_polled_fd fds[8];
+
+	put_pollfd(b, 3, 0x1);
+	put_pollfd(b + 8, -1, 0x1);
+	put_pollfd(b + 16, 5, 0x4);
+	put_pollfd(b + 24, 3, 0x4);
+	put_pollfd(b + 32, 7, 0x5);
+	memset(b + 40, 0xff, 3); /* a partial entry: ignored */
+	CU_ASSERT_EQUAL_FATAL(cpw_parse_pollfds(b, sizeof(b), fds, 8), 3);
+	CU_ASSERT_EQUAL(fds[0].fd, 3);
+	CU_ASSERT_FALSE(fds[0].write); /* read and write: a read */
+	CU_ASSERT_EQUAL(fds[1].fd, 5);
+	CU_ASSERT_TRUE(fds[1].write);
+	CU_ASSERT_EQUAL(fds[2].fd, 7);
+	CU_ASSERT_FALSE(fds[2].write);
+	/* Cut at max, counted in all. */
+	CU_ASSERT_EQUAL(cpw_parse_pollfds(b, sizeof(b), fds, 1), 3);
+	CU_ASSERT_EQUAL(fds[0].fd, 3);
+	CU_ASSERT_EQUAL(cpw_parse_pollfds(b, 7, fds, 8), 0);
+	/* Unaligned input. */
+	unsigned char u[17];
+	put_pollfd(u + 1, 9, 0x1);
+	put_pollfd(u + 9, 2, 0x1);
+	CU_ASSERT_EQUAL(cpw_parse_pollfds(u + 1, 16, fds, 8), 2);
+	CU_ASSERT_EQUAL(fds[1].fd, 2);
+}
+
+/* select's bitmaps: bits below n, reads and writes, each fd once. */
+static void test_parse_fdsets(void)
+{
+	unsigned long r[2] = { 0, 0 }, w[2] = { 0, 0 };
+	struct cpw_polled_fd fds[8];
+	const size_t bits = 8 * sizeof(unsigned long);
+
+	r[0] = 1ul << 3 | 1ul << 10;
+	w[0] = 1ul << 10 | 1ul << 4;
+	r[1] = 1ul; /* fd `bits`: at n = bits it is past the range */
+	CU_ASSERT_EQUAL_FATAL(cpw_parse_fdsets(r, w, NULL, sizeof(r), bits, fds, 8), 3);
+	CU_ASSERT_EQUAL(fds[0].fd, 3);
+	CU_ASSERT_FALSE(fds[0].write);
+	CU_ASSERT_EQUAL(fds[1].fd, 10);
+	CU_ASSERT_FALSE(fds[1].write);
+	CU_ASSERT_EQUAL(fds[2].fd, 4);
+	CU_ASSERT_TRUE(fds[2].write);
+	CU_ASSERT_EQUAL(cpw_parse_fdsets(r, w, NULL, sizeof(r), bits + 1, fds, 8), 4);
+	CU_ASSERT_EQUAL(cpw_parse_fdsets(NULL, NULL, NULL, sizeof(r), bits, fds, 8), 0);
+	/* An except set counts as a read. */
+	CU_ASSERT_EQUAL(cpw_parse_fdsets(NULL, NULL, w, sizeof(unsigned long), bits, fds, 8), 2);
+	CU_ASSERT_FALSE(fds[0].write);
+}
+
+static void test_fdinfo_flags(void)
+{
+	unsigned flags = 99;
+	const char ok[] = "pos:\t0\nflags:\t02000001\nmnt_id:\t14\n";
+	CU_ASSERT_EQUAL(cpw_parse_fdinfo_flags(ok, strlen(ok), &flags), 0);
+	CU_ASSERT_EQUAL(flags, 02000001);
+	const char *bad[] = { "pos:\t0\n", "flags:\t\n", "flags:\t09\n", "flags:\t-1\n", "flags:\t0x1\n",
+			      "flags:\t7777777777777\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT_EQUAL(cpw_parse_fdinfo_flags(bad[i], strlen(bad[i]), &flags), -EINVAL);
+	const char last[] = "flags:\t0";
+	CU_ASSERT_EQUAL(cpw_parse_fdinfo_flags(last, strlen(last), &flags), 0);
+	CU_ASSERT_EQUAL(flags, 0);
 }
 
 static const char tcp[] =
@@ -156,6 +291,14 @@ static void test_classify(void)
 		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("waitid"), CPW_FD_UNKNOWN), CPW_WAIT_CHILD);
 		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("epoll_pwait"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
 		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("ppoll"), CPW_FD_UNKNOWN), CPW_WAIT_EVENT_LOOP);
+		/* A poll on a few fds is a wait on the most telling of them. */
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("poll"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("pselect6"), CPW_FD_PIPE), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("select"), CPW_FD_TIMER), CPW_WAIT_TIMER);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("ppoll"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "poll_schedule_timeout", nr_of("poll"), CPW_FD_FILE),
+				CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("epoll_wait"), CPW_FD_SOCKET), CPW_WAIT_EVENT_LOOP);
 		CU_ASSERT_EQUAL(cpw_wait_classify('D', "", nr_of("fsync"), CPW_FD_FILE), CPW_WAIT_DISK);
 	}
 	/* Outside a call in D: a page fault. */
@@ -238,6 +381,101 @@ static void test_model_waits(void)
 	CU_ASSERT_DOUBLE_EQUAL(w.untracked_target_s, 4.0, 1e-9);
 	CU_ASSERT_EQUAL(w.nprocs, CPW_WAIT_PROCS_MAX);
 	CU_ASSERT_TRUE(w.untracked_proc_s > 0);
+}
+
+static void add_thread_wait(struct cpw_waits *w, pid_t pid, pid_t tid, uint64_t seq, enum cpw_wait_kind kind,
+			    const char *target, bool queue)
+{
+	struct cpw_wait one;
+	memset(&one, 0, sizeof(one));
+	one.kind = kind;
+	one.tid = tid;
+	one.seq = seq;
+	one.queue = queue;
+	snprintf(one.target, sizeof(one.target), "%s", target);
+	cpw_waits_add(w, pid, "python3", &one, 0.1);
+}
+
+/* Idle by design: a helper thread on one lock, queue or poll without running, for
+ * CPW_WAIT_IDLE_SAMPLES samples and CPW_WAIT_IDLE_S seconds, leaves the kinds; the main
+ * thread, a thread that runs between waits, a network wait do not. */
+static void test_model_idle(void)
+{
+	struct cpw_waits w;
+	double share;
+	const int n = 20; /* 2 s of 0.1 s samples */
+
+	CU_ASSERT_TRUE(CPW_WAIT_IDLE_SAMPLES * 0.1 <= CPW_WAIT_IDLE_S + 1e-9); /* the seconds decide here */
+	cpw_waits_init(&w);
+	for (int i = 0; i < n; i++) {
+		add_thread_wait(&w, 10, 10, 1, CPW_WAIT_LOCK, "", false);           /* main: stays */
+		add_thread_wait(&w, 10, 11, 2, CPW_WAIT_LOCK, "", false);           /* handler: idle */
+		add_thread_wait(&w, 10, 12, 3, CPW_WAIT_PIPE, "pipe queue from worker (pid 20)", true);
+		add_thread_wait(&w, 10, 13, 100 + (uint64_t)i, CPW_WAIT_LOCK, "", false); /* runs between */
+		add_thread_wait(&w, 10, 14, 4, CPW_WAIT_NETWORK, "TCP 10.0.0.1:80", false);
+		add_thread_wait(&w, 10, 15, 5, CPW_WAIT_PIPE, "pipe from xz (pid 30)", false);
+	}
+	CU_ASSERT_EQUAL(w.idle_threads, 2);
+	CU_ASSERT_DOUBLE_EQUAL(w.idle_s, 2 * n * 0.1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_LOCK], 2 * n * 0.1, 1e-9); /* main + tid 13 */
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_PIPE], n * 0.1, 1e-9);      /* xz's only */
+	CU_ASSERT_DOUBLE_EQUAL(w.total_s, 4 * n * 0.1, 1e-9);
+	CU_ASSERT_EQUAL(cpw_waits_dominant(&w, &share), CPW_WAIT_LOCK);
+	CU_ASSERT_DOUBLE_EQUAL(share, 0.5, 1e-9);
+	const struct cpw_wait_target_time *q = NULL;
+	for (size_t i = 0; i < w.ntargets; i++)
+		if (strncmp(w.targets[i].target, "pipe queue", 10) == 0)
+			q = &w.targets[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	CU_ASSERT_DOUBLE_EQUAL(q->seconds, 0, 1e-9);
+	const struct cpw_wait_proc_time *p = cpw_waits_proc(&w, 10);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_DOUBLE_EQUAL(p->idle_s, 2 * n * 0.1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p->total_s, 4 * n * 0.1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p->seconds[CPW_WAIT_LOCK], 2 * n * 0.1, 1e-9);
+	/* It runs once and waits again: a new wait, counted until it is long enough again;
+	 * its idle time stays idle. */
+	add_thread_wait(&w, 10, 11, 99, CPW_WAIT_LOCK, "", false);
+	CU_ASSERT_DOUBLE_EQUAL(w.idle_s, 2 * n * 0.1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_LOCK], 2 * n * 0.1 + 0.1, 1e-9);
+	CU_ASSERT_EQUAL(w.idle_threads, 2);
+	/* Short: one sample under, nothing is idle. */
+	cpw_waits_init(&w);
+	for (int i = 0; i + 1 < CPW_WAIT_IDLE_SAMPLES; i++)
+		add_thread_wait(&w, 10, 11, 2, CPW_WAIT_LOCK, "", false);
+	CU_ASSERT_EQUAL(w.idle_threads, 0);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_LOCK], (CPW_WAIT_IDLE_SAMPLES - 1) * 0.1, 1e-9);
+	/* Long enough in samples, too short in seconds (a fast interval): not idle either. */
+	cpw_waits_init(&w);
+	struct cpw_wait quick;
+	memset(&quick, 0, sizeof(quick));
+	quick.kind = CPW_WAIT_LOCK;
+	quick.tid = 11;
+	quick.seq = 2;
+	for (int i = 0; i < 2 * CPW_WAIT_IDLE_SAMPLES; i++)
+		cpw_waits_add(&w, 10, "python3", &quick, CPW_WAIT_IDLE_S / (4 * CPW_WAIT_IDLE_SAMPLES));
+	CU_ASSERT_EQUAL(w.idle_threads, 0);
+	/* The kinds a helper idles on. */
+	struct cpw_wait k;
+	memset(&k, 0, sizeof(k));
+	k.tid = 11;
+	k.kind = CPW_WAIT_EVENT_LOOP;
+	CU_ASSERT_TRUE(cpw_wait_idle_kind(10, &k));
+	k.kind = CPW_WAIT_PIPE;
+	CU_ASSERT_FALSE(cpw_wait_idle_kind(10, &k));
+	k.polled = 3;
+	CU_ASSERT_TRUE(cpw_wait_idle_kind(10, &k)); /* a pool's poll on its workers' sentinels */
+	k.kind = CPW_WAIT_TIMER;
+	CU_ASSERT_FALSE(cpw_wait_idle_kind(10, &k)); /* a sleep is what it does */
+	k.kind = CPW_WAIT_LOCK;
+	k.tid = 10;
+	CU_ASSERT_FALSE(cpw_wait_idle_kind(10, &k));
+	/* Past the table of threads: the one that waited least recently is forgotten. */
+	cpw_waits_init(&w);
+	for (int i = 0; i < CPW_WAIT_THREADS_MAX + 5; i++)
+		add_thread_wait(&w, 10, (pid_t)(1000 + i), 7, CPW_WAIT_LOCK, "", false);
+	CU_ASSERT_EQUAL(w.nthreads, CPW_WAIT_THREADS_MAX);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_LOCK], (CPW_WAIT_THREADS_MAX + 5) * 0.1, 1e-6);
 }
 
 /* The metrics the classifier reads: dominant kind, its target, the files, the pipeline. */
@@ -430,6 +668,110 @@ static void test_probe_given_wchan(void)
 	cpw_wait_probe_free(wp);
 }
 
+/* The test's memory of fixture process 100: a pollfd array at 0x1000 (fd 3), select's read
+ * set at 0x2000 (fds 0 and 10); 0x3000 is denied, as without ptrace rights. */
+static int mem_reads;
+static long fixture_mem(void *ctx, pid_t pid, const struct iovec *local, const struct iovec *remote,
+			unsigned long n)
+{
+	long total = 0;
+	(void)ctx;
+	mem_reads++;
+	if (pid != 100)
+		return -ESRCH;
+	for (unsigned long i = 0; i < n; i++) {
+		uintptr_t at = (uintptr_t)remote[i].iov_base;
+		unsigned char *to = local[i].iov_base;
+		memset(to, 0, local[i].iov_len);
+		if (at == 0x1000 && local[i].iov_len >= 8) {
+			put_pollfd(to, 3, 0x1);
+		} else if (at == 0x2000 && local[i].iov_len >= sizeof(unsigned long)) {
+			unsigned long set = 1ul | 1ul << 10;
+			memcpy(to, &set, sizeof(set));
+		} else {
+			return -EPERM;
+		}
+		total += (long)local[i].iov_len;
+	}
+	return total;
+}
+
+static void test_probe_poll(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 0);
+	const pid_t tree[] = { 100 };
+	CU_ASSERT_PTR_NOT_NULL_FATAL(wp);
+	cpw_wait_probe_set_mem_reader(wp, fixture_mem, NULL);
+	cpw_wait_probe_begin_sample(wp, tree, 1);
+	mem_reads = 0;
+	/* poll on one socket (a read with a timeout): the network, its peer. */
+	struct cpw_wait w = probe(wp, 100, 115, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_NETWORK);
+	CU_ASSERT_STRING_EQUAL(w.syscall, "poll");
+	CU_ASSERT_STRING_EQUAL(w.target, "TCP 127.0.0.1:8080");
+	CU_ASSERT_EQUAL(w.polled, 1);
+	CU_ASSERT_EQUAL(mem_reads, 1);
+	/* ppoll on 20 fds: an event loop, its array not even read. */
+	w = probe(wp, 100, 116, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_EVENT_LOOP);
+	CU_ASSERT_STRING_EQUAL(w.target, "poll on 20 fds");
+	CU_ASSERT_EQUAL(w.polled, 20);
+	CU_ASSERT_EQUAL(mem_reads, 1);
+	/* select on a terminal and a socket: the socket tells more. */
+	w = probe(wp, 100, 117, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_NETWORK);
+	CU_ASSERT_STRING_EQUAL(w.target, "unix /run/app.sock and 1 other fd");
+	CU_ASSERT_EQUAL(w.polled, 2);
+	CU_ASSERT_EQUAL(w.peer_pid, 0);
+	/* Denied: an event loop as before, and counted for the note. */
+	w = probe(wp, 100, 118, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_EVENT_LOOP);
+	CU_ASSERT_EQUAL(w.polled, 0);
+	CU_ASSERT_EQUAL(cpw_wait_probe_stats(wp)->poll_denied, 1);
+	/* Each probe has its own number. */
+	struct cpw_wait again = probe(wp, 100, 115, 'S');
+	CU_ASSERT_TRUE(again.seq > w.seq);
+	CU_ASSERT_EQUAL(again.tid, 115);
+	/* The default reader reads no memory under a proc root that is not /proc. */
+	cpw_wait_probe_set_mem_reader(wp, NULL, NULL);
+	w = probe(wp, 100, 115, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_EVENT_LOOP);
+	cpw_wait_probe_free(wp);
+}
+
+/* A pipe the waiting process holds both ends of is a queue: named, with no feeder. */
+static void test_probe_queue(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 0);
+	const pid_t tree[] = { 600, 700 };
+	CU_ASSERT_PTR_NOT_NULL_FATAL(wp);
+	cpw_wait_probe_begin_sample(wp, tree, 2);
+	struct cpw_wait w = probe(wp, 600, 601, 'S');
+	CU_ASSERT_EQUAL(w.kind, CPW_WAIT_PIPE);
+	CU_ASSERT_TRUE(w.queue);
+	CU_ASSERT_EQUAL(w.peer_pid, 0);
+	CU_ASSERT_STRING_EQUAL(w.target, "pipe queue from worker (pid 700)");
+	CU_ASSERT_FALSE(w.retry);
+	/* Cached: the next probe costs its fd link. */
+	uint64_t first = cpw_wait_probe_stats(wp)->reads;
+	cpw_wait_probe_begin_sample(wp, tree, 2);
+	w = probe(wp, 600, 601, 'S');
+	CU_ASSERT_EQUAL(cpw_wait_probe_stats(wp)->reads - first, 1);
+	CU_ASSERT_TRUE(w.queue);
+	CU_ASSERT_EQUAL(w.peer_pid, 0);
+	/* Without the worker in the tree: still a queue, not named until the tree changes. */
+	struct cpw_wait_probe *alone = cpw_wait_probe_new(ROOT, 0);
+	cpw_wait_probe_begin_sample(alone, tree, 1);
+	w = probe(alone, 600, 601, 'S');
+	CU_ASSERT_TRUE(w.queue);
+	CU_ASSERT_STRING_EQUAL(w.target, "pipe queue:[7000]");
+	cpw_wait_probe_begin_sample(alone, tree, 2);
+	w = probe(alone, 600, 601, 'S');
+	CU_ASSERT_STRING_EQUAL(w.target, "pipe queue from worker (pid 700)");
+	cpw_wait_probe_free(alone);
+	cpw_wait_probe_free(wp);
+}
+
 /* Past the budget the kind is still named; the target is not, and the stats say so. */
 static void test_probe_budget(void)
 {
@@ -457,6 +799,11 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("waits", NULL, NULL);
 	CU_add_test(s, "parse syscall file", test_parse_syscall);
+	CU_add_test(s, "poll and select arguments", test_poll_args);
+	CU_add_test(s, "pollfd arrays", test_parse_pollfds);
+	CU_add_test(s, "select's fd sets", test_parse_fdsets);
+	CU_add_test(s, "fdinfo flags", test_fdinfo_flags);
+	CU_add_test(s, "idle by design", test_model_idle);
 	CU_add_test(s, "tcp table by inode", test_net_tcp);
 	CU_add_test(s, "tcp6, udp, unix tables", test_net_tcp6_udp_unix);
 	CU_add_test(s, "fd link types", test_fd_link_type);
@@ -465,6 +812,8 @@ int main(void)
 	CU_add_test(s, "metrics from waits", test_metrics_from_waits);
 #if defined(__x86_64__)
 	CU_add_test(s, "probe on fixture /proc", test_probe_fixture);
+	CU_add_test(s, "probe reads a poll's few fds", test_probe_poll);
+	CU_add_test(s, "probe tells a pipe queue", test_probe_queue);
 	CU_add_test(s, "probe caches targets", test_probe_cache);
 	CU_add_test(s, "probe budget", test_probe_budget);
 	CU_add_test(s, "probe searches a pipe without a peer once per tree", test_probe_pipe_without_peer);

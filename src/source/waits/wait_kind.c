@@ -265,6 +265,9 @@ enum cpw_wait_kind cpw_wait_classify(char state, const char *wchan, long nr, enu
 	case CPW_SYS_CHILD:
 		return CPW_WAIT_CHILD;
 	case CPW_SYS_POLL:
+		/* On a few descriptors, read by the probe: a wait on them (a socket read
+		 * with a timeout); on many, or unread, an event loop. */
+		return fd == CPW_FD_UNKNOWN ? CPW_WAIT_EVENT_LOOP : by_fd(state, wchan, fd);
 	case CPW_SYS_EPOLL:
 		return CPW_WAIT_EVENT_LOOP;
 	case CPW_SYS_SYNC:

@@ -43,6 +43,11 @@ enum cpw_sys_group {
 	CPW_SYS_AIO         /* io_getevents */
 };
 
+/* A poll or select on at most this many descriptors waits on them (its kind is theirs: a
+ * socket read with a timeout is a network wait); on more, it is an event loop. The
+ * classifier's thresholds table lists it (poll_few_fds) with why. */
+#define CPW_WAIT_POLL_FEW_FDS 8
+
 /* The type of the file a call's fd argument names (from /proc/PID/fd/N). */
 enum cpw_fd_type {
 	CPW_FD_UNKNOWN,  /* not read: no fd argument, unreadable, over budget */
@@ -74,7 +79,9 @@ const struct cpw_syscall_info *cpw_syscall_by_name(const char *name);
 
 /* The kind of one thread's wait. state is the stat letter (S or D; anything else is
  * "other"), wchan the wait channel ("" or "0" when unknown), nr the system call number or
- * CPW_SYSCALL_NONE / CPW_SYSCALL_UNREAD, fd the type of its fd argument. Pure. */
+ * CPW_SYSCALL_NONE / CPW_SYSCALL_UNREAD, fd the type of its fd argument; for a poll or
+ * select, the type of the descriptor it waits on (the most telling of a few), unknown for
+ * one on many or unread: an event loop. Pure. */
 enum cpw_wait_kind cpw_wait_classify(char state, const char *wchan, long nr, enum cpw_fd_type fd);
 
 /* The kind's name in reports and JSON: "network", "pipe", "lock", "timer", "child",

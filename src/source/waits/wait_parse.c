@@ -5,6 +5,9 @@
  * in the machine's byte order ("0100007F" is 127.0.0.1 on x86), an IPv6 address four such
  * words; ports are plain hexadecimal numbers. Lines are copied before parsing, so a table
  * cut short by a buffer never makes a parser read past len.
+ *
+ * The memory of a poll or select (a pollfd array, fd_set bitmaps) comes as bytes copied
+ * from the waiting process: parsed with memcpy, never cast, any length and alignment.
  */
 #include "config.h"
 #include "source/waits/wait_parse.h"
@@ -55,6 +58,120 @@ int cpw_parse_syscall(const char *buf, size_t len, struct cpw_syscall_fields *ou
 	memcpy(out->args, v, sizeof(out->args));
 	out->nargs = 6;
 	return 0;
+}
+
+int cpw_poll_call_from_args(const char *name, const struct cpw_syscall_fields *f, unsigned max_fds,
+			    struct cpw_poll_call *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (f->nargs != 6)
+		return -EINVAL;
+	if (strcmp(name, "poll") == 0 || strcmp(name, "ppoll") == 0) {
+		out->style = CPW_POLL_POLLFD;
+		out->nfds = f->args[1];
+		if (out->nfds > max_fds)
+			return -E2BIG;
+		out->addr[0] = f->args[0];
+		out->len = (size_t)out->nfds * 8u; /* sizeof(struct pollfd) on every Linux ABI */
+		return out->len && !out->addr[0] ? -EINVAL : 0;
+	}
+	if (strcmp(name, "select") == 0 || strcmp(name, "pselect6") == 0) {
+		out->style = CPW_POLL_FDSET;
+		out->nfds = f->args[0];
+		/* The kernel reads whole longs: ceil(n / bits per long) of them. */
+		uint64_t bits = 8u * sizeof(unsigned long);
+		if (out->nfds > (uint64_t)CPW_FDSET_MAX_BYTES * 8u)
+			return -E2BIG;
+		out->len = (size_t)((out->nfds + bits - 1) / bits * sizeof(unsigned long));
+		for (int i = 0; i < 3; i++)
+			out->addr[i] = f->args[1 + i];
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Adds fd once; counts it whether kept or not. */
+static size_t add_polled(struct cpw_polled_fd *fds, size_t n, size_t max, int fd, bool write)
+{
+	for (size_t i = 0; i < n && i < max; i++)
+		if (fds[i].fd == fd) {
+			fds[i].write = fds[i].write && write; /* read and write: a read */
+			return n;
+		}
+	if (n < max) {
+		fds[n].fd = fd;
+		fds[n].write = write;
+	}
+	return n + 1;
+}
+
+size_t cpw_parse_pollfds(const void *buf, size_t len, struct cpw_polled_fd *fds, size_t max)
+{
+	const unsigned char *b = buf;
+	size_t n = 0;
+
+	for (size_t off = 0; off + 8 <= len; off += 8) {
+		int fd;
+		short events;
+		memcpy(&fd, b + off, sizeof(fd));
+		memcpy(&events, b + off + 4, sizeof(events));
+		if (fd < 0)
+			continue;
+		/* POLLOUT alone: waiting to write. */
+		n = add_polled(fds, n, max, fd, (events & 0x4) && !(events & 0x1));
+	}
+	return n;
+}
+
+size_t cpw_parse_fdsets(const void *readfds, const void *writefds, const void *exceptfds, size_t len,
+			uint64_t nfds, struct cpw_polled_fd *fds, size_t max)
+{
+	const void *sets[3] = { readfds, exceptfds, writefds }; /* reads first: a fd in both reads */
+	const size_t word = sizeof(unsigned long), bits = 8 * sizeof(unsigned long);
+	size_t n = 0;
+
+	for (int s = 0; s < 3; s++) {
+		if (!sets[s])
+			continue;
+		for (size_t w = 0; w * word + word <= len; w++) {
+			unsigned long x;
+			memcpy(&x, (const unsigned char *)sets[s] + w * word, word);
+			for (size_t bit = 0; x && bit < bits; bit++, x >>= 1) {
+				uint64_t fd = (uint64_t)w * bits + bit;
+				if ((x & 1) && fd < nfds && fd <= INT32_MAX)
+					n = add_polled(fds, n, max, (int)fd, s == 2);
+			}
+		}
+	}
+	return n;
+}
+
+int cpw_parse_fdinfo_flags(const char *buf, size_t len, unsigned *flags)
+{
+	char line[80];
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		if (n > 6 && n < sizeof(line) && memcmp(buf + pos, "flags:", 6) == 0) {
+			memcpy(line, buf + pos + 6, n - 6);
+			line[n - 6] = '\0';
+			char *p = line, *end;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p < '0' || *p > '7')
+				return -EINVAL;
+			errno = 0;
+			unsigned long v = strtoul(p, &end, 8);
+			if (errno || *end != '\0' || v > UINT32_MAX)
+				return -EINVAL;
+			*flags = (unsigned)v;
+			return 0;
+		}
+		pos += n + 1;
+	}
+	return -EINVAL;
 }
 
 static const char *const table_names[CPW_NET_PROTO_COUNT] = { "tcp", "tcp6", "udp", "udp6", "unix" };

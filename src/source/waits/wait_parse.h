@@ -20,6 +20,44 @@ struct cpw_syscall_fields {
 };
 int cpw_parse_syscall(const char *buf, size_t len, struct cpw_syscall_fields *out);
 
+/* The descriptors a poll, ppoll, select or pselect6 waits on, from the call's arguments
+ * (the syscall file) and the memory they point to (read by the probe). */
+enum cpw_poll_style { CPW_POLL_POLLFD, CPW_POLL_FDSET };
+
+#define CPW_FDSET_MAX_BYTES 1024 /* 8192 fds: a larger select is an event loop, unread */
+
+struct cpw_poll_call {
+	enum cpw_poll_style style;
+	uint64_t addr[3]; /* poll: the pollfd array; select: read, write, except sets (0: none) */
+	size_t len;       /* bytes to read at each nonzero addr */
+	uint64_t nfds;    /* poll: entries; select: the highest fd + 1 */
+};
+
+/* The memory to read for a call named name ("poll", "ppoll", "select", "pselect6") with
+ * arguments f. Returns 0, -ENOENT for another call, -E2BIG when the call waits on more
+ * than max_fds descriptors for sure (poll's count; select's highest fd past
+ * CPW_FDSET_MAX_BYTES) and len is left 0, -EINVAL when the arguments are not a call's. */
+int cpw_poll_call_from_args(const char *name, const struct cpw_syscall_fields *f, unsigned max_fds,
+			    struct cpw_poll_call *out);
+
+struct cpw_polled_fd {
+	int fd;
+	bool write; /* waits to write (POLLOUT, a write set) rather than read */
+};
+
+/* The descriptors of a struct pollfd array of len bytes (native layout: int fd, short
+ * events, short revents), negative fds skipped as poll skips them, each fd once. Up to max
+ * are written to fds; returns how many there are in all (more than max when cut). */
+size_t cpw_parse_pollfds(const void *buf, size_t len, struct cpw_polled_fd *fds, size_t max);
+
+/* The descriptors set in select's bitmaps (each len bytes of native unsigned longs, NULL
+ * when the call passed none) below nfds, each fd once; as cpw_parse_pollfds. */
+size_t cpw_parse_fdsets(const void *readfds, const void *writefds, const void *exceptfds, size_t len,
+			uint64_t nfds, struct cpw_polled_fd *fds, size_t max);
+
+/* The "flags:" line of /proc/PID/fdinfo/N (octal open flags) into *flags: 0, or -EINVAL. */
+int cpw_parse_fdinfo_flags(const char *buf, size_t len, unsigned *flags);
+
 enum cpw_net_proto { CPW_NET_TCP, CPW_NET_TCP6, CPW_NET_UDP, CPW_NET_UDP6, CPW_NET_UNIX, CPW_NET_PROTO_COUNT };
 
 /* The file name under /proc/net of each table: "tcp", "tcp6", "udp", "udp6", "unix". */

@@ -11,6 +11,17 @@
  * costs one readlink for it. A pipe whose other end is in no process of the tree is
  * cached too, until the tree changes: searching every process's fds again each sample
  * would spend the budget on an answer that cannot differ.
+ *
+ * A pipe the waiting process holds both ends of is a queue (multiprocessing's Queue,
+ * SimpleQueue, Pipe: workers feed it, and so may the waiter): named "pipe queue", with no
+ * feeder, since its writers work for the waiter rather than ahead of it in a pipeline.
+ *
+ * A poll or select names what it waits on where that is a few descriptors (at most
+ * CPW_WAIT_POLL_FEW_FDS): its pollfd array or fd_set bitmaps are copied from the process's
+ * memory (process_vm_readv: one call, one read of the budget; refused without ptrace
+ * rights, then it stays an event loop and the stats count it), each descriptor's link read,
+ * and the most telling one (a socket, then a pipe, a terminal, a file, a timer) is resolved
+ * as a read on it would be. On more descriptors it is an event loop: "poll on 20 fds".
  */
 #include "config.h"
 #include "source/waits/wait_probe.h"
@@ -25,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define CACHE_SLOTS 256
@@ -34,6 +46,8 @@ struct cached_target {
 	int fd;
 	unsigned long inode; /* 0: free slot */
 	pid_t peer_pid;      /* 0 for a pipe: no process of the tree holds its other end */
+	bool queue;          /* a pipe the process holds both ends of */
+	bool named;          /* ... and another process of the tree holds it too */
 	uint64_t tree_gen;   /* the tree that was searched, for a pipe without a peer */
 	char target[CPW_WAIT_TARGET_LEN];
 };
@@ -51,7 +65,28 @@ struct cpw_wait_probe {
 	uint64_t tree_gen;                   /* bumped whenever the tree's pids change */
 	struct cached_target cache[CACHE_SLOTS];
 	struct cpw_wait_probe_stats stats;
+	uint64_t seq;                        /* probes made */
+	bool pipe_open;                      /* this probe's pipe has no known other end yet */
+	cpw_wait_mem_reader read_mem;
+	void *read_mem_ctx;
+	unsigned char poll_mem[3][CPW_FDSET_MAX_BYTES]; /* a poll's array, a select's sets */
 };
+
+/* The default reader: the process's memory, only under the system's own /proc. */
+static long vm_read(void *ctx, pid_t pid, const struct iovec *local, const struct iovec *remote, unsigned long n)
+{
+	const struct cpw_wait_probe *wp = ctx;
+	if (strcmp(wp->proc_root, "/proc") != 0)
+		return -ENOSYS;
+	ssize_t got = process_vm_readv(pid, local, n, remote, n, 0);
+	return got < 0 ? -errno : got;
+}
+
+void cpw_wait_probe_set_mem_reader(struct cpw_wait_probe *wp, cpw_wait_mem_reader read, void *ctx)
+{
+	wp->read_mem = read ? read : vm_read;
+	wp->read_mem_ctx = read ? ctx : wp;
+}
 
 struct cpw_wait_probe *cpw_wait_probe_new(const char *proc_root, unsigned budget)
 {
@@ -61,6 +96,7 @@ struct cpw_wait_probe *cpw_wait_probe_new(const char *proc_root, unsigned budget
 	snprintf(wp->proc_root, sizeof(wp->proc_root), "%s", proc_root);
 	wp->stats.budget = budget ? budget : CPW_WAIT_BUDGET_DEFAULT;
 	wp->budget_left = wp->stats.budget;
+	cpw_wait_probe_set_mem_reader(wp, NULL, NULL);
 	return wp;
 }
 
@@ -212,13 +248,51 @@ static void resolve_socket(struct cpw_wait_probe *wp, pid_t pid, unsigned long i
 	snprintf(out->target, sizeof(out->target), "socket:[%lu] (not in /proc/net)", inode);
 }
 
+/* Whether pid holds the other end of pipe:[inode] (which it has as fd, reading or
+ * writing) on another descriptor: a write end where it reads, a read end where it writes. */
+static bool holds_other_end(struct cpw_wait_probe *wp, pid_t pid, int fd, unsigned long inode, bool reading)
+{
+	char want[48], link[128], path[320], info[512];
+	bool found = false;
+
+	snprintf(want, sizeof(want), "pipe:[%lu]", inode);
+	if (!spend(wp))
+		return false;
+	snprintf(path, sizeof(path), "%s/%d/fd", wp->proc_root, (int)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return false;
+	for (struct dirent *de; !found && (de = readdir(dir));) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || atoi(de->d_name) == fd)
+			continue;
+		int other = atoi(de->d_name);
+		if (!spend(wp))
+			break;
+		if (read_fd_link(wp, pid, other, link, sizeof(link)) <= 0 || strcmp(link, want) != 0)
+			continue;
+		unsigned flags;
+		snprintf(path, sizeof(path), "%s/%d/fdinfo/%d", wp->proc_root, (int)pid, other);
+		long len = spend(wp) ? cpw_read_file(path, info, sizeof(info)) : -1;
+		if (len <= 0 || cpw_parse_fdinfo_flags(info, (size_t)len, &flags) < 0)
+			continue;
+		unsigned mode = flags & 3u; /* O_ACCMODE: 0 read, 1 write, 2 both */
+		found = reading ? mode != 0 : mode != 1;
+	}
+	closedir(dir);
+	return found;
+}
+
 /* Searches the tree's other processes for one holding pipe:[inode]. */
-static void resolve_pipe(struct cpw_wait_probe *wp, pid_t pid, unsigned long inode, bool reading,
+static void resolve_pipe(struct cpw_wait_probe *wp, pid_t pid, int fd, unsigned long inode, bool reading,
 			 struct cpw_wait *out)
 {
 	char want[48], link[128], path[320];
 	snprintf(want, sizeof(want), "pipe:[%lu]", inode);
 	snprintf(out->target, sizeof(out->target), "pipe:[%lu]", inode);
+	out->queue = holds_other_end(wp, pid, fd, inode, reading);
+	if (out->queue)
+		snprintf(out->target, sizeof(out->target), "pipe queue:[%lu]", inode);
+	wp->pipe_open = !out->queue;
 
 	for (size_t i = 0; i < wp->ntree; i++) {
 		pid_t other = wp->tree[i];
@@ -251,9 +325,11 @@ static void resolve_pipe(struct cpw_wait_probe *wp, pid_t pid, unsigned long ino
 			snprintf(path, sizeof(path), "%s/%d/comm", wp->proc_root, (int)other);
 			if (spend(wp) && cpw_read_file(path, comm, sizeof(comm)) > 0)
 				comm[strcspn(comm, "\n")] = '\0';
-			out->peer_pid = other;
-			snprintf(out->target, sizeof(out->target), "pipe %s %s (pid %d)", reading ? "from" : "to",
-				 comm, (int)other);
+			/* A queue's writers work for the waiter: no feeder of a pipeline. */
+			out->peer_pid = out->queue ? 0 : other;
+			wp->pipe_open = false;
+			snprintf(out->target, sizeof(out->target), "pipe %s%s %s (pid %d)", out->queue ? "queue " : "",
+				 reading ? "from" : "to", comm, (int)other);
 			return;
 		}
 	}
@@ -279,6 +355,40 @@ static void resolve_epoll(struct cpw_wait_probe *wp, pid_t pid, int fd, struct c
 		 n, n == 1 ? "" : "s");
 }
 
+/* The target of pid's fd, whose link (of type fdtype, inode for a socket or pipe) was read:
+ * a socket's peer, a pipe's other end, else the link itself. */
+static void resolve_fd(struct cpw_wait_probe *wp, pid_t pid, int fd, const char *link, enum cpw_fd_type fdtype,
+		       unsigned long inode, bool reading, struct cpw_wait *out)
+{
+	if (fdtype != CPW_FD_SOCKET && fdtype != CPW_FD_PIPE) {
+		snprintf(out->target, sizeof(out->target), "%s", link);
+		return;
+	}
+	struct cached_target *c = cache_slot(wp, pid, fd, inode);
+	if (c->inode == inode && c->pid == pid && c->fd == fd &&
+	    (fdtype == CPW_FD_SOCKET || c->peer_pid || c->named || c->tree_gen == wp->tree_gen)) {
+		snprintf(out->target, sizeof(out->target), "%s", c->target);
+		out->peer_pid = c->peer_pid;
+		out->queue = c->queue;
+		wp->pipe_open = fdtype == CPW_FD_PIPE && !c->peer_pid && !c->queue;
+		return;
+	}
+	if (fdtype == CPW_FD_SOCKET)
+		resolve_socket(wp, pid, inode, out);
+	else
+		resolve_pipe(wp, pid, fd, inode, reading, out);
+	if (out->detail == CPW_WAIT_DETAIL_OK && !strstr(out->target, "(not in /proc/net)")) {
+		c->pid = pid;
+		c->fd = fd;
+		c->inode = inode;
+		c->peer_pid = out->peer_pid;
+		c->queue = out->queue;
+		c->named = out->queue && strncmp(out->target, "pipe queue:[", 12) != 0;
+		c->tree_gen = wp->tree_gen;
+		snprintf(c->target, sizeof(c->target), "%s", out->target);
+	}
+}
+
 static void resolve_target(struct cpw_wait_probe *wp, pid_t pid, const struct cpw_syscall_info *sc,
 			   const struct cpw_syscall_fields *f, struct cpw_wait *out, enum cpw_fd_type *fdtype)
 {
@@ -301,28 +411,126 @@ static void resolve_target(struct cpw_wait_probe *wp, pid_t pid, const struct cp
 		resolve_epoll(wp, pid, fd, out);
 		return;
 	}
-	if (*fdtype != CPW_FD_SOCKET && *fdtype != CPW_FD_PIPE) {
-		snprintf(out->target, sizeof(out->target), "%s", link);
+	resolve_fd(wp, pid, fd, link, *fdtype, inode, sc->group == CPW_SYS_READ, out);
+}
+
+/* How telling a descriptor's type is of what a poll waits for: a socket most. */
+static int fd_rank(enum cpw_fd_type t)
+{
+	switch (t) {
+	case CPW_FD_SOCKET:
+		return 6;
+	case CPW_FD_PIPE:
+		return 5;
+	case CPW_FD_TTY:
+		return 4;
+	case CPW_FD_FILE:
+		return 3;
+	case CPW_FD_TIMER:
+		return 2;
+	case CPW_FD_ANON:
+		return 1;
+	case CPW_FD_UNKNOWN:
+		break;
+	}
+	return 0;
+}
+
+/* A poll or select: the descriptors it waits on, read from its memory; where they are few,
+ * *fdtype is the most telling one's and the target is its (see the top of the file). */
+static void resolve_poll(struct cpw_wait_probe *wp, pid_t pid, const struct cpw_syscall_info *sc,
+			 const struct cpw_syscall_fields *f, struct cpw_wait *out, enum cpw_fd_type *fdtype)
+{
+	unsigned char (*sets)[CPW_FDSET_MAX_BYTES] = wp->poll_mem;
+	struct cpw_poll_call call;
+	struct cpw_polled_fd fds[CPW_WAIT_POLL_FEW_FDS + 1];
+	struct iovec local[3], remote[3];
+	unsigned long n = 0;
+	const bool is_poll = sc->name[strlen(sc->name) - 1] == 'l'; /* poll, ppoll */
+
+	int rc = cpw_poll_call_from_args(sc->name, f, CPW_WAIT_POLL_FEW_FDS, &call);
+	if (rc == -E2BIG) {
+		out->polled = call.nfds > UINT_MAX ? UINT_MAX : (unsigned)call.nfds;
+		snprintf(out->target, sizeof(out->target), "%s on %s%llu fds", is_poll ? "poll" : "select",
+			 is_poll ? "" : "fds up to ", (unsigned long long)call.nfds);
 		return;
 	}
-	struct cached_target *c = cache_slot(wp, pid, fd, inode);
-	if (c->inode == inode && c->pid == pid && c->fd == fd &&
-	    (*fdtype == CPW_FD_SOCKET || c->peer_pid || c->tree_gen == wp->tree_gen)) {
-		snprintf(out->target, sizeof(out->target), "%s", c->target);
-		out->peer_pid = c->peer_pid;
+	if (rc < 0)
+		return;
+	for (int i = 0; i < 3 && call.len; i++) {
+		if (!call.addr[i])
+			continue;
+		local[n].iov_base = sets[i];
+		local[n].iov_len = call.len;
+		remote[n].iov_base = (void *)(uintptr_t)call.addr[i];
+		remote[n].iov_len = call.len;
+		n++;
+	}
+	if (n == 0) {
+		/* No descriptor at all: select(0, NULL, NULL, NULL, &tv) is a sleep. */
+		*fdtype = CPW_FD_TIMER;
 		return;
 	}
-	if (*fdtype == CPW_FD_SOCKET)
-		resolve_socket(wp, pid, inode, out);
-	else
-		resolve_pipe(wp, pid, inode, sc->group == CPW_SYS_READ, out);
-	if (out->detail == CPW_WAIT_DETAIL_OK && !strstr(out->target, "(not in /proc/net)")) {
-		c->pid = pid;
-		c->fd = fd;
-		c->inode = inode;
-		c->peer_pid = out->peer_pid;
-		c->tree_gen = wp->tree_gen;
-		snprintf(c->target, sizeof(c->target), "%s", out->target);
+	if (!spend(wp)) {
+		out->detail = CPW_WAIT_DETAIL_OVER_BUDGET;
+		return;
+	}
+	long got = wp->read_mem(wp->read_mem_ctx, pid, local, remote, n);
+	if (got < 0 || (unsigned long)got != n * call.len) {
+		if (got == -EPERM || got == -EACCES)
+			wp->stats.poll_denied++;
+		return; /* unread (or changed meanwhile): an event loop, as before */
+	}
+	const void *set[3] = { NULL, NULL, NULL };
+	for (int i = 0, j = 0; i < 3; i++)
+		if (call.addr[i])
+			set[i] = sets[j++];
+	size_t nfds = call.style == CPW_POLL_POLLFD
+			      ? cpw_parse_pollfds(set[0], call.len, fds, CPW_WAIT_POLL_FEW_FDS + 1)
+			      : cpw_parse_fdsets(set[0], set[1], set[2], call.len, call.nfds, fds,
+						 CPW_WAIT_POLL_FEW_FDS + 1);
+	out->polled = nfds > UINT_MAX ? UINT_MAX : (unsigned)nfds;
+	if (nfds == 0) {
+		*fdtype = CPW_FD_TIMER; /* poll(NULL, 0, ms): a sleep */
+		return;
+	}
+	if (nfds > CPW_WAIT_POLL_FEW_FDS) {
+		snprintf(out->target, sizeof(out->target), "%s on %zu fds", is_poll ? "poll" : "select", nfds);
+		return;
+	}
+	char link[PATH_MAX], best_link[PATH_MAX] = "";
+	int best = -1, best_rank = -1;
+	unsigned long inode = 0, best_inode = 0;
+	enum cpw_fd_type best_type = CPW_FD_UNKNOWN;
+	for (size_t i = 0; i < nfds; i++) {
+		if (!spend(wp)) {
+			out->detail = CPW_WAIT_DETAIL_OVER_BUDGET;
+			return;
+		}
+		if (read_fd_link(wp, pid, fds[i].fd, link, sizeof(link)) <= 0)
+			continue;
+		enum cpw_fd_type t = cpw_fd_link_type(link, &inode);
+		if (fd_rank(t) > best_rank) {
+			best = (int)i;
+			best_rank = fd_rank(t);
+			best_type = t;
+			best_inode = inode;
+			snprintf(best_link, sizeof(best_link), "%s", link);
+		}
+	}
+	if (best < 0) {
+		out->detail = CPW_WAIT_DETAIL_FD_UNREADABLE;
+		return;
+	}
+	*fdtype = best_type;
+	resolve_fd(wp, pid, fds[best].fd, best_link, best_type, best_inode, !fds[best].write, out);
+	if (nfds > 1) {
+		/* Several: no one feeder (and no use searching again each sample). */
+		size_t len = strlen(out->target);
+		snprintf(out->target + len, sizeof(out->target) - len, " and %zu other fd%s", nfds - 1,
+			 nfds == 2 ? "" : "s");
+		out->peer_pid = 0;
+		wp->pipe_open = false;
 	}
 }
 
@@ -336,6 +544,8 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 
 	memset(out, 0, sizeof(*out));
 	out->syscall_nr = CPW_SYSCALL_UNREAD;
+	out->tid = tid;
+	wp->pipe_open = false;
 	if (cpw_kf_pathf(base, sizeof(base), "%s/%d/task/%d", wp->proc_root, (int)pid, (int)tid) < 0)
 		return -ESRCH;
 	snprintf(path, sizeof(path), "%s/syscall", base);
@@ -370,10 +580,14 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 
 	if (sc && sc->fd_arg && f.nargs > 0)
 		resolve_target(wp, pid, sc, &f, out, &fdtype);
+	else if (sc && sc->group == CPW_SYS_POLL && f.nargs > 0)
+		resolve_poll(wp, pid, sc, &f, out, &fdtype);
 
-	/* The wait channel only where the call leaves the kind open. */
+	/* The wait channel only where the call leaves the kind open: a read or write on an fd
+	 * not resolved, an eventfd, or a path slept on in S; a poll on such a path. */
 	bool decisive = sc && sc->group != CPW_SYS_UNLISTED &&
-			((sc->group != CPW_SYS_READ && sc->group != CPW_SYS_WRITE) ||
+			((sc->group != CPW_SYS_READ && sc->group != CPW_SYS_WRITE && sc->group != CPW_SYS_POLL) ||
+			 (sc->group == CPW_SYS_POLL && !(fdtype == CPW_FD_FILE && state != 'D')) ||
 			 (fdtype != CPW_FD_UNKNOWN && fdtype != CPW_FD_ANON &&
 			  !(fdtype == CPW_FD_FILE && state != 'D')));
 	if (wchan) {
@@ -394,8 +608,8 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 	if (woken)
 		wp->stats.probed++;
 	out->kind = cpw_wait_classify(state, out->wchan, out->syscall_nr, fdtype);
-	out->retry = woken || out->detail == CPW_WAIT_DETAIL_OVER_BUDGET ||
-		     (fdtype == CPW_FD_PIPE && !out->peer_pid);
+	out->retry = woken || out->detail == CPW_WAIT_DETAIL_OVER_BUDGET || wp->pipe_open;
+	out->seq = ++wp->seq;
 
 	switch (out->detail) {
 	case CPW_WAIT_DETAIL_DENIED:

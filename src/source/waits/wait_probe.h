@@ -2,7 +2,9 @@
  * wait_probe.h: the wait probe (wait_probe.c): for one thread off the CPU (S or D), what it waits
  * on: the kind (wait_kind.h), the system call, the wait channel and, where that is cheap
  * and bounded, the target: the peer of a socket (from /proc/net by inode), the process of
- * the tree at the other end of a pipe, a file's path, the number of fds an epoll waits on.
+ * the tree at the other end of a pipe, a file's path, the number of fds an epoll waits on;
+ * for a poll or select on a few descriptors, the most telling of them (read from the
+ * waiting process's memory: the caller needs ptrace rights over it).
  *
  * Reads: the thread's syscall file, its wchan only where the call does not tell the kind,
  * then the fd link of the call's first argument and what the target needs. Targets are
@@ -13,8 +15,10 @@
 #ifndef CPW_SOURCE_WAITS_H
 #define CPW_SOURCE_WAITS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include "source/waits/wait_kind.h"
 
 #define CPW_WAIT_TARGET_LEN 192
@@ -35,7 +39,15 @@ struct cpw_wait {
 	char syscall[24];                 /* its name; "" when none, unread or not in the table */
 	char wchan[64];                   /* "" when not read (the call named the kind) */
 	char target[CPW_WAIT_TARGET_LEN]; /* raw (escape to print); "" when none */
-	pid_t peer_pid;                   /* a pipe's other end in the tree; 0 when none */
+	pid_t peer_pid;                   /* a pipe's other end in the tree, a pipeline's feeder; 0
+					   * when none, for a queue, or a poll on several fds */
+	pid_t tid;                        /* the thread probed */
+	uint64_t seq;                     /* this probe's number: the same in the next sample
+					   * means the thread was not probed again (it did not run) */
+	bool queue;                       /* a pipe the waiting process holds both ends of (a
+					   * multiprocessing Queue, SimpleQueue or Pipe): no pipeline stage */
+	unsigned polled;                  /* a poll or select: the descriptors it waits on (at
+					   * least; 0 for other calls or when unread) */
 	enum cpw_wait_detail detail;
 	bool retry; /* the target may resolve later (a pipe's other end not found yet, the
 		     * budget spent, the call not caught): probe it again next sample even if it
@@ -49,6 +61,8 @@ struct cpw_wait_probe_stats {
 	uint64_t over_budget;        /* ... whose target was left unresolved for the budget */
 	uint64_t samples_over_budget;/* samples in which the budget ran out */
 	uint64_t reads;              /* reads spent on targets, all samples */
+	uint64_t poll_denied;        /* polls and selects whose descriptors could not be read
+				      * (no ptrace rights over the process): left an event loop */
 	unsigned budget;
 };
 
@@ -69,6 +83,13 @@ void cpw_wait_probe_begin_sample(struct cpw_wait_probe *wp, const pid_t *tree_pi
  * on a CPU (no wait channel), -ESRCH when it is gone. */
 int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state,
 			  const char *wchan, struct cpw_wait *out);
+
+/* Reads n spans of process pid's memory (remote) into local, as process_vm_readv does:
+ * the bytes read, or -errno. The default is process_vm_readv itself, refused (-ENOSYS) under
+ * a proc root other than /proc, whose pids need not be this system's; tests set their own. */
+typedef long (*cpw_wait_mem_reader)(void *ctx, pid_t pid, const struct iovec *local, const struct iovec *remote,
+				    unsigned long n);
+void cpw_wait_probe_set_mem_reader(struct cpw_wait_probe *wp, cpw_wait_mem_reader read, void *ctx);
 
 const struct cpw_wait_probe_stats *cpw_wait_probe_stats(const struct cpw_wait_probe *wp);
 
