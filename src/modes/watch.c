@@ -9,7 +9,10 @@
 #include "config.h"
 #include "modes/watch.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "report/report.h"
@@ -21,6 +24,19 @@ void cpw_watch_view_init(struct cpw_watch_view *w, const struct cpw_config *cfg,
 	w->ui = NULL;
 	w->wanted = cpw_tui_wanted(cfg);
 	w->shared_terminal = shared_terminal;
+}
+
+/* "SIGTERM" for a signal the view offers, else "signal N". */
+static const char *sigabbrev(int sig)
+{
+	static char other[24];
+	size_t n;
+	const struct cpw_tui_signal *sigs = cpw_tui_signals(&n);
+	for (size_t i = 0; i < n; i++)
+		if (sigs[i].sig == sig)
+			return sigs[i].name;
+	snprintf(other, sizeof(other), "signal %d", sig);
+	return other;
 }
 
 static void close_view(struct cpw_watch_view *w, struct cpw_session *s)
@@ -49,6 +65,28 @@ static void open_view(struct cpw_watch_view *w, struct cpw_session *s, pid_t tar
 		fprintf(stderr, "cperfwatch: no live view: %s\n", err);
 }
 
+/* The signal the user chose in the view (k, F9), sent here, not by the view: only to a
+ * process of the watched tree that was alive at the last sample. How it went is shown on
+ * the view's status line and noted in the report. */
+static void send_signal(struct cpw_watch_view *w, struct cpw_session *s)
+{
+	pid_t pid;
+	int sig;
+	char msg[200];
+	if (!cpw_tui_take_kill(w->ui, &pid, &sig))
+		return;
+	const struct cpw_proc *p = cpw_tree_find(cpw_session_tree(s), pid);
+	if (!p || !p->alive || pid <= 0) {
+		snprintf(msg, sizeof(msg), "pid %d is not a live process of the watched tree: no signal sent", (int)pid);
+	} else if (kill(pid, sig) < 0) {
+		snprintf(msg, sizeof(msg), "could not send %s to pid %d: %s", sigabbrev(sig), (int)pid, strerror(errno));
+	} else {
+		snprintf(msg, sizeof(msg), "sent %s to pid %d", sigabbrev(sig), (int)pid);
+		cpw_session_note(s, "%s (%d) was sent to pid %d from the live view", sigabbrev(sig), sig, (int)pid);
+	}
+	cpw_tui_notice(w->ui, msg);
+}
+
 enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_session *s, pid_t target)
 {
 	if (w->wanted)
@@ -59,7 +97,10 @@ enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_ses
 	cpw_session_snapshot(s, &snap);
 	snap.target = target;
 	cpw_tui_update(w->ui, &snap);
-	if (cpw_tui_wait(w->ui) == CPW_TUI_QUIT) {
+	enum cpw_tui_event ev;
+	while ((ev = cpw_tui_wait(w->ui)) == CPW_TUI_KILL)
+		send_signal(w, s);
+	if (ev == CPW_TUI_QUIT) {
 		close_view(w, s);
 		return CPW_WATCH_QUIT;
 	}

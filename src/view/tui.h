@@ -57,11 +57,14 @@ enum cpw_tui_col {
 	CPW_TUI_COL_WRITE,
 	CPW_TUI_COL_CTXSW,
 	CPW_TUI_COL_THREADS,
+	CPW_TUI_COL_TIME,    /* TIME+: CPU time over the watch, as htop shows it */
 	CPW_TUI_COL_COMMAND,
 	CPW_TUI_NCOLS
 };
 
-#define CPW_TUI_LINGER_S 3.0  /* how long an exited process stays visible (dimmed) */
+/* How long an exited process stays visible: dimmed, its state X, its rates and RSS "-",
+ * its TIME+ the CPU time it ended with (htop shows the exited briefly, then drops them). */
+#define CPW_TUI_LINGER_S 3.0
 #define CPW_TUI_COLLAPSED_MAX 64
 
 /* One line of the table. Figures are copied, so a paused view keeps them. */
@@ -82,6 +85,7 @@ struct cpw_tui_row {
 	bool last_sibling;  /* tree mode: draws the branch as a corner */
 	unsigned nsummed;   /* processes in the figures (1 unless collapsed) */
 	double cpu_pct, rss_kib, majflt_rate, minflt_rate, read_rate, write_rate, ctxsw_rate;
+	double cpu_s;       /* TIME+: user + system seconds over the watch; NAN for a thread row */
 	int threads;
 };
 
@@ -93,6 +97,8 @@ struct cpw_tui_opts {
 	double now_s;              /* seconds since the watch began, for the linger of exits */
 	double linger_s;           /* exited processes stay this long (CPW_TUI_LINGER_S) */
 	bool threads;              /* under each process with several threads, a row per thread */
+	const char *filter;        /* only processes whose name or command line holds it (any
+				    * case; a match whose parent is hidden is a root); NULL or "": all */
 };
 
 /* Rows and the scratch space to build them; reused between refreshes (grows only). */
@@ -114,6 +120,9 @@ struct cpw_tui_table {
 int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *procs, size_t n,
 			const struct cpw_tui_opts *o);
 void cpw_tui_table_free(struct cpw_tui_table *tb);
+/* Whether p's name or command line (raw) holds filter, in any case (ASCII); NULL or ""
+ * matches every process. */
+bool cpw_tui_filter_match(const struct cpw_proc *p, const char *filter);
 /* The row of process pid (not one of its threads' rows), or -1. */
 long cpw_tui_table_find(const struct cpw_tui_table *tb, pid_t pid);
 /* The row of thread tid of process pid (tid 0: the process's row), or -1. */
@@ -164,6 +173,21 @@ void cpw_tui_fmt_count(double n, char *buf, size_t len);        /* "12" "1.2k" "
  * that are its process's. */
 void cpw_tui_fmt_cell(const struct cpw_tui_row *r, enum cpw_tui_col c, char *buf, size_t len);
 void cpw_tui_fmt_elapsed(double s, char *buf, size_t len);      /* "12.3s" "4m05s" "2h03m" */
+/* CPU seconds as htop's TIME+, in at most 8 cells: "0:00.00" "12:34.56" (minutes and
+ * hundredths under an hour), "1h02:03" (under 100 hours), "123h"; "N/A" where unknown. */
+void cpw_tui_fmt_time(double s, char *buf, size_t len);
+/* What the COMMAND column shows of a process in width cells: its command line (raw, from
+ * the model), escaped for the terminal, with the program's directory left out ("python3
+ * run.py --case 3"); where that is wider than width, each argument that is a path gives
+ * way to its last part ("..." or, with utf8, an ellipsis, then "/test_x.py"), so that the
+ * arguments that tell processes apart stay in sight; the caller cuts what is still too
+ * wide. comm where there is no command line. Returns the cells of the result. */
+int cpw_tui_cmd_short(const char *cmdline, const char *comm, int width, bool utf8, char *out, size_t outlen);
+/* The status line of the selected process (tid: of its thread row; 0: the process):
+ * "pid 123  start 0.4s  end 2.1s  ran 1.7s  avg CPU 89.2%  peak RSS 12M  cmd: ..." (times
+ * since the watch began; "start before the watch" for a process there at attach; "running
+ * 1.7s" while alive, at now_s) and then its whole command line, escaped. */
+void cpw_tui_proc_status(const struct cpw_proc *p, pid_t tid, double now_s, char *out, size_t outlen);
 /* The verdict's most telling evidence line for the one-line header: what the tree waits on
  * (its target, else its kind), the files an io-bound tree waits for, threads taking turns
  * on a lock, else the first line; "" without evidence. */
@@ -181,6 +205,27 @@ int cpw_tui_fit(const char *src, int width, char *dst, size_t dstlen);
  * one word is longer. All of it where it fits. */
 size_t cpw_tui_wrap(const char *text, int width);
 
+/* ---- The help (tui_help.c) ---- */
+
+#define CPW_TUI_HELP_ROW 160 /* bytes of one help line */
+/* The widest line of the help unwrapped, in cells. */
+int cpw_tui_help_width(void);
+/* The help's lines, each at most width cells (from 24): an entry is its keys in a column
+ * of their own and what they do, wrapped under itself; a line that starts an entry starts
+ * with a non-blank. Returns the lines written (at most max). */
+int cpw_tui_help_lines(int width, char rows[][CPW_TUI_HELP_ROW], int max);
+
+/* ---- Signals the view offers (k, F9) ---- */
+
+struct cpw_tui_signal {
+	int sig;
+	const char *name; /* "SIGTERM" */
+};
+/* The signals k offers (the common ones, by number on x86 and arm); *n their count; SIGTERM is the
+ * one selected first (its index: cpw_tui_signal_default()). */
+const struct cpw_tui_signal *cpw_tui_signals(size_t *n);
+size_t cpw_tui_signal_default(void);
+
 /* ---- The view (tui_screen.c, tui_draw.c, tui_keys.c) ---- */
 
 struct cpw_tui;
@@ -188,6 +233,9 @@ struct cpw_tui;
 enum cpw_tui_event {
 	CPW_TUI_TICK,   /* the interval passed (or a signal came): take the next sample */
 	CPW_TUI_QUIT,   /* the user quit */
+	CPW_TUI_KILL,   /* the user chose and confirmed a signal for a process: the caller
+			 * takes it (cpw_tui_take_kill), sends it where it may, says how it went
+			 * (cpw_tui_notice) and waits again */
 };
 
 /* Whether the view should be shown: --tui, or attach mode by default when stdout is a
@@ -207,6 +255,12 @@ void cpw_tui_update(struct cpw_tui *ui, const struct cpw_view_snapshot *snap);
 /* Handles keys until the next sample is due (one interval after the last update), a
  * signal arrives, or the user quits. */
 enum cpw_tui_event cpw_tui_wait(struct cpw_tui *ui);
+/* The signal the user asked for (after CPW_TUI_KILL): the process's pid and the signal.
+ * Returns false when none is pending; taking it clears it. The view never sends one: the
+ * mode does, and only to a live process of the watched tree. */
+bool cpw_tui_take_kill(struct cpw_tui *ui, pid_t *pid, int *sig);
+/* Shows msg (escaped here) on the status line until the next key, and redraws. */
+void cpw_tui_notice(struct cpw_tui *ui, const char *msg);
 /* The refresh interval the user chose (starts at cfg->interval_ms). */
 unsigned cpw_tui_interval_ms(const struct cpw_tui *ui);
 /* The target is gone: shows notice, keeps the final figures and handles keys until q or

@@ -73,6 +73,7 @@ void cpw_tui_rebuild(struct cpw_tui *ui)
 		.ncollapsed = ui->ncollapsed, .now_s = ui->snap.elapsed_s,
 		/* Once the target is gone the final rows stay until q. */
 		.linger_s = ui->ended ? INFINITY : CPW_TUI_LINGER_S,
+		.filter = ui->filter,
 	};
 	if (cpw_tui_table_build(&ui->table, ui->procs, n, &o) < 0)
 		return;
@@ -272,6 +273,15 @@ static int draw_phase_list(struct cpw_tui *ui, int y)
 	return 1;
 }
 
+/* The cells of the first len bytes of an escaped line. */
+static size_t cells_in(const char *line, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len && line[i]; i++)
+		n += ((unsigned char)line[i] & 0xC0) != 0x80;
+	return n;
+}
+
 /* Appends one right-aligned cell of width w and a space (left-aligned for words: -w). A
  * title is cut to w; a figure never is: it is made to fit (cpw_tui_fmt_cell). */
 static size_t cell_right(char *line, size_t len, size_t at, const char *text, int w, bool title)
@@ -359,19 +369,13 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 							       tgt[0] ? "  " : "", tgt);
 				continue;
 			}
-			const char *lbl = p ? (p->cmdline[0] ? p->cmdline : p->comm) : "?";
-			/* The program's base name, then its arguments: a long directory would push
-			 * the name itself off a narrow screen. */
-			if (p && p->cmdline[0]) {
-				const char *end = strchr(lbl, ' ');
-				for (const char *ch = lbl; *ch && (!end || ch < end); ch++)
-					if (*ch == '/' && ch[1] && ch[1] != ' ')
-						lbl = ch + 1;
-			}
-			cpw_escape_for_terminal(lbl, esc, sizeof(esc));
+			/* The arguments tell processes of one program apart: shortened to the
+			 * cells left (put() cuts what is still too wide). */
+			const char *suffix = r->exited ? " (exited)" : "";
+			int left = COLS - (int)cells_in(ui->line, at) - (int)strlen(suffix);
+			cpw_tui_cmd_short(p ? p->cmdline : NULL, p ? p->comm : "?", left, ui->utf8, esc, sizeof(esc));
 			if (at < sizeof(ui->line))
-				at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "%s%s", esc,
-						       r->exited ? " (exited)" : "");
+				at += (size_t)snprintf(ui->line + at, sizeof(ui->line) - at, "%s%s", esc, suffix);
 		}
 		attr_t a = 0;
 		if (r->exited)
@@ -387,47 +391,120 @@ static void draw_table(struct cpw_tui *ui, int y0, int rows)
 	}
 }
 
-static const char *const help_lines[] = {
-	"cperfwatch live view: keys",
-	"",
-	"q          quit and print the report",
-	"space      pause the display (sampling goes on)",
-	"t          tree / flat list",
-	"H          a row per thread under each process (htop's H)",
-	"v          the verdict so far: evidence, findings, advice",
-	"c, Enter   collapse / expand the selected subtree",
-	"Up/Down PgUp/PgDn Home/End   move the selection",
-	"< >  F6    sort column (left / right)",
-	"+ -        sampling interval up / down",
-	"h ?        this help",
-	"",
-	"A collapsed row sums its subtree in every column.",
-	"Exited processes stay dimmed for a few seconds.",
-	"",
-	"press any key",
-};
+/* A box of h lines and w cells at (y, x), in reverse video. */
+static void fill_box(int y, int x, int h, int w)
+{
+	attron(A_REVERSE);
+	for (int i = 0; i < h; i++)
+		mvhline(y + i, x, ' ', w);
+	attroff(A_REVERSE);
+}
 
+static void box_line(struct cpw_tui *ui, int y, int x, int w, const char *text, attr_t extra)
+{
+	cpw_tui_fit(text, w, ui->cell, sizeof(ui->cell));
+	attron(A_REVERSE | extra);
+	mvaddstr(y, x, ui->cell);
+	attroff(A_REVERSE | extra);
+}
+
+/* h, ?: the help in a box: its lines wrapped to the screen, never cut; in two columns
+ * where one is too tall and the screen is wide enough, else scrolled (Up, Down, PgUp,
+ * PgDn) with a line that says there is more. */
 static void draw_help(struct cpw_tui *ui)
 {
-	int n = (int)(sizeof(help_lines) / sizeof(help_lines[0]));
-	int w = 56 < COLS - 2 ? 56 : COLS - 2;
-	int h = n + 2 < LINES ? n + 2 : LINES;
-	int y = (LINES - h) / 2, x = (COLS - w) / 2;
-	/* cppcheck-suppress knownConditionTrueFalse ; COLS is a curses variable, not 0 */
-	if (w < 10 || h < 3)
+	enum { MAX = 96 };
+	static char rows[MAX][CPW_TUI_HELP_ROW];
+	/* At most 76 cells, so that it reads as a box over the table. */
+	int natural = cpw_tui_help_width() < 76 ? cpw_tui_help_width() : 76;
+	int w = natural < COLS - 4 ? natural : COLS - 4; /* the text's cells */
+	int room = LINES - 4;                             /* lines for it: border, title, hint */
+	/* cppcheck-suppress knownConditionTrueFalse ; COLS and LINES are curses variables */
+	if (w < 24 || room < 1) {
+		fill_box(0, 0, LINES, COLS);
+		box_line(ui, 0, 0, COLS, "help: the screen is too small", A_BOLD);
 		return;
-	for (int i = 0; i < h; i++) {
-		attron(A_REVERSE);
-		mvhline(y + i, x, ' ', w);
-		attroff(A_REVERSE);
 	}
-	for (int i = 0; i < n && i + 1 < h - 1; i++) {
-		snprintf(ui->line, sizeof(ui->line), "%s", help_lines[i]);
-		cpw_tui_fit(ui->line, w - 2, ui->cell, sizeof(ui->cell));
-		attron(A_REVERSE | (i == 0 ? A_BOLD : 0));
-		mvaddstr(y + 1 + i, x + 1, ui->cell);
-		attroff(A_REVERSE | A_BOLD);
+	int n = cpw_tui_help_lines(w, rows, MAX);
+	int cols = 1, colw = w, split = n;
+	if (n > room) {
+		/* Two columns, split between entries, where they fit. */
+		int w2 = (COLS - 4 - 3) / 2 < natural ? (COLS - 4 - 3) / 2 : natural;
+		if (w2 >= 36) {
+			int n2 = cpw_tui_help_lines(w2, rows, MAX);
+			int s2 = (n2 + 1) / 2;
+			while (s2 < n2 && rows[s2][0] == ' ')
+				s2++;
+			if (s2 <= room && n2 - s2 <= room) {
+				cols = 2;
+				colw = w2;
+				n = n2;
+				split = s2;
+			} else {
+				n = cpw_tui_help_lines(w, rows, MAX);
+			}
+		}
 	}
+	int shown = cols == 2 ? split : (n < room ? n : room);
+	int top = 0;
+	if (cols == 1 && n > room) {
+		if (ui->help_top > n - room)
+			ui->help_top = n - room;
+		if (ui->help_top < 0)
+			ui->help_top = 0;
+		top = ui->help_top;
+	} else {
+		ui->help_top = 0;
+	}
+	int bw = cols * colw + (cols - 1) * 3 + 2, bh = shown + 4;
+	int y = (LINES - bh) / 2, x = (COLS - bw) / 2;
+	erase(); /* on its own, as htop's: no piece of the table beside it */
+	fill_box(y, x, bh, bw);
+	box_line(ui, y + 1, x + 1, bw - 2, "cperfwatch live view: keys", A_BOLD);
+	for (int i = 0; i < shown; i++) {
+		box_line(ui, y + 2 + i, x + 1, colw, rows[top + i], 0);
+		if (cols == 2 && split + i < n)
+			box_line(ui, y + 2 + i, x + 1 + colw + 3, colw, rows[split + i], 0);
+	}
+	char hint[96];
+	if (cols == 1 && n > room)
+		snprintf(hint, sizeof(hint), "lines %d-%d of %d: Up Down PgUp PgDn scroll, other keys close",
+			 top + 1, top + shown, n);
+	else
+		snprintf(hint, sizeof(hint), "press any key");
+	box_line(ui, y + 2 + shown, x + 1, bw - 2, hint, A_BOLD);
+}
+
+/* k, F9: the signals to choose from, then the question. */
+static void draw_kill(struct cpw_tui *ui)
+{
+	size_t ns;
+	const struct cpw_tui_signal *sigs = cpw_tui_signals(&ns);
+	int w = COLS - 4 < 64 ? COLS - 4 : 64;
+	int h = (int)ns + 5;
+	/* cppcheck-suppress knownConditionTrueFalse ; COLS is a curses variable, not 0 */
+	if (w < 20 || LINES < 6)
+		return;
+	if (h > LINES)
+		h = LINES;
+	int y = (LINES - h) / 2, x = (COLS - w) / 2;
+	fill_box(y, x, h, w);
+	snprintf(ui->line, sizeof(ui->line), "send a signal to pid %d %s", (int)ui->kill_pid, ui->kill_label);
+	box_line(ui, y + 1, x + 1, w - 2, ui->line, A_BOLD);
+	/* The list between the title and the question; the chosen signal kept in sight. */
+	size_t rows = (size_t)(h - 4);
+	size_t first = ui->kill_sel >= rows ? ui->kill_sel - rows + 1 : 0;
+	for (size_t i = first; i < ns && i - first < rows; i++) {
+		snprintf(ui->line, sizeof(ui->line), "%s %2d %s", i == ui->kill_sel ? ">" : " ", sigs[i].sig, sigs[i].name);
+		box_line(ui, y + 2 + (int)(i - first), x + 1, w - 2, ui->line, i == ui->kill_sel ? A_BOLD : 0);
+	}
+	const struct cpw_tui_signal *c = &sigs[ui->kill_sel];
+	if (ui->kill_stage == KILL_CONFIRM)
+		snprintf(ui->line, sizeof(ui->line), "send %s (%d) to pid %d? y: send, other keys: cancel", c->name,
+			 c->sig, (int)ui->kill_pid);
+	else
+		snprintf(ui->line, sizeof(ui->line), "Up Down or its number: choose  Enter: next  Esc: cancel");
+	box_line(ui, y + h - 2, x + 1, w - 2, ui->line, A_BOLD);
 }
 
 /* Appends text to the panel's rows, wrapped at width cells: the first line after lead,
@@ -493,9 +570,63 @@ static void draw_verdict_panel(struct cpw_tui *ui)
 	}
 }
 
+/* The status of the selected process (or a message) into ui->line: "" when none. */
+static void status_text(struct cpw_tui *ui)
+{
+	ui->line[0] = '\0';
+	if (ui->status_msg[0]) {
+		snprintf(ui->line, sizeof(ui->line), "%s", ui->status_msg);
+		return;
+	}
+	if (!ui->table.nrows || ui->sel < 0 || ui->sel >= (long)ui->table.nrows)
+		return;
+	const struct cpw_tui_row *r = &ui->table.rows[ui->sel];
+	const struct cpw_proc *p = cpw_tree_proc(ui->snap.tree, r->proc);
+	if (p)
+		cpw_tui_proc_status(p, r->tid, ui->snap.elapsed_s, ui->line, sizeof(ui->line));
+}
+
+/* The lines the status takes: its text wrapped to the screen, at most 3 (1 below 24
+ * lines, 2 below 30), at least 1. */
+static int status_lines(struct cpw_tui *ui)
+{
+	int max = LINES >= 30 ? 3 : LINES >= 24 ? 2 : 1;
+	int n = 0;
+	status_text(ui);
+	for (const char *p = ui->line; *p && n < max; n++) {
+		while (n > 0 && *p == ' ')
+			p++;
+		p += cpw_tui_wrap(p, COLS - 1);
+	}
+	return n > 0 ? n : 1;
+}
+
+static void draw_status(struct cpw_tui *ui, int y, int nlines)
+{
+	char text[LINE_MAX_BYTES];
+	status_text(ui);
+	const char *p = ui->line;
+	for (int i = 0; i < nlines && *p; i++) {
+		while (i > 0 && *p == ' ')
+			p++;
+		size_t len = cpw_tui_wrap(p, COLS - 1);
+		/* The last line takes the rest: put() cuts it at the edge. */
+		snprintf(text, sizeof(text), "%.*s", i + 1 < nlines ? (int)len : (int)strlen(p), p);
+		put(ui, y + i, 0, text, ui->status_msg[0] ? A_BOLD : 0);
+		p += len;
+	}
+}
+
 static void draw_footer(struct cpw_tui *ui)
 {
 	int y = LINES - 1;
+	if (ui->filter_edit) {
+		snprintf(ui->line, sizeof(ui->line), "filter: %s_   Enter keeps it, Esc clears it", ui->filter);
+		cpw_escape_for_terminal(ui->line, ui->cell, sizeof(ui->cell));
+		snprintf(ui->line, sizeof(ui->line), "%s", ui->cell);
+		put(ui, y, 0, ui->line, A_BOLD);
+		return;
+	}
 	if (ui->ended) {
 		attron(pair(ui, PAIR_NOTICE, A_REVERSE));
 		mvhline(y, 0, ' ', COLS - 1);
@@ -503,9 +634,16 @@ static void draw_footer(struct cpw_tui *ui)
 		put(ui, y, 0, ui->notice, pair(ui, PAIR_NOTICE, A_REVERSE) | A_BOLD);
 		return;
 	}
-	snprintf(ui->line, sizeof(ui->line), "q quit  h help  v verdict  space %s  t %s  H threads  <> sort  +- %ums",
-		 ui->paused ? "resume" : "pause", ui->tree ? "flat" : "tree", ui->interval_ms);
-	put(ui, y, 0, ui->line, A_DIM);
+	int n = 0;
+	if (ui->filter[0]) {
+		cpw_escape_for_terminal(ui->filter, ui->cell, sizeof(ui->cell));
+		n = snprintf(ui->line, sizeof(ui->line), "[filter: %s, Esc clears]  ", ui->cell);
+	}
+	if (n >= 0 && (size_t)n < sizeof(ui->line))
+		snprintf(ui->line + n, sizeof(ui->line) - (size_t)n,
+			 "q quit  h help  / filter  k kill  v verdict  space %s  t %s  H threads  <> sort  +- %ums",
+			 ui->paused ? "resume" : "pause", ui->tree ? "flat" : "tree", ui->interval_ms);
+	put(ui, y, 0, ui->line, ui->filter[0] ? A_BOLD : A_DIM);
 }
 
 void cpw_tui_draw(struct cpw_tui *ui)
@@ -531,12 +669,18 @@ void cpw_tui_draw(struct cpw_tui *ui)
 	if (LINES >= 20)
 		y += draw_sparklines(ui, y);
 	y += draw_phase_list(ui, y);
-	int rows = LINES - 1 - (y + 1);
+	/* The status lines go where the table leaves room for them (from 8 lines). */
+	int st = LINES >= 8 ? status_lines(ui) : 0;
+	int rows = LINES - 1 - st - (y + 1);
 	if (rows > 0)
 		draw_table(ui, y, rows);
+	if (st > 0)
+		draw_status(ui, LINES - 1 - st, st);
 	draw_footer(ui);
 	if (ui->verdict_panel)
 		draw_verdict_panel(ui);
+	if (ui->kill_stage != KILL_NONE)
+		draw_kill(ui);
 	if (ui->help)
 		draw_help(ui);
 	refresh();

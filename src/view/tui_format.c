@@ -15,6 +15,7 @@
 #include <wchar.h>
 
 #include "options.h"
+#include "util/escape.h"
 
 /* value in base units, scaled by 1024 (sizes) or 1000 (counts) with one decimal below 10. */
 static void fmt_scaled(double v, double step, const char *units, char *buf, size_t len)
@@ -113,6 +114,13 @@ void cpw_tui_fmt_cell(const struct cpw_tui_row *r, enum cpw_tui_col c, char *buf
 		snprintf(buf, len, "-");
 		return;
 	}
+	/* An exited process has no rates, RSS nor threads now, only its final TIME+ (a
+	 * collapsed one shows what its subtree still has). */
+	if (r->exited && !r->collapsed && c != CPW_TUI_COL_PID && c != CPW_TUI_COL_STATE &&
+	    c != CPW_TUI_COL_TIME) {
+		snprintf(buf, len, "-");
+		return;
+	}
 	switch (c) {
 	case CPW_TUI_COL_PID: snprintf(buf, len, "%d", (int)(r->tid ? r->tid : r->pid)); break;
 	/* X (dead) for the exited: their last state letter is stale. */
@@ -126,6 +134,7 @@ void cpw_tui_fmt_cell(const struct cpw_tui_row *r, enum cpw_tui_col c, char *buf
 	case CPW_TUI_COL_WRITE: cpw_tui_fmt_bytes_rate(r->write_rate, buf, len); break;
 	case CPW_TUI_COL_CTXSW: cpw_tui_fmt_count_rate(r->ctxsw_rate, buf, len); break;
 	case CPW_TUI_COL_THREADS: cpw_tui_fmt_count(r->threads, buf, len); break;
+	case CPW_TUI_COL_TIME: cpw_tui_fmt_time(r->cpu_s, buf, len); break;
 	default: snprintf(buf, len, "%s", ""); break;
 	}
 }
@@ -143,6 +152,142 @@ void cpw_tui_fmt_elapsed(double s, char *buf, size_t len)
 		snprintf(buf, len, "%lum%02lus", t / 60, t % 60);
 	else
 		snprintf(buf, len, "%luh%02lum", t / 3600, (t / 60) % 60);
+}
+
+void cpw_tui_fmt_time(double s, char *buf, size_t len)
+{
+	if (!isfinite(s) || s < 0) {
+		snprintf(buf, len, "N/A");
+		return;
+	}
+	/* htop's: hundredths cut, not rounded, so that 59.999 s is not shown as 1:00.00. */
+	unsigned long long hs = (unsigned long long)(s * 100.0 + 1e-6);
+	unsigned long long secs = hs / 100, hours = secs / 3600;
+	if (hours >= 100)
+		snprintf(buf, len, "%lluh", hours > 9999999ULL ? 9999999ULL : hours);
+	else if (hours)
+		snprintf(buf, len, "%lluh%02llu:%02llu", hours, (secs / 60) % 60, secs % 60);
+	else
+		snprintf(buf, len, "%llu:%02llu.%02llu", secs / 60, secs % 60, hs % 100);
+}
+
+/* The cells of an escaped string (printable ASCII or valid UTF-8): its characters. */
+static int cells_of(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+int cpw_tui_cmd_short(const char *cmdline, const char *comm, int width, bool utf8, char *out, size_t outlen)
+{
+	char esc[CPW_CMDLINE_MAX * 4 + 1];
+	if (outlen == 0)
+		return 0;
+	cpw_escape_for_terminal(cmdline && cmdline[0] ? cmdline : comm ? comm : "?", esc, sizeof(esc));
+	const char *p = esc;
+	/* The program's base name, then its arguments: a long directory would push the name
+	 * itself off a narrow screen. */
+	if (cmdline && cmdline[0]) {
+		const char *end = strchr(esc, ' ');
+		for (const char *ch = esc; *ch && (!end || ch < end); ch++)
+			if (*ch == '/' && ch[1] && ch[1] != ' ')
+				p = ch + 1;
+	}
+	snprintf(out, outlen, "%s", p);
+	if (cells_of(out) <= width || !cmdline || !cmdline[0])
+		return cells_of(out);
+	/* Too wide: each path argument by its last part. */
+	const char *ell = utf8 ? "\xe2\x80\xa6" : "...";
+	size_t at = 0;
+	const char *w = p;
+	bool first = true;
+	while (*w && at + 1 < outlen) {
+		const char *end = strchr(w, ' ');
+		size_t wl = end ? (size_t)(end - w) : strlen(w);
+		/* An option's name stays: --out=/a/b/c is --out=.../c. */
+		const char *path = w, *slash = NULL;
+		for (const char *ch = w; ch < w + wl && *ch != '/'; ch++)
+			if (*ch == '=')
+				path = ch + 1;
+		for (const char *ch = path; ch < w + wl; ch++)
+			if (*ch == '/')
+				slash = ch;
+		int n;
+		/* A path with something before its last slash (not just ./) and a name after it. */
+		if (!first && slash && slash > path && slash + 1 < w + wl && !(slash == path + 1 && *path == '.'))
+			n = snprintf(out + at, outlen - at, "%.*s%s%.*s", (int)(path - w), w, ell,
+				     (int)(w + wl - slash), slash);
+		else
+			n = snprintf(out + at, outlen - at, "%.*s", (int)wl, w);
+		if (n < 0 || (size_t)n >= outlen - at) {
+			at = outlen - 1;
+			break;
+		}
+		at += (size_t)n;
+		w += wl;
+		while (*w == ' ' && at + 1 < outlen) {
+			out[at++] = ' ';
+			w++;
+		}
+		first = false;
+	}
+	out[at] = '\0';
+	return cells_of(out);
+}
+
+void cpw_tui_proc_status(const struct cpw_proc *p, pid_t tid, double now_s, char *out, size_t outlen)
+{
+	char a[16], d[16], esc[CPW_CMDLINE_MAX * 4 + 1], name[sizeof(p->comm) * 4 + 1];
+	size_t at = 0;
+	int n;
+
+	if (outlen == 0)
+		return;
+	out[0] = '\0';
+#define ADD(...)                                                          \
+	do {                                                              \
+		if (at < outlen) {                                        \
+			n = snprintf(out + at, outlen - at, __VA_ARGS__); \
+			at = n < 0 ? outlen : at + (size_t)n;              \
+		}                                                         \
+	} while (0)
+	if (tid && tid != p->pid)
+		ADD("thread %d of ", (int)tid);
+	ADD("pid %d", (int)p->pid);
+	double end = p->alive || !isfinite(p->exited_s) ? now_s : p->exited_s;
+	double ran = end - p->first_seen_s;
+	cpw_tui_fmt_elapsed(ran, d, sizeof(d));
+	cpw_tui_fmt_elapsed(p->first_seen_s, a, sizeof(a));
+	if (p->preexisting)
+		ADD("  start before the watch");
+	else
+		ADD("  start %s", a);
+	if (p->alive || !isfinite(p->exited_s)) {
+		ADD("  running %s", d);
+	} else {
+		char b[16];
+		cpw_tui_fmt_elapsed(p->exited_s, b, sizeof(b));
+		ADD("  end %s  ran %s", b, d);
+	}
+	double cpu = p->user_s + p->sys_s;
+	if (ran > 0 && isfinite(cpu))
+		ADD("  avg CPU %.1f%%", 100.0 * cpu / ran);
+	if (p->max_rss_kib > 0) {
+		char rss[16];
+		cpw_tui_fmt_kib((double)p->max_rss_kib, rss, sizeof(rss));
+		ADD("  peak RSS %s", rss);
+	}
+	cpw_escape_for_terminal(p->comm, name, sizeof(name));
+	cpw_escape_for_terminal(p->cmdline[0] ? p->cmdline : "", esc, sizeof(esc));
+	if (esc[0])
+		ADD("  cmd: %s", esc);
+	else
+		ADD("  cmd: [%s]", name);
+#undef ADD
+	if (at >= outlen)
+		out[outlen - 1] = '\0';
 }
 
 unsigned cpw_tui_interval_step(unsigned ms, int dir)

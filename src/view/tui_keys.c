@@ -15,9 +15,11 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "util/escape.h"
 #include "util/signals.h"
 
 /* ---- Keys ---- */
@@ -63,22 +65,117 @@ static void move_sel(struct cpw_tui *ui, long to)
 	ui->sel_tid = n ? ui->table.rows[to].tid : 0;
 }
 
-/* Returns true on quit. */
-static bool handle_key(struct cpw_tui *ui, int ch, bool *redraw, bool *rebuild_rows)
+/* k, F9: the selected row's process (a thread row's process) is the one to signal. */
+static void start_kill(struct cpw_tui *ui)
+{
+	if (ui->ended || !ui->table.nrows)
+		return;
+	const struct cpw_tui_row *r = &ui->table.rows[ui->sel];
+	const struct cpw_proc *p = cpw_tree_proc(ui->snap.tree, r->proc);
+	if (r->exited || !p) {
+		snprintf(ui->status_msg, sizeof(ui->status_msg), "pid %d has exited: there is nothing to signal",
+			 (int)r->pid);
+		return;
+	}
+	ui->kill_pid = r->pid;
+	cpw_tui_cmd_short(p->cmdline, p->comm, 40, ui->utf8, ui->kill_label, sizeof(ui->kill_label));
+	ui->kill_sel = cpw_tui_signal_default();
+	ui->kill_num = 0;
+	ui->kill_stage = KILL_CHOOSE;
+}
+
+/* A key while k's box is up; returns KILL once the signal is confirmed. */
+static enum cpw_tui_event kill_key(struct cpw_tui *ui, int ch)
+{
+	size_t ns;
+	const struct cpw_tui_signal *sigs = cpw_tui_signals(&ns);
+	if (ui->kill_stage == KILL_CONFIRM) {
+		ui->kill_stage = KILL_NONE;
+		if (ch == 'y' || ch == 'Y') {
+			ui->kill_pending = true;
+			return CPW_TUI_KILL;
+		}
+		snprintf(ui->status_msg, sizeof(ui->status_msg), "no signal sent");
+		return CPW_TUI_TICK;
+	}
+	switch (ch) {
+	case KEY_UP: if (ui->kill_sel > 0) ui->kill_sel--; ui->kill_num = 0; break;
+	case KEY_DOWN: if (ui->kill_sel + 1 < ns) ui->kill_sel++; ui->kill_num = 0; break;
+	case '\n': case '\r': case KEY_ENTER: ui->kill_stage = KILL_CONFIRM; break;
+	case 27: case 'q': case 'Q':
+		ui->kill_stage = KILL_NONE;
+		snprintf(ui->status_msg, sizeof(ui->status_msg), "no signal sent");
+		break;
+	case KEY_RESIZE: break;
+	default:
+		/* Its number, typed: 1 5 chooses SIGTERM. */
+		if (ch >= '0' && ch <= '9') {
+			ui->kill_num = ui->kill_num * 10 + (ch - '0');
+			if (ui->kill_num > 99)
+				ui->kill_num = ch - '0';
+			for (size_t i = 0; i < ns; i++)
+				if (sigs[i].sig == ui->kill_num)
+					ui->kill_sel = i;
+		}
+		break;
+	}
+	return CPW_TUI_TICK;
+}
+
+/* A key while the filter is typed (/ F4): the rows follow each key. */
+static void filter_key(struct cpw_tui *ui, int ch, bool *rebuild_rows)
+{
+	size_t n = strlen(ui->filter);
+	switch (ch) {
+	case '\n': case '\r': case KEY_ENTER: ui->filter_edit = false; break;
+	case 27: ui->filter_edit = false; ui->filter[0] = '\0'; *rebuild_rows = true; break;
+	case KEY_BACKSPACE: case 127: case 8:
+		if (n > 0)
+			ui->filter[n - 1] = '\0';
+		*rebuild_rows = true;
+		break;
+	default:
+		if (ch >= 0x20 && ch < 0x7f && n + 1 < sizeof(ui->filter)) {
+			ui->filter[n] = (char)ch;
+			ui->filter[n + 1] = '\0';
+			*rebuild_rows = true;
+		}
+		break;
+	}
+}
+
+/* Handles one key: QUIT on quit, KILL once a signal is confirmed, else TICK. */
+static enum cpw_tui_event handle_key(struct cpw_tui *ui, int ch, bool *redraw, bool *rebuild_rows)
 {
 	int page = LINES > 12 ? LINES - 12 : 1;
 
 	*redraw = true;
+	if (ch != KEY_RESIZE)
+		ui->status_msg[0] = '\0';
 	if (ui->help && ch != KEY_RESIZE) {
+		/* The help scrolls where it does not fit; any other key closes it. */
+		switch (ch) {
+		case KEY_UP: ui->help_top--; return CPW_TUI_TICK;
+		case KEY_DOWN: ui->help_top++; return CPW_TUI_TICK;
+		case KEY_PPAGE: ui->help_top -= page; return CPW_TUI_TICK;
+		case KEY_NPAGE: ui->help_top += page; return CPW_TUI_TICK;
+		default: break;
+		}
 		ui->help = false;
-		return ch == 'q' || ch == 'Q';
+		return ch == 'q' || ch == 'Q' ? CPW_TUI_QUIT : CPW_TUI_TICK;
 	}
 	if (ui->verdict_panel && ch != KEY_RESIZE) {
 		ui->verdict_panel = false;
-		return ch == 'q' || ch == 'Q';
+		return ch == 'q' || ch == 'Q' ? CPW_TUI_QUIT : CPW_TUI_TICK;
+	}
+	if (ui->kill_stage != KILL_NONE)
+		return kill_key(ui, ch);
+	if (ui->filter_edit && ch != KEY_RESIZE) {
+		filter_key(ui, ch, rebuild_rows);
+		return CPW_TUI_TICK;
 	}
 	switch (ch) {
-	case 'q': case 'Q': return true;
+	case 'q': case 'Q': return CPW_TUI_QUIT;
 	case ' ':
 		if (!ui->ended)
 			ui->paused = !ui->paused;
@@ -88,8 +185,8 @@ static bool handle_key(struct cpw_tui *ui, int ch, bool *redraw, bool *rebuild_r
 		toggle_collapse(ui);
 		*rebuild_rows = true;
 		break;
-	case KEY_UP: case 'k': move_sel(ui, ui->sel - 1); break;
-	case KEY_DOWN: case 'j': move_sel(ui, ui->sel + 1); break;
+	case KEY_UP: move_sel(ui, ui->sel - 1); break;
+	case KEY_DOWN: move_sel(ui, ui->sel + 1); break;
 	case KEY_PPAGE: move_sel(ui, ui->sel - page); break;
 	case KEY_NPAGE: move_sel(ui, ui->sel + page); break;
 	case KEY_HOME: case 'g': move_sel(ui, 0); break;
@@ -99,30 +196,41 @@ static bool handle_key(struct cpw_tui *ui, int ch, bool *redraw, bool *rebuild_r
 	case '+': case '=': ui->interval_ms = cpw_tui_interval_step(ui->interval_ms, 1); break;
 	case '-': case '_': ui->interval_ms = cpw_tui_interval_step(ui->interval_ms, -1); break;
 	case 'H': ui->threads = !ui->threads; *rebuild_rows = true; break;
-	case 'h': case '?': ui->help = true; break;
+	case 'h': case '?': ui->help = true; ui->help_top = 0; break;
 	case 'v': case 'V': ui->verdict_panel = true; break;
+	case '/': case KEY_F(4): ui->filter_edit = true; break;
+	case 27: /* Esc: the filter goes */
+		if (ui->filter[0]) {
+			ui->filter[0] = '\0';
+			*rebuild_rows = true;
+		}
+		break;
+	case 'k': case KEY_F(9): start_kill(ui); break;
 	case KEY_RESIZE: break;
 	default: *redraw = false; break;
 	}
-	return false;
+	return CPW_TUI_TICK;
 }
 
-/* Reads every pending key. Returns true on quit. */
-static bool read_keys(struct cpw_tui *ui)
+/* Reads every pending key. Returns QUIT on quit, KILL once a signal is confirmed (the
+ * keys after it wait for the next call), else TICK. */
+static enum cpw_tui_event read_keys(struct cpw_tui *ui)
 {
 	bool redraw = false, rows = false;
+	enum cpw_tui_event ev = CPW_TUI_TICK;
 	int ch;
-	while ((ch = getch()) != ERR) {
+	while (ev == CPW_TUI_TICK && (ch = getch()) != ERR) {
 		bool r = false;
-		if (handle_key(ui, ch, &r, &rows))
-			return true;
+		ev = handle_key(ui, ch, &r, &rows);
+		if (ev == CPW_TUI_QUIT)
+			return ev;
 		redraw |= r;
 	}
 	if (rows)
 		cpw_tui_rebuild(ui);
 	if (redraw)
 		cpw_tui_draw(ui);
-	return false;
+	return ev;
 }
 
 static double ms_since(const struct timespec *t)
@@ -172,9 +280,30 @@ static enum cpw_tui_event wait_keys(struct cpw_tui *ui, bool forever)
 		int avail = 0;
 		if (ioctl(ui->in_fd, FIONREAD, &avail) < 0 || avail <= 0)
 			return CPW_TUI_QUIT;
-		if (read_keys(ui))
-			return CPW_TUI_QUIT;
+		enum cpw_tui_event ev = read_keys(ui);
+		if (ev != CPW_TUI_TICK)
+			return ev;
 	}
+}
+
+bool cpw_tui_take_kill(struct cpw_tui *ui, pid_t *pid, int *sig)
+{
+	size_t ns;
+	const struct cpw_tui_signal *sigs = cpw_tui_signals(&ns);
+	if (!ui || !ui->kill_pending)
+		return false;
+	ui->kill_pending = false;
+	*pid = ui->kill_pid;
+	*sig = sigs[ui->kill_sel < ns ? ui->kill_sel : cpw_tui_signal_default()].sig;
+	return true;
+}
+
+void cpw_tui_notice(struct cpw_tui *ui, const char *msg)
+{
+	if (!ui)
+		return;
+	cpw_escape_for_terminal(msg, ui->status_msg, sizeof(ui->status_msg));
+	cpw_tui_draw(ui);
 }
 
 enum cpw_tui_event cpw_tui_wait(struct cpw_tui *ui)
@@ -186,6 +315,10 @@ void cpw_tui_hold(struct cpw_tui *ui, const char *notice)
 {
 	ui->ended = true;
 	ui->paused = false;
+	ui->kill_stage = KILL_NONE; /* nothing is left to signal */
+	/* The final rows from the ended tree: every process exited (X, its final TIME+), no
+	 * stale "R 89.2"; the header and sparklines keep the last reading before the exit. */
+	cpw_tui_rebuild(ui);
 	snprintf(ui->notice, sizeof(ui->notice), "%s", notice);
 	/* No new reading: the last one before the exit holds the final figures (the exit
 	 * sample has the processes at zero). */

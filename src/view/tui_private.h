@@ -32,6 +32,11 @@ struct header {
 	char target_comm[64];            /* the target's name now (it may exec); "" unknown */
 };
 
+/* k / F9: choosing a signal, then confirming it. */
+enum kill_stage { KILL_NONE, KILL_CHOOSE, KILL_CONFIRM };
+
+#define FILTER_MAX 64
+
 struct cpw_tui {
 	const struct cpw_config *cfg;
 	struct cpw_view_snapshot snap; /* the last one handed over while not paused */
@@ -53,6 +58,16 @@ struct cpw_tui {
 	pid_t sel_pid, sel_tid;       /* the selected row's process, and thread (0: none) */
 
 	bool paused, help, ended;
+	int help_top;                /* the help's first line shown, where it scrolls */
+	char filter[FILTER_MAX];     /* / F4: rows whose name or command line hold it */
+	bool filter_edit;            /* typing it: keys go into it */
+	enum kill_stage kill_stage;
+	size_t kill_sel;             /* the signal chosen, in cpw_tui_signals() */
+	int kill_num;                /* digits typed to choose it by number */
+	pid_t kill_pid;              /* the process it goes to, fixed when k was pressed */
+	char kill_label[96];         /* its command, short and escaped */
+	bool kill_pending;           /* confirmed: cpw_tui_take_kill() takes it */
+	char status_msg[200];        /* on the status line until the next key; "" none */
 	bool verdict_panel;          /* v: the verdict so far, whole */
 	char notice[200];
 	unsigned interval_ms;

@@ -132,7 +132,8 @@ static void setup_colors(struct cpw_tui *ui)
 	init_pair(PAIR_HEAD, COLOR_BLACK, COLOR_GREEN);
 	init_pair(PAIR_SPARK, COLOR_GREEN, -1);
 	init_pair(PAIR_NOTICE, COLOR_BLACK, COLOR_YELLOW);
-	init_pair(PAIR_EXITED, COLOR_RED, -1);
+	/* The exited in grey: bright black where the terminal has 16 colours, else dim white. */
+	init_pair(PAIR_EXITED, COLORS >= 16 ? 8 : COLOR_WHITE, -1);
 }
 
 static int pick_terminal(struct cpw_tui *ui, char *err, size_t errlen)

@@ -16,7 +16,7 @@
 #include <string.h>
 
 struct figs {
-	double cpu, rss, maj, min, rd, wr, csw, thr;
+	double cpu, rss, maj, min, rd, wr, csw, thr, time;
 };
 
 struct node {
@@ -99,8 +99,35 @@ void cpw_tui_table_free(struct cpw_tui_table *tb)
 	memset(tb, 0, sizeof(*tb));
 }
 
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Whether hay holds needle, in any case (ASCII). */
+static bool holds(const char *hay, const char *needle)
+{
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (needle[i] && hay[i] && lower(hay[i]) == lower(needle[i]))
+			i++;
+		if (!needle[i])
+			return true;
+	}
+	return false;
+}
+
+bool cpw_tui_filter_match(const struct cpw_proc *p, const char *filter)
+{
+	if (!filter || !filter[0])
+		return true;
+	return holds(p->comm, filter) || holds(p->cmdline, filter);
+}
+
 static bool shown(const struct cpw_proc *p, const struct cpw_tui_opts *o)
 {
+	if (!cpw_tui_filter_match(p, o->filter))
+		return false;
 	if (p->alive)
 		return true;
 	return isnan(p->exited_s) || o->now_s - p->exited_s <= o->linger_s;
@@ -132,6 +159,7 @@ static void add_figs(struct figs *to, const struct figs *f)
 	add(&to->wr, f->wr);
 	add(&to->csw, f->csw);
 	add(&to->thr, f->thr);
+	add(&to->time, f->time);
 }
 
 static const struct figs *shown_figs(const struct node *n)
@@ -157,6 +185,7 @@ static double col_value(const struct figs *f, enum cpw_tui_col c)
 	case CPW_TUI_COL_WRITE: return f->wr;
 	case CPW_TUI_COL_CTXSW: return f->csw;
 	case CPW_TUI_COL_THREADS: return f->thr;
+	case CPW_TUI_COL_TIME: return f->time;
 	default: return NAN;
 	}
 }
@@ -309,6 +338,7 @@ static void emit_threads(struct cpw_tui_table *tb, const struct node *n, int dep
 		r->nsummed = 1;
 		r->cpu_pct = th->cpu_pct;
 		r->rss_kib = r->majflt_rate = r->minflt_rate = r->read_rate = r->write_rate = r->ctxsw_rate = NAN;
+		r->cpu_s = NAN;
 	}
 	qsort(&tb->rows[start], tb->nrows - start, sizeof(tb->rows[0]), cmp_thread_rows);
 	/* The last thread closes the branch unless child processes follow at its depth. */
@@ -339,6 +369,7 @@ static void emit(struct cpw_tui_table *tb, const struct node *n, int depth, bool
 	r->read_rate = f->rd;
 	r->write_rate = f->wr;
 	r->ctxsw_rate = f->csw;
+	r->cpu_s = f->time;
 	r->threads = isnan(f->thr) ? 0 : (int)f->thr;
 	if (threads)
 		emit_threads(tb, n, depth + 1); /* none for the exited: they have no threads */
@@ -382,10 +413,17 @@ int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *
 		nd->p = p;
 		nd->collapsed = is_collapsed(p->pid, o);
 		nd->nsummed = 1;
-		nd->own = (struct figs){ .cpu = p->cpu_pct, .rss = (double)p->rss_kib,
-					 .maj = p->majflt_rate, .min = p->minflt_rate,
-					 .rd = p->read_rate, .wr = p->write_rate,
-					 .csw = p->ctxsw_rate, .thr = p->alive ? (double)p->nthreads : 0 };
+		/* An exited process has no rates nor RSS now (its last ones are stale: "R 89.2"
+		 * after its end); its CPU time is final. */
+		if (p->alive)
+			nd->own = (struct figs){ .cpu = p->cpu_pct, .rss = (double)p->rss_kib,
+						 .maj = p->majflt_rate, .min = p->minflt_rate,
+						 .rd = p->read_rate, .wr = p->write_rate,
+						 .csw = p->ctxsw_rate, .thr = (double)p->nthreads };
+		else
+			nd->own = (struct figs){ .cpu = NAN, .rss = NAN, .maj = NAN, .min = NAN, .rd = NAN,
+						 .wr = NAN, .csw = NAN, .thr = 0 };
+		nd->own.time = p->user_s + p->sys_s;
 		nd->sum = nd->own;
 		s->bypid[k] = (long)k;
 		k++;
@@ -489,6 +527,7 @@ static const struct {
 	[CPW_TUI_COL_WRITE] = { "WRIT/s", 6 },
 	[CPW_TUI_COL_CTXSW] = { "CSW/s", 6 },
 	[CPW_TUI_COL_THREADS] = { "THR", 4 },
+	[CPW_TUI_COL_TIME] = { "TIME+", 8 },
 	[CPW_TUI_COL_COMMAND] = { "COMMAND", 10 },
 };
 
@@ -506,12 +545,17 @@ int cpw_tui_layout(int width, bool visible[CPW_TUI_NCOLS])
 {
 	/* What a user looks at first; the rest is dropped from the end as width shrinks. */
 	static const enum cpw_tui_col priority[] = {
-		CPW_TUI_COL_CPU, CPW_TUI_COL_RSS, CPW_TUI_COL_STATE, CPW_TUI_COL_WAIT, CPW_TUI_COL_READ,
+		CPW_TUI_COL_CPU, CPW_TUI_COL_RSS, CPW_TUI_COL_STATE, CPW_TUI_COL_TIME, CPW_TUI_COL_WAIT,
+		CPW_TUI_COL_READ,
 		CPW_TUI_COL_WRITE, CPW_TUI_COL_MAJFLT, CPW_TUI_COL_THREADS, CPW_TUI_COL_MINFLT,
 		CPW_TUI_COL_CTXSW,
 	};
 	int used = cols[CPW_TUI_COL_PID].width + 1;
+	/* The command tells processes apart by their arguments: a quarter of a wide screen
+	 * is kept for it. */
 	int cmd_min = cols[CPW_TUI_COL_COMMAND].width;
+	if (width / 4 > cmd_min)
+		cmd_min = width / 4;
 
 	for (int c = 0; c < CPW_TUI_NCOLS; c++)
 		visible[c] = false;

@@ -37,11 +37,12 @@ exec sleep 600
 EOF
 T new-session -d -s run -x 100 -y 30 "sh $SCRATCH/run.sh"
 
-# A thread row: TID, state, wait (or -), CPU%, then "-" in RSS.. THR, a branch and the name.
-THREAD_ROW='^ +[0-9]+ [A-Z] [a-z-]+ +[0-9.]+ +- +- +- +- +- +- +- +(├─|└─)python3'
+# A thread row: TID, state, wait (or -), CPU%, then "-" in RSS.. TIME+ (the process-only
+# columns that fit), a branch and the name.
+THREAD_ROW='^ +[0-9]+ [A-Z] [a-z-]+ +[0-9.]+( +-){4,} +(├─|└─)python3'
 
 # 1: before H, the process alone.
-if wait_for run '^ +[0-9]+ [A-Z] .* 5 python3' 10 && ! grep -Eq "$THREAD_ROW" "$SCRATCH/screen"; then
+if wait_for run '^ +[0-9]+ [A-Z] .* 5 +[0-9]+:[0-9]{2}\.[0-9]{2} python3' 10 && ! grep -Eq "$THREAD_ROW" "$SCRATCH/screen"; then
 	ok "before H: one row for the process, 5 threads"
 else
 	not_ok "before H: one row for the process, 5 threads" "$(show)"

@@ -3,7 +3,9 @@
  * order, flat order, collapse sums, sort orders, exited processes lingering, orphans and
  * stale parent cycles), column choice for a width, sparklines, the phase marks under them
  * and the list of phases, short figures, the interval ladder and cutting strings to
- * terminal cells.
+ * terminal cells; an exited row (X, its final TIME+), TIME+ as htop shows it, the filter,
+ * the command's arguments shortened, the selected process's status line, and the help
+ * wrapped to any width.
  */
 #include "config.h"
 
@@ -60,6 +62,12 @@ static size_t fixture(void)
 	procs[2].write_rate = 4096;
 	procs[3].alive = false;
 	procs[3].exited_s = 9.0;
+	/* CPU seconds over the watch: 10 one, 11 two, 12 three (user + system). */
+	procs[1].user_s = 0.75;
+	procs[1].sys_s = 0.25;
+	procs[2].user_s = 2;
+	procs[3].user_s = 1.5;
+	procs[3].sys_s = 1.5;
 	return 6;
 }
 
@@ -140,7 +148,7 @@ static void test_flat_sorts(void)
 
 	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
 	pids_of(&tb, got);
-	pid_t by_cpu[6] = { 20, 10, 11, 12, 30, 1 };
+	pid_t by_cpu[6] = { 20, 10, 11, 30, 1, 12 }; /* the exited has no CPU% now: last */
 	CU_ASSERT_EQUAL(memcmp(got, by_cpu, sizeof(by_cpu)), 0);
 	for (size_t i = 0; i < tb.nrows; i++)
 		CU_ASSERT_EQUAL(tb.rows[i].depth, 0);
@@ -180,16 +188,18 @@ static void test_collapse_sums(void)
 	CU_ASSERT_EQUAL(r->pid, 10);
 	CU_ASSERT_TRUE(r->collapsed);
 	CU_ASSERT_EQUAL(r->nsummed, 3);
-	CU_ASSERT_DOUBLE_EQUAL(r->cpu_pct, 70.0, 1e-9);
+	/* The exited 12 adds no rates (its last ones are stale), only its CPU time. */
+	CU_ASSERT_DOUBLE_EQUAL(r->cpu_pct, 65.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r->rss_kib, 5000.0, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(r->minflt_rate, 700.0, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(r->majflt_rate, 3.0, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(r->read_rate, 70000.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->minflt_rate, 650.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->majflt_rate, 2.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->read_rate, 65000.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r->write_rate, 4096.0, 1e-9); /* the readable part */
-	CU_ASSERT_DOUBLE_EQUAL(r->ctxsw_rate, 6.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r->ctxsw_rate, 4.0, 1e-9);
 	CU_ASSERT_EQUAL(r->threads, 5); /* the exited one has none */
+	CU_ASSERT_DOUBLE_EQUAL(r->cpu_s, 6.0, 1e-9); /* 10, 11 and the exited 12: 1 + 2 + 3 s */
 
-	/* A collapsed subtree sorts among its siblings by its sums: 70 > 60. */
+	/* A collapsed subtree sorts among its siblings by its sums: 65 > 60. */
 	o.sort = CPW_TUI_COL_CPU;
 	cpw_tui_table_build(&tb, ptrs, n, &o);
 	CU_ASSERT_EQUAL(tb.rows[1].pid, 1);
@@ -204,7 +214,7 @@ static void test_collapse_sums(void)
 	CU_ASSERT_EQUAL_FATAL(tb.nrows, 2);
 	long i = cpw_tui_table_find(&tb, 1);
 	CU_ASSERT_FATAL(i >= 0);
-	CU_ASSERT_DOUBLE_EQUAL(tb.rows[i].cpu_pct, 130.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tb.rows[i].cpu_pct, 125.0, 1e-9);
 	CU_ASSERT_EQUAL(tb.rows[i].nsummed, 5);
 
 	/* Collapsing a leaf changes nothing. */
@@ -550,6 +560,7 @@ static void test_cells_fit(void)
 	for (double v = 0.3; v < 1e13; v *= 3.7) {
 		r.threads = v < 2e9 ? (int)v : 2000000000;
 		r.cpu_pct = r.rss_kib = r.majflt_rate = r.minflt_rate = r.read_rate = r.write_rate = r.ctxsw_rate = v;
+		r.cpu_s = v;
 		snprintf(r.wait, sizeof(r.wait), "event-loop:%u", (unsigned)(v < 4e9 ? v : 4e9));
 		for (int c = 0; c < CPW_TUI_COL_COMMAND; c++) {
 			cpw_tui_fmt_cell(&r, (enum cpw_tui_col)c, b, sizeof(b));
@@ -686,6 +697,207 @@ static void test_thread_rows(void)
 	cpw_fixture_remove(root);
 }
 
+/* An exited process shows X, "-" for what it no longer has (CPU%, rates, RSS, threads)
+ * and its final TIME+; sorted by TIME+, the most CPU time first. */
+static void test_exited_row(void)
+{
+	struct cpw_tui_table tb = { 0 };
+	size_t n = fixture();
+	char b[32];
+	struct cpw_tui_opts o = opts(false, CPW_TUI_COL_TIME);
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
+	pid_t got[6], by_time[6] = { 12, 11, 10, 1, 20, 30 };
+	pids_of(&tb, got);
+	CU_ASSERT_EQUAL(memcmp(got, by_time, sizeof(by_time)), 0);
+	const struct cpw_tui_row *r = &tb.rows[cpw_tui_table_find(&tb, 12)];
+	CU_ASSERT_TRUE(r->exited);
+	static const struct {
+		enum cpw_tui_col c;
+		const char *want;
+	} cells[] = {
+		{ CPW_TUI_COL_PID, "12" },     { CPW_TUI_COL_STATE, "X" },  { CPW_TUI_COL_WAIT, "-" },
+		{ CPW_TUI_COL_CPU, "-" },      { CPW_TUI_COL_RSS, "-" },    { CPW_TUI_COL_MAJFLT, "-" },
+		{ CPW_TUI_COL_MINFLT, "-" },   { CPW_TUI_COL_READ, "-" },   { CPW_TUI_COL_WRITE, "-" },
+		{ CPW_TUI_COL_CTXSW, "-" },    { CPW_TUI_COL_THREADS, "-" }, { CPW_TUI_COL_TIME, "0:03.00" },
+	};
+	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
+		cpw_tui_fmt_cell(r, cells[i].c, b, sizeof(b));
+		if (strcmp(b, cells[i].want) != 0) {
+			fprintf(stderr, "# column %s: \"%s\", want \"%s\"\n", cpw_tui_col_title(cells[i].c), b, cells[i].want);
+			CU_FAIL("an exited row's cell");
+		}
+	}
+	/* A live row keeps its figures. */
+	r = &tb.rows[cpw_tui_table_find(&tb, 10)];
+	cpw_tui_fmt_cell(r, CPW_TUI_COL_CPU, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "40.0");
+	cpw_tui_fmt_cell(r, CPW_TUI_COL_TIME, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "0:01.00");
+	CU_ASSERT_STRING_EQUAL(cpw_tui_col_title(CPW_TUI_COL_TIME), "TIME+");
+	cpw_tui_table_free(&tb);
+}
+
+/* TIME+ as htop shows it. */
+static void test_time_format(void)
+{
+	static const struct {
+		double s;
+		const char *want;
+	} cases[] = {
+		{ 0, "0:00.00" },          { 1.5, "0:01.50" },       { 59.999, "0:59.99" },
+		{ 61.25, "1:01.25" },      { 3599.99, "59:59.99" },  { 3600, "1h00:00" },
+		{ 3723.9, "1h02:03" },     { 359999, "99h59:59" },   { 360000, "100h" },
+		{ 1e12, "9999999h" },      { NAN, "N/A" },           { -1, "N/A" },
+	};
+	char b[32];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cpw_tui_fmt_time(cases[i].s, b, sizeof(b));
+		if (strcmp(b, cases[i].want) != 0) {
+			fprintf(stderr, "# %g s: \"%s\", want \"%s\"\n", cases[i].s, b, cases[i].want);
+			CU_FAIL("TIME+");
+		}
+		CU_ASSERT_TRUE((int)strlen(b) <= cpw_tui_col_width(CPW_TUI_COL_TIME));
+	}
+}
+
+/* / and F4: rows whose name or command line hold the filter, in any case; a match whose
+ * parent is filtered out is a root. */
+static void test_filter(void)
+{
+	struct cpw_tui_table tb = { 0 };
+	size_t n = fixture();
+	snprintf(procs[2].cmdline, sizeof(procs[2].cmdline), "/usr/bin/python3 run.py --case Slow");
+	struct cpw_tui_opts o = opts(true, CPW_TUI_COL_PID);
+	o.filter = "sLOW";
+	CU_ASSERT_EQUAL_FATAL(cpw_tui_table_build(&tb, ptrs, n, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(tb.nrows, 1);
+	CU_ASSERT_EQUAL(tb.rows[0].pid, 11);
+	CU_ASSERT_EQUAL(tb.rows[0].depth, 0);
+	o.filter = "TW"; /* twelve (exited, lingering) and twenty, by name */
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL(tb.nrows, 2);
+	CU_ASSERT_TRUE(cpw_tui_table_find(&tb, 12) >= 0 && cpw_tui_table_find(&tb, 20) >= 0);
+	o.filter = "eleven"; /* the name: the command line does not hold it */
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL(tb.nrows, 1);
+	o.filter = "nothing like it";
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL(tb.nrows, 0);
+	o.filter = "";
+	cpw_tui_table_build(&tb, ptrs, n, &o);
+	CU_ASSERT_EQUAL(tb.nrows, 6);
+	CU_ASSERT_TRUE(cpw_tui_filter_match(&procs[0], NULL));
+	CU_ASSERT_TRUE(cpw_tui_filter_match(&procs[2], "PYTHON3 RUN"));
+	CU_ASSERT_FALSE(cpw_tui_filter_match(&procs[2], "pythons"));
+	cpw_tui_table_free(&tb);
+}
+
+/* The command column: the program's base name and the arguments that tell processes
+ * apart; paths give way to their last part where it is too wide; escaped. */
+static void test_cmd_short(void)
+{
+	char b[512];
+	const char *cmd = "/usr/bin/python3 /home/u/proj/tests/test_slow.py -k slow --out=/tmp/a/b.json ./x.py";
+	int n = cpw_tui_cmd_short(cmd, "python3", 200, false, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "python3 /home/u/proj/tests/test_slow.py -k slow --out=/tmp/a/b.json ./x.py");
+	CU_ASSERT_EQUAL(n, (int)strlen(b));
+	cpw_tui_cmd_short(cmd, "python3", 40, false, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "python3 .../test_slow.py -k slow --out=.../b.json ./x.py");
+	n = cpw_tui_cmd_short(cmd, "python3", 40, true, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "python3 \xe2\x80\xa6/test_slow.py -k slow --out=\xe2\x80\xa6/b.json ./x.py");
+	CU_ASSERT_EQUAL(n, 52); /* cells, not bytes: the caller cuts it */
+	/* No command line (a kernel thread, a process seen only at its exit): its name. */
+	cpw_tui_cmd_short("", "kworker/0:1", 20, true, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "kworker/0:1");
+	/* What the kernel gave may hold anything: escaped. */
+	cpw_tui_cmd_short("evil \x1b]0;pwned\x07 arg", "evil", 80, false, b, sizeof(b));
+	CU_ASSERT_PTR_NULL(strchr(b, '\x1b'));
+	CU_ASSERT_PTR_NULL(strchr(b, '\x07'));
+	/* A small buffer is filled, ended, never overrun. */
+	char small[12];
+	cpw_tui_cmd_short(cmd, "python3", 10, false, small, sizeof(small));
+	CU_ASSERT_EQUAL(strlen(small), sizeof(small) - 1);
+}
+
+/* The status line of the selected process: start, end, duration, average CPU, peak RSS,
+ * the whole command line. */
+static void test_proc_status(void)
+{
+	char b[1024];
+	size_t n = fixture();
+	(void)n;
+	struct cpw_proc *p = &procs[2];
+	snprintf(p->cmdline, sizeof(p->cmdline), "/usr/bin/python3 /home/u/tests/run.py --case slow");
+	p->first_seen_s = 0.5;
+	p->max_rss_kib = 20480;
+	cpw_tui_proc_status(p, 0, 4.5, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "pid 11  start 0.5s  running 4.0s  avg CPU 50.0%  peak RSS 20M  "
+				  "cmd: /usr/bin/python3 /home/u/tests/run.py --case slow");
+	p = &procs[3]; /* exited at 9 s */
+	p->first_seen_s = 3;
+	cpw_tui_proc_status(p, 0, 10, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "pid 12  start 3.0s  end 9.0s  ran 6.0s  avg CPU 50.0%  cmd: twelve");
+	p = &procs[1];
+	p->preexisting = true;
+	p->cmdline[0] = '\0';
+	cpw_tui_proc_status(p, 13, 2, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "thread 13 of pid 10  start before the watch  running 2.0s  avg CPU 50.0%  cmd: [ten]");
+	/* Cut to the buffer, ended. */
+	char small[16];
+	cpw_tui_proc_status(&procs[2], 0, 4.5, small, sizeof(small));
+	CU_ASSERT_EQUAL(strlen(small), sizeof(small) - 1);
+}
+
+/* The help wraps to any width from 24 cells, loses no word, and each entry starts its own
+ * line; k offers SIGTERM first, and SIGKILL. */
+static void test_help_lines(void)
+{
+	static char rows[128][CPW_TUI_HELP_ROW];
+	char want[4096], words[4096];
+	int full = cpw_tui_help_lines(400, rows, 128);
+	CU_ASSERT_TRUE_FATAL(full > 10);
+	/* The same words in the same order at every width (here: its letters, blanks left out). */
+	size_t k = 0;
+	for (int i = 0; i < full; i++) {
+		CU_ASSERT_TRUE((int)strlen(rows[i]) <= cpw_tui_help_width());
+		for (const char *c = rows[i]; *c && k + 1 < sizeof(want); c++)
+			if (*c != ' ')
+				want[k++] = *c;
+	}
+	want[k] = '\0';
+	for (int w = 24; w <= 100; w++) {
+		int m = cpw_tui_help_lines(w, rows, 128);
+		size_t j = 0;
+		bool fits = true, starts = true;
+		for (int i = 0; i < m; i++) {
+			if ((int)strlen(rows[i]) > w)
+				fits = false;
+			for (const char *c = rows[i]; *c && j + 1 < sizeof(words); c++)
+				if (*c != ' ')
+					words[j++] = *c;
+		}
+		words[j] = '\0';
+		if (!fits || strcmp(words, want) != 0) {
+			fprintf(stderr, "# width %d: %s\n", w, fits ? "words differ" : "a line is too wide");
+			CU_FAIL("help at a width");
+		}
+		/* "k F9" starts a line of its own. */
+		for (int i = 0; i < m; i++)
+			if (strstr(rows[i], "F9") && strncmp(rows[i], "k F9", 4) != 0)
+				starts = false;
+		CU_ASSERT_TRUE(starts);
+	}
+	size_t ns;
+	const struct cpw_tui_signal *sigs = cpw_tui_signals(&ns);
+	CU_ASSERT_TRUE_FATAL(ns >= 5 && cpw_tui_signal_default() < ns);
+	CU_ASSERT_EQUAL(sigs[cpw_tui_signal_default()].sig, 15);
+	CU_ASSERT_STRING_EQUAL(sigs[cpw_tui_signal_default()].name, "SIGTERM");
+	bool kill9 = false;
+	for (size_t i = 0; i < ns; i++)
+		kill9 |= sigs[i].sig == 9 && strcmp(sigs[i].name, "SIGKILL") == 0;
+	CU_ASSERT_TRUE(kill9);
+}
+
 int main(void)
 {
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
@@ -709,5 +921,11 @@ int main(void)
 	CU_add_test(s, "interval ladder", test_interval_ladder);
 	CU_add_test(s, "cut to terminal cells", test_fit);
 	CU_add_test(s, "word wrap", test_wrap);
+	CU_add_test(s, "an exited process: X, no rates, its final TIME+", test_exited_row);
+	CU_add_test(s, "TIME+ as htop shows it", test_time_format);
+	CU_add_test(s, "the filter (/ F4)", test_filter);
+	CU_add_test(s, "the command column's arguments, shortened", test_cmd_short);
+	CU_add_test(s, "the selected process's status line", test_proc_status);
+	CU_add_test(s, "the help wrapped, the signals offered", test_help_lines);
 	return cpw_cunit_run_tap();
 }
