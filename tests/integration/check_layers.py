@@ -16,7 +16,11 @@ Prints one line per breach and exits 1 when there is any, 0 when there is none:
 - a string literal outside src/source/ naming a path under /proc or /sys ("/proc/%d/stat",
   "/sys/fs/cgroup"), or a path format under a proc or cgroup root ("%s/%d/stat",
   "%s/memory.max"): only the sources read the kernel (LITERALS_OK lists the exceptions);
-- a folder under src/ that is in no layer, and an include of a file that is not there.
+- a folder under src/ that is in no layer, and an include of a file that is not there;
+- an exported function or variable not named after the header that declares it
+  (cpw_<header>_..., the module's name for a *_private.h: cpw_proc_parse_stat in
+  source/proc/proc_parse.h, cpw_perf_new in source/perf/perf_private.h's module);
+- a header whose include guard is not CPW_<its path under src/> (CPW_SOURCE_PROC_PROC_PARSE_H).
 
 The layer of a file is the first folder of its path under src/ (any folder below
 src/source/ is the source layer); options.h, exitcodes.h and counter_values.h at the top
@@ -242,6 +246,38 @@ def shortest_cycle(graph, start, part):
     return [start, start]
 
 
+# A top-level declaration of an exported function or variable: its name, before "(" or "["
+# or ";" (types, struct and enum tags, are not names of the module's exports).
+EXPORT = re.compile(r"(?<!struct )(?<!enum )(?<!union )\b(cpw_\w+)\s*(\(|\[|;|=)")
+
+
+def exported_names(code):
+    """The names a header declares at file level (brace depth 0, not typedefs, not static
+    inline helpers, not macros)."""
+    depth, top = 0, []
+    for ch in code:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            top.append(ch)
+    text = "\n".join(l for l in "".join(top).split("\n") if not l.lstrip().startswith("#"))
+    names = []
+    for stmt in text.split(";"):
+        s = stmt.strip()
+        if not s or s.startswith(("typedef", "static")):
+            continue
+        m = EXPORT.search(s + ";")
+        if m and not re.match(r"(struct|enum|union)\s+\w+\s*$", s):
+            names.append(m.group(1))
+    return names
+
+
+def guard_of(rel):
+    return "CPW_" + re.sub(r"[^A-Za-z0-9]", "_", rel).upper()
+
+
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
         print("usage: check_layers.py SRCDIR", file=sys.stderr)
@@ -293,6 +329,18 @@ def main():
             if kernel_path(lit) and not literal_ok(rel, lit):
                 breaches.append(f'{rel}:{line}: the kernel path "{lit}" outside src/source/ '
                                 "(only the sources read the kernel)")
+
+    for rel in sorted(files):
+        if not rel.endswith(".h"):
+            continue
+        prefix = "cpw_" + stem_module(rel).rsplit("/", 1)[-1]
+        for name in exported_names(code[rel]):
+            if name != prefix and not name.startswith(prefix + "_"):
+                breaches.append(f"{rel}: {name} is not named after its header ({prefix}_...)")
+        m = re.search(r"^#ifndef (\w+)\n#define \1\b", files[rel], re.M)
+        if not m or m.group(1) != guard_of(rel):
+            breaches.append(f"{rel}: its include guard is {m.group(1) if m else 'missing'}, "
+                            f"not {guard_of(rel)}")
 
     for line in breaches:
         print(line)
