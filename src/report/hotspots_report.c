@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/escape.h"
+#include "util/round.h"
 
 static double share(uint64_t part, uint64_t whole)
 {
@@ -100,7 +101,7 @@ static void add(struct json_object *o, const char *k, struct json_object *v)
 
 static struct json_object *json_share(uint64_t part, uint64_t whole)
 {
-	return json_object_new_double(round(share(part, whole) * 100) / 10000);
+	return json_object_new_double((double)cpw_round(share(part, whole) * 100) / 10000);
 }
 
 static struct json_object *fn_json(const struct cpw_hot_fn *f, uint64_t n)
@@ -135,7 +136,7 @@ struct json_object *cpw_hotspots_report_to_json(const struct cpw_hotspots *h, co
 	add(o, "sample_hz", json_object_new_int(st->hz));
 	add(o, "samples", json_object_new_int64((int64_t)n));
 	add(o, "lost", json_object_new_int64((int64_t)st->lost));
-	add(o, "armed_at_s", isnan(armed) ? NULL : json_object_new_double(round(armed * 1000) / 1000));
+	add(o, "armed_at_s", isnan(armed) ? NULL : json_object_new_double((double)cpw_round(armed * 1000) / 1000));
 	struct json_object *kinds = json_object_new_object();
 	for (int k = 0; k < CPW_CODE_KINDS; k++)
 		add(kinds, cpw_sampler_code_kind_name((enum cpw_code_kind)k),

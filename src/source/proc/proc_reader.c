@@ -794,10 +794,10 @@ struct cpw_proc_reader *cpw_proc_reader_new(const char *proc_root)
 		return NULL;
 	snprintf(r->proc_root, sizeof(r->proc_root), "%s", proc_root ? proc_root : "/proc");
 	/* Keeping descriptors open saves an open and a close per file per sample, within the
-	 * limit (the session raised it: source/kernel/fdlimit.h), keeping a margin for
-	 * everything else. */
+	 * limit (the session raised it: source/kernel/fdlimit.h): half of what it allows past a
+	 * margin of 128 for everything else; the sampler may keep the other half. */
 	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
-		r->max_kept_fds = nofile.rlim_cur > 256 ? (size_t)nofile.rlim_cur - 128 : 0;
+		r->max_kept_fds = nofile.rlim_cur > 256 ? ((size_t)nofile.rlim_cur - 128) / 2 : 0;
 	r->tids_alloc = 64;
 	r->tids = malloc(r->tids_alloc * sizeof(*r->tids));
 	r->text_size = 4096;

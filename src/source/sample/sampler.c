@@ -11,6 +11,7 @@
 #include "source/sample/sample_private.h"
 
 #include <errno.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,8 @@ static void reason(int err, const char *proc_root, char *why, size_t len)
 	} else if (err == ENOSYS) {
 		snprintf(why, len, "this kernel has no perf events (ENOSYS), or seccomp forbids them");
 	} else if (err == EMFILE || err == ENFILE) {
-		snprintf(why, len, "out of file descriptors (one per thread and CPU)");
+		snprintf(why, len, "too few file descriptors (one per thread and CPU; the open-files "
+			 "limit leaves sampling half of what it allows past 128)");
 	} else {
 		snprintf(why, len, "perf_event_open of cpu-clock failed: %s", strerror(err));
 	}
@@ -192,13 +194,32 @@ static int attach_ring(struct cpw_sampler *s, int cpu, int fd)
 	return 0;
 }
 
+/* Descriptors the sampler may keep: half of what the open-files limit leaves past a margin
+ * of 128 (the reader keeps up to the other half: source/proc/proc_reader.c), so that
+ * sampling never takes the descriptors the samples of the tree need. */
+static size_t fd_budget(void)
+{
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0)
+		return 0;
+	rlim_t cur = nofile.rlim_cur == RLIM_INFINITY ? 65536 : nofile.rlim_cur;
+	return cur > 256 ? (size_t)(cur - 128) / 2 : 0;
+}
+
 int cpw_sampler_arm(struct cpw_sampler *s, const pid_t *tids, size_t n, char *why, size_t len)
 {
 	int first_err = 0;
+	size_t budget = fd_budget();
 	s->armed = true;
 	for (size_t i = 0; i < n; i++) {
 		if (s->threads_armed >= THREADS_MAX) {
 			s->threads_refused += (unsigned)(n - i);
+			break;
+		}
+		if (s->nfds + (size_t)s->ncpu > budget) {
+			s->threads_refused += (unsigned)(n - i);
+			if (!first_err)
+				first_err = EMFILE;
 			break;
 		}
 		bool any = false;
