@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 125
 top=$(pwd)
 
 # Build dependencies; the Debian package names are the ones configure names when missing.
-BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-dev libjson-c-dev libncurses-dev libcunit1-dev python3"
+BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-dev libjson-c-dev libncurses-dev libcunit1-dev python3 man-db"
 # Test tools: git (test_dist compares the tarball with what git tracks), GNU time (reference
 # figures), htop (benchmark reference), tmux (live view tests), python3-jsonschema (schema
 # validation), groff/man-db (man page check), clang + compiler-rt (libFuzzer targets),
@@ -95,7 +95,9 @@ case "${1:-}" in
 run)
 	install_missing $BUILD_PKGS || exit 125
 	configure_in build $PLAIN_OPTS && build_in build || exit 125
-	exec build/cperfwatch -- /usr/bin/python3 contrib/examples/busy.py
+	# Installed (/usr/local), so that cperfwatch is on PATH and `man cperfwatch` finds its page.
+	make -C build -s install >&2 || exit 125
+	exec cperfwatch -- /usr/bin/python3 contrib/examples/busy.py
 	;;
 check)
 	install_missing $BUILD_PKGS $TEST_PKGS || { echo "0 passed, 1 failed"; exit 1; }
@@ -120,8 +122,14 @@ check)
 		fi
 		[ "$variant" = build ] && plain_built=yes
 		# Tests run one at a time: the verdict tests measure CPU shares and must not
-		# compete with each other for the two cores.
-		make -C "$variant" check >&2 || true
+		# compete with each other for the two cores. The ASan suite runs as a fresh Debian
+		# console would (no locale: the C locale, TERM=linux), the plain one in the caller's
+		# environment (CI: C.UTF-8, TERM=dumb): both are real users' environments.
+		if [ "$variant" = build-asan ]; then
+			env -u LANG -u LANGUAGE -u LC_ALL -u LC_CTYPE TERM=linux make -C "$variant" check >&2 || true
+		else
+			make -C "$variant" check >&2 || true
+		fi
 		[ -f "$variant/test-suite.log" ] && logs="$logs $variant/test-suite.log"
 		show_failures "$variant/tests"
 	done
