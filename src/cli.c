@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "report/exposition.h"
 #include "util/outname.h"
 #include "util/round.h"
+#include "util/escape.h"
 
 void cpw_options_defaults(struct cpw_config *cfg)
 {
@@ -197,6 +200,20 @@ static int parse_fail_on(const char *text, unsigned *mask)
 	return 0;
 }
 
+/* One line on err, "cperfwatch: " and the message with every control byte escaped: the
+ * message quotes what the user typed, which may hold escape sequences for the terminal. */
+static void say(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(FILE *err, const char *fmt, ...)
+{
+	char raw[2048], safe[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	cpw_escape_for_terminal(raw, safe, sizeof(safe));
+	fprintf(err, "cperfwatch: %s\n", safe);
+}
+
 /* --label NAME=VALUE: the name by the Prometheus grammar, not one cperfwatch writes, not
  * twice. Returns 0, or -1 after one line on err. */
 static int check_label(const char *arg, const struct cpw_config *cfg, FILE *err)
@@ -204,28 +221,28 @@ static int check_label(const char *arg, const struct cpw_config *cfg, FILE *err)
 	const char *eq = strchr(arg, '=');
 	char name[128];
 	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name)) {
-		fprintf(err, "cperfwatch: invalid label '%s': expected NAME=VALUE\n", arg);
+		say(err, "invalid label '%s': expected NAME=VALUE", arg);
 		return -1;
 	}
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
 	if (!cpw_exposition_label_name_ok(name)) {
-		fprintf(err, "cperfwatch: invalid label name '%s': expected letters, digits and _, "
-			"not starting with a digit or __, and none of: %s\n", name, cpw_exposition_reserved_labels);
+		say(err, "invalid label name '%s': expected letters, digits and _, "
+		    "not starting with a digit or __, and none of: %s", name, cpw_exposition_reserved_labels);
 		return -1;
 	}
 	if (strlen(eq + 1) > CPW_LABEL_VALUE_MAX) {
-		fprintf(err, "cperfwatch: label '%s': its value is longer than %d bytes\n", name,
+		say(err, "label '%s': its value is longer than %d bytes", name,
 			CPW_LABEL_VALUE_MAX);
 		return -1;
 	}
 	if (cfg->nlabels >= CPW_LABELS_MAX) {
-		fprintf(err, "cperfwatch: too many labels (at most %d)\n", CPW_LABELS_MAX);
+		say(err, "too many labels (at most %d)", CPW_LABELS_MAX);
 		return -1;
 	}
 	for (int i = 0; i < cfg->nlabels; i++)
 		if (strncmp(cfg->labels[i], arg, (size_t)(eq - arg + 1)) == 0) {
-			fprintf(err, "cperfwatch: label '%s' given twice\n", name);
+			say(err, "label '%s' given twice", name);
 			return -1;
 		}
 	return 0;
@@ -253,7 +270,7 @@ static int expand_output(struct cpw_config *cfg, FILE *err)
 		return 0;
 	if (cpw_outname_expand(cfg->output_path, &env, cfg->output_expanded,
 			       sizeof(cfg->output_expanded), why, sizeof(why)) < 0) {
-		fprintf(err, "cperfwatch: output file %s\n", why);
+		say(err, "output file %s", why);
 		return -1;
 	}
 	cfg->output_path = cfg->output_expanded;
@@ -298,8 +315,7 @@ static const struct option long_options[] = {
 
 #define FAIL(...)                                          \
 	do {                                               \
-		fprintf(err, "cperfwatch: " __VA_ARGS__);  \
-		fputc('\n', err);                          \
+		say(err, __VA_ARGS__);                     \
 		return CPW_CLI_ERROR;                      \
 	} while (0)
 

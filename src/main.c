@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "source/perf/perf.h"
 #include "exitcodes.h"
+#include "util/escape.h"
 #include "modes/attach.h"
 #include "modes/merge.h"
 #include "modes/run.h"
@@ -136,7 +137,9 @@ int main(int argc, char **argv)
 		/* Merge mode writes to out->stream: its file is made before the reports are read. */
 		int rc = cpw_output_begin(&out);
 		if (rc < 0) {
-			fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", cpw_output_name(&out), strerror(-rc));
+			char safe[CPW_PATH_LEN * 4 + 1];
+			cpw_escape_for_terminal(cpw_output_name(&out), safe, sizeof(safe));
+			fprintf(stderr, "cperfwatch: cannot open '%s': %s\n", safe, strerror(-rc));
 			return CPW_EXIT_FAILURE;
 		}
 		status = cpw_merge_mode(&cfg, &out);

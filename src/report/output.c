@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "report/output.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,9 +112,17 @@ static int check_directory(const char *path)
 	return 0;
 }
 
+/* A path as the error lines show it: a file name may hold escape sequences for the terminal. */
+static const char *shown(const char *path, char *buf, size_t len)
+{
+	cpw_escape_for_terminal(path, buf, len);
+	return buf;
+}
+
 static int refuse(const char *path, char *err, size_t errlen, int rc)
 {
-	snprintf(err, errlen, "cannot open '%s': %s", path, strerror(-rc));
+	char safe[CPW_PATH_LEN * 4 + 1];
+	snprintf(err, errlen, "cannot open '%s': %s", shown(path, safe, sizeof(safe)), strerror(-rc));
 	return -1;
 }
 
@@ -141,10 +150,11 @@ int cpw_output_init_file(struct cpw_output *o, const char *path, char *err, size
 		o->device = true; /* /dev/null, a terminal: written in place */
 		rc = access(path, W_OK) == 0 ? 0 : -errno;
 	} else if (!S_ISREG(st.st_mode)) {
+		char safe[CPW_PATH_LEN * 4 + 1];
 		snprintf(err, errlen,
 			 "refusing '%s': %s (the report goes to a regular file, a character device, "
 			 "/dev/stdout or /dev/stderr)",
-			 path, kind_of(st.st_mode));
+			 shown(path, safe, sizeof(safe)), kind_of(st.st_mode));
 		return -1;
 	} else if (access(path, W_OK) != 0) {
 		rc = -errno; /* a read-only report stays as it is */
@@ -293,7 +303,8 @@ int cpw_output_commit(struct cpw_output *o)
 
 int cpw_output_finish(struct cpw_output *o, int write_rc, const char *what)
 {
-	const char *name = cpw_output_name(o);
+	char safe[CPW_PATH_LEN * 4 + 1], kept[CPW_PATH_LEN * 4 + 1];
+	const char *name = shown(cpw_output_name(o), safe, sizeof(safe));
 	if (write_rc != 0) {
 		cpw_output_abandon(o); /* a file that was there before stays as it was */
 		fprintf(stderr, "cperfwatch: cannot write the %s to %s: %s\n", what, name, strerror(-write_rc));
@@ -302,7 +313,7 @@ int cpw_output_finish(struct cpw_output *o, int write_rc, const char *what)
 	int rc = cpw_output_commit(o);
 	if (rc != 0 && o->kept_path[0]) {
 		fprintf(stderr, "cperfwatch: cannot rename the %s to %s: %s (it is in %s)\n", what, name,
-			strerror(-rc), o->kept_path);
+			strerror(-rc), shown(o->kept_path, kept, sizeof(kept)));
 		return -1;
 	}
 	if (rc != 0) {

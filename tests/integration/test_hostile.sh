@@ -20,7 +20,7 @@ ESCAPED='a b) (c\x0a\x1b[31m\xff'  # the terminal form, as literal text
 OSC_HEX=1b5d323b50574e454407
 OSC_LABEL='\\x1b]2;PWNED\\x07' # in a label: \x1b, its backslash escaped
 
-plan 29
+plan 32
 
 [ -x "$PY" ] || missing_all "hostile names" python3
 if [ ! -x "$H" ]; then
@@ -218,4 +218,13 @@ rc=$?
 check "a hostile command that cannot run: 126 ($rc), no raw control byte" \
 	sh -c "test $rc = 126 && test \$(wc -l <'$SCRATCH/noexec.err') = 1 && grep -qF '\\x1b]2;PWNED\\x07' '$SCRATCH/noexec.err'"
 
+# Usage errors quote what was typed: an escape sequence in an option's value or a label's
+# name reaches the terminal escaped.
+"$CPW" --interval "$(printf '\033]2;PWNED\007')" -- true 2>"$SCRATCH/usage1.err"
+check "a bad --interval is quoted with its control bytes escaped" no_controls "$SCRATCH/usage1.err"
+"$CPW" --label "$(printf 'x\033]2;PWNED\007=1')" -- true 2>"$SCRATCH/usage2.err"
+check "a bad label name is quoted with its control bytes escaped" no_controls "$SCRATCH/usage2.err"
+mkfifo "$SCRATCH/$(printf 'f\033]2;PWNED\007')"
+"$CPW" -o "$SCRATCH/$(printf 'f\033]2;PWNED\007')" -- true 2>"$SCRATCH/usage3.err"
+check "a refused -o path is quoted with its control bytes escaped" no_controls "$SCRATCH/usage3.err"
 done_testing
