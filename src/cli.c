@@ -31,6 +31,11 @@ void cpw_options_defaults(struct cpw_config *cfg)
 	cfg->format = CPW_FORMAT_TEXT;
 	const char *root = getenv("CPERFWATCH_PROC");
 	cfg->proc_root = root && root[0] ? root : "/proc";
+	/* The sampling rate of the hotspots: tests that compare shares with perf's raise it for
+	 * more samples in the same time. */
+	const char *hz = getenv("CPERFWATCH_SAMPLING_HZ");
+	long hz_given = hz && hz[0] ? strtol(hz, NULL, 10) : 0;
+	cfg->sampling_hz = hz_given >= 1 && hz_given <= 10000 ? (int)hz_given : 0;
 	const char *cgroups = getenv("CPERFWATCH_CGROUP");
 	cfg->cgroup_root = cgroups && cgroups[0] ? cgroups : "/sys/fs/cgroup";
 	cfg->rank = -1;

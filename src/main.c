@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,19 @@ static bool say_stdout_shared(const struct cpw_config *cfg, const struct cpw_out
 	return true;
 }
 
+/* Whether a file written beside the report (--plot, --folded) may go to path: checked, made
+ * nothing. NULL: none asked for. */
+static bool side_path_ok(const char *path, char *err, size_t errlen)
+{
+	struct cpw_output side;
+	if (!path)
+		return true;
+	if (cpw_output_init_file(&side, path, err, errlen) < 0)
+		return false;
+	cpw_output_abandon(&side); /* nothing made: lets its held descriptor go */
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct cpw_config cfg;
@@ -103,26 +117,12 @@ int main(int argc, char **argv)
 		return CPW_EXIT_FAILURE;
 	}
 	say_stdout_shared(&cfg, &out);
-	/* The plot's path too: a bad --plot path fails before the command starts; its file is
-	 * made when the report is written (report/emit.c). */
-	if (cfg.plot_path) {
-		struct cpw_output plot;
-		if (cpw_output_init_file(&plot, cfg.plot_path, err, sizeof(err)) < 0) {
-			fprintf(stderr, "cperfwatch: %s\n", err);
-			cpw_output_abandon(&out);
-			return CPW_EXIT_FAILURE;
-		}
-		cpw_output_abandon(&plot); /* nothing made: lets its held descriptor go */
-	}
-	/* --folded's path likewise (hotspots): made when the report is written. */
-	if (cfg.folded_path) {
-		struct cpw_output folded;
-		if (cpw_output_init_file(&folded, cfg.folded_path, err, sizeof(err)) < 0) {
-			fprintf(stderr, "cperfwatch: %s\n", err);
-			cpw_output_abandon(&out);
-			return CPW_EXIT_FAILURE;
-		}
-		cpw_output_abandon(&folded);
+	/* The --plot and --folded paths too: a bad one fails before the command starts; their
+	 * files are made when the report is written (report/emit.c). */
+	if (!side_path_ok(cfg.plot_path, err, sizeof(err)) || !side_path_ok(cfg.folded_path, err, sizeof(err))) {
+		fprintf(stderr, "cperfwatch: %s\n", err);
+		cpw_output_abandon(&out);
+		return CPW_EXIT_FAILURE;
 	}
 	/* --series: opened now, as -o is checked, so that a bad path fails before the command
 	 * starts; written from the first sample on. */

@@ -45,6 +45,7 @@ struct cpw_config {
 				  * by main.c before anything runs, made when the report is) */
 	/* Hotspots (issue 26): on-CPU samples by function. */
 	bool no_hotspots;        /* --no-hotspots: no sampling */
+	int sampling_hz;         /* CPERFWATCH_SAMPLING_HZ (tests); 0: the default rate */
 	const char *folded_path; /* --folded FILE: collapsed stacks; NULL for none (checked by
 				  * main.c before anything runs, made when the report is) */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */

@@ -48,35 +48,31 @@ static void name_output(const struct cpw_report *r, const char *what, char *buf,
 		snprintf(buf, len, "%s (the command exited with status %d)", what, r->exit_code);
 }
 
-/* --plot: the picture goes to the file main.c checked before the run, made now and
- * renamed into place once whole. */
-static int emit_plot(const char *path, const struct cpw_report *r)
+/* What goes to a file of its own beside the report: the --plot picture, the --folded stacks. */
+typedef int (*side_writer)(const struct cpw_report *r, FILE *out);
+
+static int write_plot(const struct cpw_report *r, FILE *out)
 {
-	struct cpw_output plot;
-	char err[CPW_PATH_LEN + 160], what[96];
-	if (cpw_output_init_file(&plot, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "cperfwatch: cannot write the plot: %s\n", err);
-		return -1;
-	}
-	name_output(r, "plot", what, sizeof(what));
-	int rc = cpw_output_begin(&plot);
-	return cpw_output_finish(&plot, rc == 0 ? cpw_plot_svg_write(r, plot.stream) : rc, what);
+	return cpw_plot_svg_write(r, out);
 }
 
-/* --folded: the collapsed stacks go to the file main.c checked before the run, made now
- * as the plot's is (report/hotspots_report.c writes them). */
-static int emit_folded(const char *path, const struct cpw_report *r)
+static int write_folded(const struct cpw_report *r, FILE *out)
 {
-	struct cpw_output folded;
-	char err[CPW_PATH_LEN + 160], what[96];
-	if (cpw_output_init_file(&folded, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "cperfwatch: cannot write the folded stacks: %s\n", err);
+	return cpw_hotspots_report_write_folded(r->hotspots, out);
+}
+
+/* The file main.c checked before the run, made now and renamed into place once whole. */
+static int emit_side_file(const char *path, const char *what, side_writer write, const struct cpw_report *r)
+{
+	struct cpw_output side;
+	char err[CPW_PATH_LEN + 160], named[96];
+	if (cpw_output_init_file(&side, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cperfwatch: cannot write the %s: %s\n", what, err);
 		return -1;
 	}
-	name_output(r, "folded stacks", what, sizeof(what));
-	int rc = cpw_output_begin(&folded);
-	return cpw_output_finish(&folded, rc == 0 ? cpw_hotspots_report_write_folded(r->hotspots, folded.stream) : rc,
-				 what);
+	name_output(r, what, named, sizeof(named));
+	int rc = cpw_output_begin(&side);
+	return cpw_output_finish(&side, rc == 0 ? write(r, side.stream) : rc, named);
 }
 
 /* The report first: its file takes the descriptor held back for it, and frees it for the
@@ -89,7 +85,9 @@ int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 		rc = out->stream == stderr ? write_unbuffered(r, out->stream) : cpw_report_write(r, out->stream);
 	name_output(r, "report", what, sizeof(what));
 	int report_rc = cpw_output_finish(out, rc, what);
-	int plot_rc = r->cfg && r->cfg->plot_path ? emit_plot(r->cfg->plot_path, r) : 0;
-	int folded_rc = r->cfg && r->cfg->folded_path ? emit_folded(r->cfg->folded_path, r) : 0;
+	int plot_rc = r->cfg && r->cfg->plot_path ? emit_side_file(r->cfg->plot_path, "plot", write_plot, r) : 0;
+	int folded_rc = r->cfg && r->cfg->folded_path
+				? emit_side_file(r->cfg->folded_path, "folded stacks", write_folded, r)
+				: 0;
 	return report_rc == 0 && plot_rc == 0 && folded_rc == 0 ? 0 : -1;
 }

@@ -65,7 +65,8 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 	size_t n = cpw_tree_live_tids(tree, tids, ARM_TIDS_MAX);
 	if (n == 0)
 		return; /* nothing alive yet (or any more): the next sample tries */
-	sp->sampler = cpw_sampler_new(sp->cfg->proc_root, CPW_SAMPLING_HZ, why, sizeof(why));
+	sp->sampler = cpw_sampler_new(sp->cfg->proc_root, sp->cfg->sampling_hz > 0 ? sp->cfg->sampling_hz : CPW_SAMPLING_HZ,
+				      why, sizeof(why));
 	if (!sp->sampler) {
 		give_up(sp, why, r);
 		return;
