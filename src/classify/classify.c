@@ -435,13 +435,12 @@ static void decompose(struct ctx *c)
 		c->disk = 0;
 	}
 	busy = c->cpu + c->runq + c->disk + c->mem + c->dother;
-	/* Thread-seconds of run-queue wait can exceed the wall time while the tree slept most of
-	 * the run: 10,000 threads woken at once each wait a little. The command's own
+	/* Thread-seconds of run-queue wait can near or exceed the wall time while the tree slept
+	 * most of the run: 10,000 threads woken at once each wait a little. The command's own
 	 * cpu.pressure 'some' is the wall time that wait took; where the tree was wholly idle
 	 * (nothing on a CPU, queued or waiting for storage) for at least the waiting share of
 	 * the run, that wall time is what the run-queue wait cost it. */
-	if (busy > c->wall && c->m->psi_from_cgroup && cpw_known(c->m->psi_cpu_some_s) &&
-	    c->runq > c->m->psi_cpu_some_s) {
+	if (c->m->psi_from_cgroup && cpw_known(c->m->psi_cpu_some_s) && c->runq > c->m->psi_cpu_some_s) {
 		double runq_wall = c->m->psi_cpu_some_s;
 		double idle = c->wall - cpw_min(c->cpu, c->wall) - runq_wall - cpw_min(c->disk, c->wall) -
 			      cpw_min(c->mem, c->wall);

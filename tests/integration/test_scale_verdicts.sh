@@ -5,6 +5,8 @@
 #   sleep_herd 10000 10   10,000 threads (64 KiB stacks) asleep 10 s: waiting (timer),
 #                         never cpu-starved or memory-bound for the run-queue wait of their
 #                         waking, or the faults of their stacks
+#   sleep_herd 2000 5     the same with 2,000 threads, which a small VM samples often
+#                         enough to judge
 #   fork_storm 1000       a sequential fork + exec of `true`: cpu-bound, named process
 #                         creation and advised so, never memory-bound for its
 #                         copy-on-write faults
@@ -56,29 +58,34 @@ run() {
 		[ -s "$SCRATCH/$_name.json" ]
 }
 
-plan $((RUNS * 4))
+plan $((RUNS * 6))
 
-i=1
-while [ "$i" -le "$RUNS" ]; do
-	n=herd$i
-	if ! run "$n" "$W/sleep_herd" 10000 10; then
+# herd NAME THREADS SECONDS: one run of sleep_herd, two results.
+herd() {
+	n=$1
+	if ! run "$n" "$W/sleep_herd" "$2" "$3"; then
 		not_ok "$n: cperfwatch writes the report" "$(tail -n 5 "$SCRATCH/$n.out")"
-		not_ok "$n: 10,000 sleeping threads are waiting" "no report"
-		i=$((i + 1))
-		continue
+		not_ok "$n: $2 sleeping threads are waiting" "no report"
+		return
 	fi
 	ok "$n: cperfwatch writes the report"
 	verdict "$SCRATCH/$n.json" summary | sed 's/^/# /'
 	got=$(verdict "$SCRATCH/$n.json" class)
 	if [ "$got" = waiting ]; then
-		ok "$n: 10,000 sleeping threads are waiting"
+		ok "$n: $2 sleeping threads are waiting"
 	elif [ "$got" = unknown ] && [ "$(verdict "$SCRATCH/$n.json" samples)" -lt 5 ]; then
-		skip "$n: 10,000 sleeping threads are waiting" \
-			"only $(verdict "$SCRATCH/$n.json" samples) samples of 10,000 threads: unknown, rightly"
+		skip "$n: $2 sleeping threads are waiting" \
+			"only $(verdict "$SCRATCH/$n.json" samples) samples of $2 threads: unknown, rightly"
 	else
-		not_ok "$n: 10,000 sleeping threads are waiting (got '$got')" \
+		not_ok "$n: $2 sleeping threads are waiting (got '$got')" \
 			"$(verdict "$SCRATCH/$n.json" summary)"
 	fi
+}
+
+i=1
+while [ "$i" -le "$RUNS" ]; do
+	herd "herd$i" 10000 10
+	herd "herd2k.$i" 2000 5
 	i=$((i + 1))
 done
 
