@@ -224,7 +224,7 @@ static void write_process_table(const struct cpw_report *r, FILE *out)
 			(unsigned long long)p->minflt, esc, p->alive ? "" : " (exited)");
 	}
 	if (shown < n)
-		fprintf(out, "\t... and %zu more, less CPU each (see --json for all)\n", n - shown);
+		fprintf(out, "\t... and %zu more (see --json for all)\n", n - shown);
 }
 
 /* Storage bytes: /proc/PID/io, or the rusage blocks (512 bytes each) where those say more:
