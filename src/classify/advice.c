@@ -19,8 +19,7 @@ static const char *const advice_full[CPW_CLASS_COUNT] = {
 		"loops, and compiler optimisation (-O2, -march=native).",
 	[CPW_CLASS_MEMORY_BOUND] =
 		"Memory-bound: the CPU waits for memory. Improve locality: contiguous arrays instead "
-		"of pointers, smaller types, blocking/tiling; use less space; reuse buffers instead "
-		"of mapping fresh memory (every first touch is a page fault). More threads may make "
+		"of pointers, smaller types, blocking/tiling; use less space. More threads may make "
 		"it worse: they share the memory bandwidth.",
 	[CPW_CLASS_IO_BOUND] =
 		"IO-bound: the tree waits for storage. Cache what is read again, read and write "
@@ -42,6 +41,23 @@ static const char *const advice_full[CPW_CLASS_COUNT] = {
 		"Too little data to judge: run it longer (a bigger input or a loop) or sample more "
 		"often with a lower --interval.",
 };
+
+/* Memory-bound by page faults alone: the kernel's work of giving fresh memory on first
+ * touch (a fault, a zeroed page each), which locality does not change. */
+static const char first_touch_advice[] =
+	"Memory-bound on page faults: most of the time goes to first touches of fresh memory, "
+	"each a fault and a zeroed page. Allocate once and reuse the buffers (a pool, no "
+	"malloc/free or mmap/munmap per item), use huge pages (madvise(MADV_HUGEPAGE), "
+	"transparent huge pages), or pre-fault what will be used (MAP_POPULATE) outside the "
+	"timed part.";
+
+/* The CPU work is starting processes (fork, exec, page-table copies, the loader). */
+static const char spawn_advice[] =
+	"Process creation: the time goes to starting processes (fork and exec, page-table "
+	"copies, copy-on-write faults, the dynamic loader), not to their work. Start fewer: "
+	"batch items per command (xargs -n, find -exec ... +), do the loop inside one program "
+	"or with shell builtins, keep a persistent worker that takes many items, or spawn with "
+	"posix_spawn or vfork, which copy no page tables.";
 
 /* Short advice, used in pairs for a mixed verdict. */
 static const char *const advice_short[CPW_CLASS_COUNT] = {
@@ -135,12 +151,16 @@ void cpw_advice_fill(const struct cpw_metrics *m, const struct cpw_advice_facts 
 		return;
 	}
 	/* Waiting with a named kind: advice for that kind (wait_advice.c). */
-	if (v->cls != CPW_CLASS_WAITING || !cpw_wait_advice(m, v->advice, sizeof(v->advice)))
+	if (f != NULL && f->spawn && v->cls == CPW_CLASS_CPU_BOUND)
+		append(v, spawn_advice);
+	else if (f != NULL && f->first_touch && v->cls == CPW_CLASS_MEMORY_BOUND)
+		append(v, first_touch_advice);
+	else if (v->cls != CPW_CLASS_WAITING || !cpw_wait_advice(m, v->advice, sizeof(v->advice)))
 		append(v, cpw_advice_for(v->cls));
 	if (v->cls == CPW_CLASS_IO_BOUND && cpw_wait_advice_files(m, extra, sizeof extra))
 		append(v, extra);
 
-	if (f != NULL && (v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND))
+	if (f != NULL && !f->spawn && (v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND))
 		cpu_detail(f, v);
 	if (v->cls == CPW_CLASS_THRASHING && cpw_known(m->memory_limit_kib) && m->memory_limit_kib > 0) {
 		snprintf(extra, sizeof extra, " Its memory limit is %.0f MiB.",
@@ -149,7 +169,13 @@ void cpw_advice_fill(const struct cpw_metrics *m, const struct cpw_advice_facts 
 	}
 	if (v->secondary != CPW_CLASS_NONE && v->cls != CPW_CLASS_UNKNOWN) {
 		append(v, " Also, ");
-		append(v, short_for(v->secondary));
+		if (f != NULL && f->spawn && v->secondary == CPW_CLASS_CPU_BOUND)
+			append(v, "for the CPU part, start fewer processes (batch items per command, a "
+				  "persistent worker, posix_spawn)");
+		else if (f != NULL && f->first_touch && v->secondary == CPW_CLASS_MEMORY_BOUND)
+			append(v, "for the page faults, reuse memory instead of touching fresh pages");
+		else
+			append(v, short_for(v->secondary));
 		append(v, ".");
 	}
 }

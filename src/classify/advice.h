@@ -21,6 +21,11 @@ struct cpw_advice_facts {
 	bool serialised;    /* the busiest process's threads take turns on a lock */
 	int threads;        /* ... how many of them did the CPU work */
 	bool python;        /* the busiest process is Python: its threads share the GIL */
+	bool spawn;         /* the CPU work is creating processes (a fork storm) */
+	unsigned nprocs;    /* ... how many were started */
+	double spawn_ms;    /* ... CPU milliseconds each; NAN */
+	bool first_touch;   /* memory-bound by page faults alone (no counters say so): the
+			     * time goes to first touches of fresh memory, not cache misses */
 };
 
 /* Fills v->advice for v->cls (and v->secondary where the run is mixed), adding what the

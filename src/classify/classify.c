@@ -87,6 +87,8 @@ struct ctx {
 	bool mem_by_counters;
 	bool mem_by_faults;
 	double ipc, mpki, minflt_rate, sys_share;
+	bool spawn;                /* the CPU work is creating processes (a fork storm) */
+	double spawn_rate;         /* processes started per CPU-second; NAN */
 	double samples_quality;    /* 0.6 .. 1, for a share counted from sampled states */
 	double exact_quality;      /* 0.75 .. 1, for an exact clock: only the thread count is sampled */
 };
@@ -119,15 +121,16 @@ static double sys_share_needed(const struct ctx *c)
 /* Adds one evidence line; lines past CPW_EVIDENCE_MAX are dropped (the first are the
  * deciding ones). */
 __attribute__((format(printf, 6, 7)))
-static void add_evidence(struct cpw_verdict *v, const char *metric, double value,
+static struct cpw_evidence *add_evidence(struct cpw_verdict *v, const char *metric, double value,
 			 double threshold, const char *source, const char *fmt, ...)
 {
 	struct cpw_evidence *e;
 	va_list ap;
 
 	if (v->nevidence >= CPW_EVIDENCE_MAX)
-		return;
+		return NULL;
 	e = &v->evidence[v->nevidence++];
+	e->aside = false;
 	snprintf(e->metric, sizeof e->metric, "%s", metric);
 	e->value = value;
 	e->threshold = threshold;
@@ -135,6 +138,21 @@ static void add_evidence(struct cpw_verdict *v, const char *metric, double value
 	va_start(ap, fmt);
 	vsnprintf(e->text, sizeof e->text, fmt, ap);
 	va_end(ap);
+	return e;
+}
+
+/* Marks an evidence line as one the text report leaves out: its rule did not fire and its
+ * figure is not near its threshold (less than half of it, or for a ceiling, more than
+ * half again above it). */
+static void set_aside(struct cpw_evidence *e, bool aside)
+{
+	if (e != NULL)
+		e->aside = aside;
+}
+
+static bool far_below(double value, double threshold)
+{
+	return cpw_known(value) && cpw_known(threshold) && value < 0.5 * threshold;
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -208,6 +226,18 @@ static void measure_cpu(struct ctx *c)
 	c->oversub = c->runnable >= c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO);
 	/* N runnable threads on k CPUs wait (N - k) / N of their time by themselves. */
 	c->runq_own = c->runnable > c->cores ? (c->runnable - c->cores) / c->runnable : 0;
+	/* The command's own cpu.pressure 'some' is the wall time any of its threads waited for
+	 * a CPU: the run-queue wait over it is how many waited at once. W at once on k CPUs
+	 * wait for each other (W - k) / W of it, even when the burst (a herd of threads woken
+	 * together) is too short for the samples to see. */
+	if (m->psi_from_cgroup && cpw_known(m->psi_cpu_some_s) && m->psi_cpu_some_s > 0 &&
+	    cpw_known(m->runq_wait_s)) {
+		double at_once = m->runq_wait_s / m->psi_cpu_some_s;
+		double own = at_once > c->cores ? (at_once - c->cores) / at_once : 0;
+
+		if (own > c->runq_own)
+			c->runq_own = own;
+	}
 	c->runq_other = cpw_known(c->runq_ratio) ? c->runq_ratio - c->runq_own : NAN;
 }
 
@@ -238,6 +268,13 @@ static void measure_work_kind(struct ctx *c)
 		c->mem_by_faults = c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_PER_CPU_S) &&
 			c->sys_share >= sys_share_needed(c);
 	}
+	/* Many processes, each a few milliseconds of CPU: the work is starting them (fork's
+	 * page-table copies and copy-on-write faults, exec, the loader), not using memory. */
+	c->spawn_rate = c->cpu > 0 ? (double)m->nprocs / c->cpu : NAN;
+	c->spawn = (double)m->nprocs >= cpw_threshold(CPW_T_SPAWN_MIN_PROCS) && cpw_known(c->spawn_rate) &&
+		c->spawn_rate >= cpw_threshold(CPW_T_SPAWN_PER_CPU_S);
+	if (c->spawn)
+		c->mem_by_faults = false;
 	c->work_label = c->mem_by_counters || c->mem_by_faults ? CPW_CLASS_MEMORY_BOUND
 							       : CPW_CLASS_CPU_BOUND;
 	c->cpu_label = c->work_label;
@@ -398,6 +435,21 @@ static void decompose(struct ctx *c)
 		c->disk = 0;
 	}
 	busy = c->cpu + c->runq + c->disk + c->mem + c->dother;
+	/* Thread-seconds of run-queue wait can near or exceed the wall time while the tree slept
+	 * most of the run: 10,000 threads woken at once each wait a little. The command's own
+	 * cpu.pressure 'some' is the wall time that wait took; where the tree was wholly idle
+	 * (nothing on a CPU, queued or waiting for storage) for at least the waiting share of
+	 * the run, that wall time is what the run-queue wait cost it. */
+	if (c->m->psi_from_cgroup && cpw_known(c->m->psi_cpu_some_s) && c->runq > c->m->psi_cpu_some_s) {
+		double runq_wall = c->m->psi_cpu_some_s;
+		double idle = c->wall - cpw_min(c->cpu, c->wall) - runq_wall - cpw_min(c->disk, c->wall) -
+			      cpw_min(c->mem, c->wall);
+
+		if (idle >= cpw_threshold(CPW_T_WAIT_SHARE) * c->wall) {
+			c->runq = runq_wall;
+			busy = c->cpu + c->runq + c->disk + c->mem + c->dother;
+		}
+	}
 	c->ref = busy > c->wall ? busy : c->wall;
 	c->share[LANE_CPU] = (c->cpu + c->runq) / c->ref;
 	c->share[LANE_DISK] = c->disk / c->ref;
@@ -463,9 +515,10 @@ static void psi_line(struct cpw_verdict *v, const char *metric, double stall_s, 
 {
 	if (!cpw_known(stall_s) || !(wall > 0))
 		return;
-	add_evidence(v, metric, stall_s / wall, cpw_threshold(CPW_T_PSI_SHARE), file,
-		     "%s: %.0f%% of the run (corroborates at >= %.0f%%)", what,
-		     pct(stall_s / wall), pct(cpw_threshold(CPW_T_PSI_SHARE)));
+	set_aside(add_evidence(v, metric, stall_s / wall, cpw_threshold(CPW_T_PSI_SHARE), file,
+			       "%s: %.0f%% of the run (corroborates at >= %.0f%%)", what,
+			       pct(stall_s / wall), pct(cpw_threshold(CPW_T_PSI_SHARE))),
+		  far_below(stall_s / wall, cpw_threshold(CPW_T_PSI_SHARE)));
 }
 
 static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisive)
@@ -512,27 +565,43 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 				     cpw_threshold(CPW_T_LLC_MPKI));
 		}
 	} else if (c->counters) {
-		add_evidence(v, "ipc", c->ipc, cpw_threshold(CPW_T_IPC_MAX), SRC_PERF,
-			     "%.2f instructions per cycle%s", c->ipc,
-			     cpw_known(c->mpki) ? "" : " (cache misses not counted)");
+		/* Not memory-bound by the counters: near only when the IPC is low and the misses
+		 * at least half the threshold. */
+		bool near = c->ipc < 1.5 * cpw_threshold(CPW_T_IPC_MAX) &&
+			!far_below(c->mpki, cpw_threshold(CPW_T_LLC_MPKI));
+
+		set_aside(add_evidence(v, "ipc", c->ipc, cpw_threshold(CPW_T_IPC_MAX), SRC_PERF,
+				       "%.2f instructions per cycle%s", c->ipc,
+				       cpw_known(c->mpki) ? "" : " (cache misses not counted)"), !near);
 		if (cpw_known(c->mpki))
-			add_evidence(v, "llc_mpki", c->mpki, cpw_threshold(CPW_T_LLC_MPKI), SRC_PERF,
-				     "%.1f cache misses per 1000 instructions (memory-bound at >= %.0f with IPC < %.1f)",
-				     c->mpki, cpw_threshold(CPW_T_LLC_MPKI), cpw_threshold(CPW_T_IPC_MAX));
+			set_aside(add_evidence(v, "llc_mpki", c->mpki, cpw_threshold(CPW_T_LLC_MPKI), SRC_PERF,
+					       "%.1f cache misses per 1000 instructions (memory-bound at >= %.0f with IPC < %.1f)",
+					       c->mpki, cpw_threshold(CPW_T_LLC_MPKI), cpw_threshold(CPW_T_IPC_MAX)),
+				  !near);
+	}
+	if (c->spawn) {
+		add_evidence(v, "spawn_per_cpu_s", c->spawn_rate, cpw_threshold(CPW_T_SPAWN_PER_CPU_S), SRC_RUSAGE,
+			     "%u processes, %.0f started per CPU-second (%.1f ms of CPU each): the work is "
+			     "creating processes (process creation at >= %.0f)", m->nprocs, c->spawn_rate,
+			     1000.0 / c->spawn_rate, cpw_threshold(CPW_T_SPAWN_PER_CPU_S));
+		return; /* its faults are fork's copy-on-write: not a memory story */
 	}
 	/* Without counters the fault figures are why it is (or is not) memory-bound: show them. */
 	bool heavy = cpw_known(c->minflt_rate) && c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_HEAVY);
+	/* Shown in text where they made it memory-bound, or where the fault rate came near. */
+	bool faults_far = !c->mem_by_faults && far_below(c->minflt_rate, cpw_threshold(CPW_T_MINFLT_PER_CPU_S));
 	if (cpw_known(c->minflt_rate) && (c->mem_by_faults || !c->counters))
-		add_evidence(v, "minflt_per_cpu_s", c->minflt_rate,
-			     cpw_threshold(heavy ? CPW_T_MINFLT_HEAVY : CPW_T_MINFLT_PER_CPU_S), SRC_RUSAGE,
-			     "%.0f minor page faults per CPU-second (memory-bound at >= %.0f, or >= %.0f with "
-			     "mostly system time)", c->minflt_rate, cpw_threshold(CPW_T_MINFLT_HEAVY),
-			     cpw_threshold(CPW_T_MINFLT_PER_CPU_S));
+		set_aside(add_evidence(v, "minflt_per_cpu_s", c->minflt_rate,
+				       cpw_threshold(heavy ? CPW_T_MINFLT_HEAVY : CPW_T_MINFLT_PER_CPU_S), SRC_RUSAGE,
+				       "%.0f minor page faults per CPU-second (memory-bound at >= %.0f, or >= %.0f with "
+				       "mostly system time)", c->minflt_rate, cpw_threshold(CPW_T_MINFLT_HEAVY),
+				       cpw_threshold(CPW_T_MINFLT_PER_CPU_S)), faults_far);
 	if (cpw_known(c->sys_share) && (c->mem_by_faults || !c->counters))
-		add_evidence(v, "sys_share", c->sys_share, cpw_threshold(CPW_T_SYS_SHARE), SRC_RUSAGE,
-			     "system time is %.0f%% of CPU time (page-fault dominated at >= %.0f%%%s)",
-			     pct(c->sys_share), pct(cpw_threshold(CPW_T_SYS_SHARE)),
-			     heavy ? "; not needed at this fault rate" : "");
+		set_aside(add_evidence(v, "sys_share", c->sys_share, cpw_threshold(CPW_T_SYS_SHARE), SRC_RUSAGE,
+				       "system time is %.0f%% of CPU time (page-fault dominated at >= %.0f%%%s)",
+				       pct(c->sys_share), pct(cpw_threshold(CPW_T_SYS_SHARE)),
+				       heavy ? "; not needed at this fault rate" : ""),
+			  faults_far || (!c->mem_by_faults && far_below(c->sys_share, cpw_threshold(CPW_T_SYS_SHARE))));
 }
 
 static void evidence_disk(const struct ctx *c, struct cpw_verdict *v, bool decisive)
@@ -778,6 +847,9 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 	double used = cpw_known(m->cores_used) ? m->cores_used : c->cpu / c->wall;
 	bool cpu_verdict = v->cls == CPW_CLASS_CPU_BOUND || v->cls == CPW_CLASS_MEMORY_BOUND;
 
+	if (c->spawn && c->share[LANE_CPU] >= cpw_threshold(CPW_T_NOTABLE_SHARE))
+		add_finding(v, "process creation: %u processes started, %.1f ms of CPU each (fork, exec, "
+			       "page-table copies)", m->nprocs, 1000.0 / c->spawn_rate);
 	if (c->serialised)
 		add_finding(v, "%.0f threads, about one core at a time: they take turns on a lock%s",
 			    m->top_process_cpu_threads,
@@ -843,6 +915,10 @@ static void advice_facts(const struct ctx *c, struct cpw_advice_facts *f)
 	f->serialised = c->serialised;
 	f->threads = c->serialised ? (int)m->top_process_cpu_threads : 0;
 	f->python = c->python;
+	f->spawn = c->spawn;
+	f->first_touch = c->mem_by_faults && !c->mem_by_counters;
+	f->nprocs = c->m->nprocs;
+	f->spawn_ms = c->spawn && c->spawn_rate > 0 ? 1000.0 / c->spawn_rate : NAN;
 }
 
 /* A process of the tree waiting on a pipe that another one feeds: the feeder sets the pace,
@@ -1063,8 +1139,9 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 	if (c.serialised)
 		evidence_serialised(&c, v);
 	if ((v->cls == CPW_CLASS_CPU_BOUND) && !c.counters)
-		add_evidence(v, "hw_counters", NAN, NAN, SRC_PERF,
-			     "memory stalls are not observable here (no hardware counters)");
+		/* The finding says it in the text. */
+		set_aside(add_evidence(v, "hw_counters", NAN, NAN, SRC_PERF,
+				       "memory stalls are not observable here (no hardware counters)"), true);
 	advice_facts(&c, &facts);
 	cpw_advice_fill(m, &facts, v);
 }

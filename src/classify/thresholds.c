@@ -77,6 +77,14 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"own calibration on a second VM, where a fault's trap costs ~20 us and is charged as "
 		"user time: page-fault churn made 65-90k per CPU-second with 39-57% system time; "
 		"allocating 1.5 GB in Python ~60k; a program starting cold ~35k, a build ~19k" },
+	[CPW_T_SPAWN_MIN_PROCS] = {
+		"spawn_min_procs", 100, "processes",
+		"own calibration (issue 30): a shell loop running a command per item starts "
+		"thousands; a build or a pipeline, tens" },
+	[CPW_T_SPAWN_PER_CPU_S] = {
+		"spawn_per_cpu_s", 100, "processes/CPU-s",
+		"own calibration (issue 30): fork + exec of a small program costs 1-3 ms of CPU "
+		"(300-1000 a CPU-second); a compiler job 0.1 s or more (under 10)" },
 	[CPW_T_DISK_SHARE] = {
 		"disk_share", 0.20, "share",
 		"USE method: disk wait >= 20% of the lifetime (doc/classification.md, 3)" },

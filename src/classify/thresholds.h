@@ -31,6 +31,9 @@ enum cpw_threshold_id {
 	CPW_T_MINFLT_PER_CPU_S,
 	CPW_T_SYS_SHARE,
 	CPW_T_MINFLT_HEAVY,
+	/* Process creation (a fork storm): many short processes. */
+	CPW_T_SPAWN_MIN_PROCS,
+	CPW_T_SPAWN_PER_CPU_S,
 	/* Storage. */
 	CPW_T_DISK_SHARE,
 	CPW_T_DISK_VS_CPU,

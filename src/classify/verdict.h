@@ -6,6 +6,8 @@
 #ifndef CPW_CLASSIFY_VERDICT_H
 #define CPW_CLASSIFY_VERDICT_H
 
+#include <stdbool.h>
+
 /* The fixed vocabulary of verdict.class (doc/cperfwatch.schema.json). Keep the order:
  * budgets use bits. */
 enum cpw_class {
@@ -30,6 +32,8 @@ struct cpw_evidence {
 	double threshold;   /* NAN for purely informative lines */
 	char source[64];    /* the kernel interface, e.g. "wait4 rusage", "/proc/PID/task/TID/schedstat" */
 	char text[160];     /* one human line, e.g. "user+sys is 98% of wall x usable cores (>= 85%)" */
+	bool aside;         /* a rule that did not fire and was not near: JSON keeps it, the text
+			     * report shows only what supports or nearly changes the verdict */
 };
 
 struct cpw_verdict {

@@ -110,6 +110,40 @@ static const char *missing_label(const struct cpw_counter_reading *v)
 	return "<not supported>";
 }
 
+static const char *reason_of(const struct cpw_counter_reading *v)
+{
+	return v->reason[0] ? v->reason : "no reason given";
+}
+
+static bool same_missing(const struct cpw_counter_reading *a, const struct cpw_counter_reading *b)
+{
+	return !has_number(b) && strcmp(missing_label(a), missing_label(b)) == 0 &&
+		strcmp(reason_of(a), reason_of(b)) == 0;
+}
+
+/* An event without a number: events that miss for the same reason are one line, at the
+ * first of them ("<not supported> cycles, instructions, ... (no hardware PMU visible)"). */
+static void write_missing(const struct cpw_counter_values *c, size_t i, FILE *out)
+{
+	const struct cpw_counter_reading *v = &c->ev[i];
+	size_t same = 0;
+
+	for (size_t j = 0; j < i; j++)
+		if (same_missing(v, &c->ev[j]))
+			return; /* said with the first */
+	for (size_t j = i + 1; j < c->n; j++)
+		same += same_missing(v, &c->ev[j]);
+	if (same == 0) {
+		fprintf(out, "\t%18s %-5s %-25s (%s)\n", missing_label(v), "", v->name, reason_of(v));
+		return;
+	}
+	fprintf(out, "\t%18s %-5s %s", missing_label(v), "", v->name);
+	for (size_t j = i + 1; j < c->n; j++)
+		if (same_missing(v, &c->ev[j]))
+			fprintf(out, ", %s", c->ev[j].name);
+	fprintf(out, " (%s)\n", reason_of(v));
+}
+
 int cpw_counters_report_write_text(const struct cpw_counter_values *c, FILE *out)
 {
 	if (!c)
@@ -126,8 +160,7 @@ int cpw_counters_report_write_text(const struct cpw_counter_values *c, FILE *out
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cpw_counter_reading *v = &c->ev[i];
 		if (!has_number(v)) {
-			fprintf(out, "\t%18s %-5s %-25s (%s)\n", missing_label(v), "", v->name,
-				v->reason[0] ? v->reason : "no reason given");
+			write_missing(c, i, out);
 			continue;
 		}
 		char num[64], comment[96];

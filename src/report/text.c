@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "classify/thresholds.h"
 #include "report/counters_report.h"
 #include "report/phases_report.h"
 #include "report/waits_report.h"
@@ -123,27 +124,45 @@ static void write_attach_header(const struct cpw_report *r, FILE *out)
 		fprintf(out, "\tThe process ended while watched.\n");
 }
 
-static void write_tree_section(const struct cpw_report *r, FILE *out)
+/* A size as people read it: "512 B", "4.0 KiB", "13.3 MiB", "3.0 GiB"; N/A when unknown. */
+static void size_text(double bytes, char *buf, size_t len)
 {
-	const struct cpw_metrics *m = &r->metrics;
-	char esc[CPW_COMM_MAX * 4];
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = bytes;
+	size_t u = 0;
 
-	fputs("Tree:\n", out);
-	fprintf(out, "\tProcesses seen: %u\n", m->nprocs);
-	if (r->mode == CPW_MODE_RUN)
-		fprintf(out, "\tDescendants still running at the end: %u\n", r->descendants_running);
-	print_value(out, "Tree peak memory (kbytes, shared pages counted once)", m->tree_peak_kib, 0, false);
-	if (strcmp(m->tree_peak_source, "cgroup") == 0)
-		fputs("\tTree peak memory from: the command's own cgroup (what the run brought into memory, "
-		      "page cache included)\n", out);
-	else if (strcmp(m->tree_peak_source, "pss") == 0)
-		fputs("\tTree peak memory from: the processes' proportional set sizes (sampled)\n", out);
-	print_value(out, "Tree peak RSS sum (kbytes, shared pages counted in each process)",
-		    m->tree_peak_rss_kib, 0, false);
-	print_value(out, "Largest single process resident set size (kbytes)", m->max_rss_kib, 0, false);
-	print_value(out, "Storage read (bytes)", m->read_bytes, 0, false);
-	print_value(out, "Storage written (bytes)", m->write_bytes, 0, false);
-	fprintf(out, "\tCores used: ");
+	if (!cpw_known(bytes) || bytes < 0) {
+		snprintf(buf, len, "N/A");
+		return;
+	}
+	if (bytes < 1024) {
+		snprintf(buf, len, "%.0f B", bytes);
+		return;
+	}
+	v /= 1024;
+	while (v >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+static void kib_text(double kib, char *buf, size_t len)
+{
+	size_text(cpw_known(kib) ? kib * 1024.0 : NAN, buf, len);
+}
+
+/* The larger of two figures of one quantity, either of which may be unknown: a sampled
+ * one misses what happened between samples, an exact one what it does not cover. */
+static double larger(double a, double b)
+{
+	if (!cpw_known(a))
+		return b;
+	return cpw_known(b) && b > a ? b : a;
+}
+
+static void print_cores(const struct cpw_metrics *m, FILE *out)
+{
 	if (cpw_known(m->cores_used))
 		fprintf(out, "%.2f", m->cores_used);
 	else
@@ -157,56 +176,135 @@ static void write_tree_section(const struct cpw_report *r, FILE *out)
 			*--end = '\0';
 		if (end[-1] == '.')
 			end[-1] = '\0';
-		fprintf(out, " of %s usable\n", cores);
+		fprintf(out, " of %s usable", cores);
+	} else {
+		fputs(" of N/A usable", out);
 	}
-	else
-		fputs(" of N/A usable\n", out);
+}
 
-	if (!r->tree || cpw_tree_size(r->tree) == 0)
+/* The processes that did the most CPU work first; at most TABLE_ROWS of them. */
+#define TABLE_ROWS 10
+
+static void write_process_table(const struct cpw_report *r, FILE *out)
+{
+	size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
+	size_t top[TABLE_ROWS], shown = 0;
+	char esc[CPW_COMM_MAX * 4], rss[24];
+
+	/* One process: the time -v lines above are its figures. */
+	if (n <= 1)
 		return;
-	fprintf(out, "\t%7s %7s %8s %8s %10s %8s %8s  %s\n", "PID", "PPID", "USER_S", "SYS_S",
-		"MAXRSS_KB", "MAJFLT", "MINFLT", "COMMAND");
-	size_t n = cpw_tree_size(r->tree);
-	size_t shown = n > 50 ? 50 : n;
-	// cppcheck-suppress knownConditionTrueFalse ; n > 0 here (checked above)
-	for (size_t i = 0; i < shown; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct cpw_proc *p = cpw_tree_proc(r->tree, i);
-		cpw_escape_for_terminal(p->comm, esc, sizeof(esc));
-		fprintf(out, "\t%7d %7d %8.2f %8.2f %10llu %8llu %8llu  %s%s\n", (int)p->pid,
-			(int)p->ppid, p->user_s, p->sys_s, (unsigned long long)p->max_rss_kib,
-			(unsigned long long)p->majflt, (unsigned long long)p->minflt, esc,
-			p->alive ? "" : " (exited)");
+		double cpu = p->user_s + p->sys_s;
+		size_t at = shown;
+
+		while (at > 0) {
+			const struct cpw_proc *q = cpw_tree_proc(r->tree, top[at - 1]);
+			if (q->user_s + q->sys_s >= cpu)
+				break;
+			if (at < TABLE_ROWS)
+				top[at] = top[at - 1];
+			at--;
+		}
+		if (at < TABLE_ROWS) {
+			top[at] = i;
+			if (shown < TABLE_ROWS)
+				shown++;
+		}
 	}
-	// cppcheck-suppress knownConditionTrueFalse ; false positive: shown is min(n, 50)
+	fprintf(out, "\t%7s %7s %8s %8s %10s %8s %8s  %s\n", "PID", "PPID", "USER_S", "SYS_S",
+		"MAXRSS", "MAJFLT", "MINFLT", "COMMAND");
+	for (size_t i = 0; i < shown; i++) {
+		const struct cpw_proc *p = cpw_tree_proc(r->tree, top[i]);
+		cpw_escape_for_terminal(p->comm, esc, sizeof(esc));
+		kib_text((double)p->max_rss_kib, rss, sizeof rss);
+		fprintf(out, "\t%7d %7d %8.2f %8.2f %10s %8llu %8llu  %s%s\n", (int)p->pid,
+			(int)p->ppid, p->user_s, p->sys_s, rss, (unsigned long long)p->majflt,
+			(unsigned long long)p->minflt, esc, p->alive ? "" : " (exited)");
+	}
 	if (shown < n)
 		fprintf(out, "\t... and %zu more (see --json for all)\n", n - shown);
 }
 
-static void print_share(FILE *out, const char *label, double v)
+/* Storage bytes: /proc/PID/io, or the rusage blocks (512 bytes each) where those say more:
+ * a reaped child's /proc/PID/io is gone, its blocks are not. */
+static double storage_bytes(double proc_io, uint64_t blocks)
 {
-	if (cpw_known(v))
-		fprintf(out, "\t%s: %.1f%%\n", label, 100 * v);
-	else
-		fprintf(out, "\t%s: N/A\n", label);
+	return larger(proc_io, blocks > 0 ? (double)blocks * 512.0 : NAN);
+}
+
+/* The tree, its memory (every figure said once, with what it is) and its storage. */
+static void write_tree_section(const struct cpw_report *r, FILE *out)
+{
+	const struct cpw_metrics *m = &r->metrics;
+	char a[24], b[24];
+
+	fprintf(out, "Tree: %u process%s seen", m->nprocs, m->nprocs == 1 ? "" : "es");
+	if (r->mode == CPW_MODE_RUN)
+		fprintf(out, ", %u still running at the end", r->descendants_running);
+	fputs("; cores used: ", out);
+	print_cores(m, out);
+	fputc('\n', out);
+	write_process_table(r, out);
+
+	fputs("Memory (peaks over the run):\n", out);
+	kib_text(m->max_rss_kib, a, sizeof a);
+	fprintf(out, "\tLargest process, resident (its maximum resident set size): %s\n", a);
+	if (m->nprocs != 1 && cpw_known(m->tree_peak_rss_kib)) {
+		/* One process: its own peak above. Sampled, so at least the largest exact peak. */
+		kib_text(larger(m->tree_peak_rss_kib, m->max_rss_kib), a, sizeof a);
+		fprintf(out, "\tTree, resident, shared pages counted in each process (sampled): %s\n", a);
+	}
+	kib_text(m->tree_peak_kib, a, sizeof a);
+	if (strcmp(m->tree_peak_source, "cgroup") == 0)
+		fprintf(out, "\tTree, shared pages counted once: %s (the command's own cgroup: what the "
+			"run brought into memory, page cache included)\n", a);
+	else if (strcmp(m->tree_peak_source, "pss") == 0)
+		fprintf(out, "\tTree, shared pages counted once: %s (the processes' proportional set "
+			"sizes, sampled)\n", a);
+	else if (cpw_known(m->tree_peak_kib))
+		fprintf(out, "\tTree, shared pages counted once: %s\n", a);
+
+	size_text(storage_bytes(m->read_bytes, m->fs_inputs), a, sizeof a);
+	size_text(storage_bytes(m->write_bytes, m->fs_outputs), b, sizeof b);
+	fprintf(out, "Storage: %s read, %s written\n", a, b);
+}
+
+/* One share in a list: "running 60.0%"; nothing for a zero share. */
+static void list_share(FILE *out, bool *first, const char *label, double v)
+{
+	if (!cpw_known(v) || v <= 0)
+		return;
+	fprintf(out, "%s%s %.1f%%", *first ? " " : ", ", label, 100 * v);
+	*first = false;
 }
 
 static void write_threads_section(const struct cpw_report *r, FILE *out)
 {
 	const struct cpw_metrics *m = &r->metrics;
 	struct cpw_thread_shares s;
+	bool first = true;
 
 	cpw_metrics_thread_shares(m, &s);
-	fprintf(out, "Thread states (%llu samples every %u ms, %llu thread samples):\n",
+	fprintf(out, "Thread states (%llu samples every %u ms, %llu thread samples):",
 		(unsigned long long)m->samples, r->cfg->interval_ms,
 		(unsigned long long)m->thread_samples);
-	print_share(out, "Running", s.running);
-	print_share(out, "Runnable, waiting for a CPU", s.runnable);
-	print_share(out, "Disk wait (D, storage)", s.disk_wait);
-	print_share(out, "Uninterruptible, not storage (D)", s.d_other);
-	print_share(out, "Sleeping (S)", s.sleeping);
-	print_share(out, "Other (stopped, zombie)", s.other);
-	print_value(out, "On CPU, schedstat (seconds)", m->oncpu_s, 3, false);
-	print_value(out, "Run-queue wait, schedstat (seconds)", m->runq_wait_s, 3, false);
+	list_share(out, &first, "running", s.running);
+	list_share(out, &first, "runnable (waiting for a CPU)", s.runnable);
+	list_share(out, &first, "disk wait (D, storage)", s.disk_wait);
+	list_share(out, &first, "uninterruptible, not storage (D)", s.d_other);
+	list_share(out, &first, "sleeping (S)", s.sleeping);
+	list_share(out, &first, "other (stopped, zombie)", s.other);
+	fputs(first ? " N/A\n" : "\n", out);
+	if (cpw_known(m->oncpu_s) || cpw_known(m->runq_wait_s)) {
+		char oncpu[32] = "N/A", runq[32] = "N/A";
+		if (cpw_known(m->oncpu_s))
+			snprintf(oncpu, sizeof oncpu, "%.3f s", m->oncpu_s);
+		if (cpw_known(m->runq_wait_s))
+			snprintf(runq, sizeof runq, "%.3f s", m->runq_wait_s);
+		fprintf(out, "\tOn CPU %s, run-queue wait %s (schedstat, thread-seconds)\n", oncpu, runq);
+	}
 	if (m->delayacct_on) {
 		print_value(out, "Block IO delay (seconds)", m->blkio_delay_s, 3, false);
 		print_value(out, "Swap-in delay (seconds)", m->swapin_delay_s, 3, false);
@@ -215,17 +313,34 @@ static void write_threads_section(const struct cpw_report *r, FILE *out)
 	}
 }
 
+/* One stall figure in the pressure line: "CPU some 2.338 s", or N/A. */
+static void list_stall(FILE *out, const char *sep, const char *label, double v)
+{
+	if (cpw_known(v))
+		fprintf(out, "%s%s %.3f s", sep, label, v);
+	else
+		fprintf(out, "%s%s N/A", sep, label);
+}
+
 static void write_pressure_section(const struct cpw_report *r, FILE *out)
 {
 	const struct cpw_metrics *m = &r->metrics;
-	fprintf(out, "Pressure (%s, stall seconds over the run):\n",
-		m->psi_from_cgroup ? "the command's cgroup" : "system-wide");
-	print_value(out, "CPU some", m->psi_cpu_some_s, 3, false);
-	print_value(out, "IO some", m->psi_io_some_s, 3, false);
-	print_value(out, "IO full", m->psi_io_full_s, 3, false);
-	print_value(out, "Memory some", m->psi_mem_some_s, 3, false);
-	print_value(out, "Memory full", m->psi_mem_full_s, 3, false);
-	print_value(out, "Workingset refaults (pages)", m->refaults, 0, false);
+
+	if (!cpw_known(m->psi_cpu_some_s) && !cpw_known(m->psi_io_some_s) && !cpw_known(m->psi_io_full_s) &&
+	    !cpw_known(m->psi_mem_some_s) && !cpw_known(m->psi_mem_full_s)) {
+		fputs("Pressure: N/A (no pressure stall information)", out);
+	} else {
+		fprintf(out, "Pressure (%s, stall time over the run):",
+			m->psi_from_cgroup ? "the command's cgroup" : "system-wide");
+		list_stall(out, " ", "CPU some", m->psi_cpu_some_s);
+		list_stall(out, ", ", "IO some", m->psi_io_some_s);
+		list_stall(out, ", ", "IO full", m->psi_io_full_s);
+		list_stall(out, ", ", "memory some", m->psi_mem_some_s);
+		list_stall(out, ", ", "memory full", m->psi_mem_full_s);
+	}
+	if (cpw_known(m->refaults))
+		fprintf(out, "; workingset refaults %.0f page%s", m->refaults, m->refaults == 1 ? "" : "s");
+	fputc('\n', out);
 }
 
 static void write_verdict_section(const struct cpw_report *r, FILE *out)
@@ -237,7 +352,10 @@ static void write_verdict_section(const struct cpw_report *r, FILE *out)
 	fputc('\n', out);
 	/* Evidence and findings may quote a command name: escape everything. */
 	char esc[sizeof(v->advice) * 4];
+	/* Evidence that neither supports the verdict nor nearly changes it stays in JSON. */
 	for (int i = 0; i < v->nevidence; i++) {
+		if (v->evidence[i].aside)
+			continue;
 		cpw_escape_for_terminal(v->evidence[i].text, esc, sizeof(esc));
 		fprintf(out, "\tEvidence: %s  [%s]\n", esc, v->evidence[i].source);
 	}
@@ -251,23 +369,8 @@ static void write_verdict_section(const struct cpw_report *r, FILE *out)
 	}
 }
 
-int cpw_report_write_text(const struct cpw_report *r, FILE *out)
+static void write_budgets_and_notes(const struct cpw_report *r, FILE *out)
 {
-	if (r->mode == CPW_MODE_RUN)
-		write_time_section(r, out);
-	else
-		write_attach_header(r, out);
-	write_tree_section(r, out);
-	write_threads_section(r, out);
-	write_pressure_section(r, out);
-	if (r->counters) {
-		fputs("Counters:\n", out);
-		cpw_counters_report_write_text(r->counters, out);
-	}
-	cpw_waits_report_write_text(r->waits, out);
-	cpw_phases_report_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
-	cpw_hotspots_report_write_text(r->hotspots, &r->phases, out);
-	write_verdict_section(r, out);
 	if (r->nbudgets) {
 		fputs("Budgets:\n", out);
 		for (int i = 0; i < r->nbudgets; i++)
@@ -283,5 +386,56 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 			fprintf(out, "\t%s\n", esc);
 		}
 	}
+}
+
+/* A run too short to judge (a command that fails at once): its time -v figures, how it
+ * ended and that nothing more can be said; --json keeps every figure. */
+static bool too_short(const struct cpw_report *r)
+{
+	const struct cpw_metrics *m = &r->metrics;
+
+	return r->verdict.cls == CPW_CLASS_UNKNOWN && cpw_known(m->wall_s) && m->wall_s >= 0 &&
+		m->wall_s < cpw_threshold(CPW_T_MIN_WALL_S);
+}
+
+static void write_short_verdict(const struct cpw_report *r, FILE *out)
+{
+	double wall = r->metrics.wall_s;
+
+	fputs("Verdict: unknown: ", out);
+	if (r->mode != CPW_MODE_RUN)
+		fprintf(out, "watched for %.3f s", wall);
+	else if (r->exit_known && r->exit_signal)
+		fprintf(out, "the command was killed by signal %d after %.3f s", r->exit_signal, wall);
+	else if (r->exit_known && r->exit_code)
+		fprintf(out, "the command exited with status %d after %.3f s", r->exit_code, wall);
+	else
+		fprintf(out, "the command ended after %.3f s", wall);
+	fprintf(out, ", too short to judge (under %.2f s)\n", cpw_threshold(CPW_T_MIN_WALL_S));
+}
+
+int cpw_report_write_text(const struct cpw_report *r, FILE *out)
+{
+	if (r->mode == CPW_MODE_RUN)
+		write_time_section(r, out);
+	else
+		write_attach_header(r, out);
+	if (too_short(r)) {
+		write_short_verdict(r, out);
+		write_budgets_and_notes(r, out);
+		return ferror(out) ? (errno ? -errno : -EIO) : 0;
+	}
+	write_tree_section(r, out);
+	write_threads_section(r, out);
+	write_pressure_section(r, out);
+	if (r->counters) {
+		fputs("Counters:\n", out);
+		cpw_counters_report_write_text(r->counters, out);
+	}
+	cpw_waits_report_write_text(r->waits, out);
+	cpw_phases_report_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
+	cpw_hotspots_report_write_text(r->hotspots, &r->phases, out);
+	write_verdict_section(r, out);
+	write_budgets_and_notes(r, out);
 	return ferror(out) ? (errno ? -errno : -EIO) : 0;
 }

@@ -86,9 +86,8 @@ wait "$target"
 expect_memory "attach mode" pss "$SCRATCH/attach.json"
 
 "$CPW" --no-cgroup -o "$SCRATCH/text.txt" -- "$PY" "$W" 32 1 0.3
-if grep -q "^	Tree peak memory (kbytes, shared pages counted once): [0-9]" "$SCRATCH/text.txt" &&
-   grep -q "^	Tree peak memory from: the processes' proportional set sizes (sampled)" "$SCRATCH/text.txt" &&
-   grep -q "^	Tree peak RSS sum (kbytes, shared pages counted in each process): [0-9]" "$SCRATCH/text.txt"; then
+if grep -q "^	Tree, shared pages counted once: [0-9.]* [KMG]iB (the processes' proportional set sizes, sampled)" "$SCRATCH/text.txt" &&
+   grep -q "^	Tree, resident, shared pages counted in each process (sampled): [0-9.]* [KMG]iB" "$SCRATCH/text.txt"; then
 	ok "text: the tree's peak memory, its source and the RSS sum under their own labels"
 else
 	not_ok "text: the tree's peak memory, its source and the RSS sum under their own labels" \

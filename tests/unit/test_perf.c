@@ -180,7 +180,13 @@ static char *line_of(const char *text, const char *name)
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char *line = strndup(p, n);
 		char *padded = NULL;
-		if (line && asprintf(&padded, "%s ", line) > 0 && strstr(padded, pat)) {
+		if (line && asprintf(&padded, "%s ", line) > 0) {
+			/* Events missing for one reason share a line: "cycles, instructions (why)". */
+			for (char *q = padded; *q; q++)
+				if (*q == ',')
+					*q = ' ';
+		}
+		if (padded && strstr(padded, pat)) {
 			free(padded);
 			return line;
 		}

@@ -100,9 +100,41 @@ static void test_text_time_labels(void)
 			at = found;
 	}
 	CU_ASSERT_PTR_NULL(strchr(text, '\x1b')); /* no escape sequence reaches a terminal */
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Storage read (bytes): N/A")); /* not 0 */
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Running: 60.0%"));  /* 80% R split 3:1 by schedstat */
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Runnable, waiting for a CPU: 20.0%"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Storage: N/A read, N/A written")); /* not 0 */
+	/* 80% R split 3:1 by schedstat; zero shares are left out. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "running 60.0%, runnable (waiting for a CPU) 20.0%, sleeping (S) 20.0%\n"));
+	/* Sizes as people read them; the RSS sum never below the largest process. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Tree, shared pages counted once: 207.7 MiB"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Tree, resident, shared pages counted in each process (sampled): 800.0 MiB"));
+	free(text);
+}
+
+/* A command that fails at once (issue 29 item 7): every time -v line, how it ended, and one
+ * verdict line, not sixty lines of figures ending in "unknown". */
+static void test_text_too_short(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	report_fixture_build(&r, &cfg);
+	r.exit_known = true;
+	r.exit_code = 2;
+	r.metrics.wall_s = 0.03;
+	memset(&r.verdict, 0, sizeof r.verdict);
+	r.verdict.cls = CPW_CLASS_UNKNOWN;
+	r.verdict.secondary = CPW_CLASS_NONE;
+	char *text = render(&r, cpw_report_write_text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Command exited with non-zero status 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\tExit status: 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\tPage size (bytes): 4096\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Verdict: unknown: the command exited with status 2 after 0.030 s, "
+					 "too short to judge (under 0.25 s)\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "Notes:\n\ta note 1\n"));
+	CU_ASSERT_PTR_NULL(strstr(text, "Thread states"));
+	CU_ASSERT_PTR_NULL(strstr(text, "Memory (peaks"));
+	int lines = 0;
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT(lines <= 30);
 	free(text);
 }
 
@@ -551,6 +583,7 @@ int main(void)
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("report", NULL, NULL);
 	CU_add_test(s, "text: every GNU time label, in order", test_text_time_labels);
+	CU_add_test(s, "text: a run too short to judge is a short report", test_text_too_short);
 	CU_add_test(s, "json: parses back, nulls, escaping", test_json_round_trip);
 	CU_add_test(s, "json: the processes array, written one by one", test_json_processes_streamed);
 	CU_add_test(s, "openmetrics framing and names", test_openmetrics);
