@@ -11,7 +11,7 @@
 #   crashes, no name comes from garbage, the torn readings are counted;
 # - an interpreter version not read (3.10): "Python 3.10: stacks not read" and why.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 14
+plan 15
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
@@ -97,6 +97,13 @@ PY
 check "a pool: crunch (pool.py:2) found in the workers and summed over them (>= 2 processes, >= 50% of the samples)" \
 	test "$(J "$SCRATCH/pool.json" "[(f['processes'] >= 2 and f['total_share'] >= 0.5) for f in d['hotspots']['functions'] if f['name']=='crunch' and f['file']=='pool.py:2'] == [True]")" = True
 check "the JSON document is valid against the schema" validate_json "$SCRATCH/pool.json"
+
+# --- a shell script that execs python (pyenv's shims do): read from the exec on ---
+printf '#!/bin/sh\ni=0; while [ $i -lt 20000 ]; do i=$((i+1)); done\nexec /usr/bin/python3 "$@"\n' >"$SCRATCH/wrap.sh"
+chmod +x "$SCRATCH/wrap.sh"
+"$CPW" -j -o "$SCRATCH/wrap.json" -- "$SCRATCH/wrap.sh" "$SCRATCH/split.py" 2 "$SCRATCH/wrap.truth"
+check "a shell script that execs python: heavy and light named after the exec" \
+	test "$(J "$SCRATCH/wrap.json" "{'heavy', 'light'} <= {f['name'] for f in d['hotspots']['functions'] if f['kind']=='python'}")" = True
 
 # --- frames that change while read: recursion 1,000 deep, threads that come and go ---
 cat >"$SCRATCH/churn.py" <<'PY'

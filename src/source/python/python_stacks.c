@@ -46,6 +46,8 @@ enum proc_state { P_READING, P_NOT_PYTHON, P_UNSUPPORTED, P_REFUSED, P_GONE };
 
 struct pyproc {
 	pid_t pid;
+	char comm[16];        /* its name when last taken on */
+	double tried_at;      /* then (the samples' clock) */
 	enum proc_state state;
 	struct cpw_py_layout l;
 	uint64_t runtime, code_type, unicode_type;
@@ -571,28 +573,36 @@ static void *reader(void *arg)
 
 /* ---- the samples ---- */
 
-/* Whether pid's stacks are read; a process seen for the first time is taken on (its files
- * and memory read without the lock: only this thread adds processes). Returns with the
- * lock held. */
-static bool lock_reading(struct cpw_python_stacks *ps, pid_t pid)
+/* Whether pid's stacks are read; the lock is held on return. A process seen for the first
+ * time is taken on (its maps, its interpreter's symbols, a read of its memory: a few ms once
+ * per process, the reader's thread waiting); one that was not Python is looked at again
+ * when it runs in an interpreter under a new name (it exec'd: a shell script's python) or a
+ * second later, and one that had ended when its pid runs again in an interpreter. */
+#define RETRY_S 1.0
+static bool lock_reading(struct cpw_python_stacks *ps, const struct cpw_stack *st, bool in_interp)
 {
-	size_t n = ps->nprocs; /* only this thread changes it */
-	for (size_t i = 0; i < n; i++) {
-		if (ps->procs[i].pid == pid) {
-			pthread_mutex_lock(&ps->lock);
-			return ps->procs[i].state == P_READING;
-		}
-	}
-	struct pyproc pr = { .pid = pid };
-	if (n < PROCS_MAX)
-		take_on(ps, &pr);
 	pthread_mutex_lock(&ps->lock);
-	if (n == PROCS_MAX)
-		return false;
-	ps->procs[ps->nprocs++] = pr;
-	if (pr.state == P_READING && !ps->started)
+	struct pyproc *pr = NULL;
+	for (size_t i = 0; i < ps->nprocs && !pr; i++)
+		if (ps->procs[i].pid == st->pid)
+			pr = &ps->procs[i];
+	const char *comm = st->comm ? st->comm : "";
+	if (pr) {
+		bool again = in_interp && (pr->state == P_NOT_PYTHON || pr->state == P_GONE) &&
+			     (strncmp(pr->comm, comm, sizeof(pr->comm) - 1) != 0 || st->mono_s - pr->tried_at > RETRY_S);
+		if (!again)
+			return pr->state == P_READING;
+	} else {
+		if (ps->nprocs == PROCS_MAX)
+			return false;
+		pr = &ps->procs[ps->nprocs++];
+	}
+	*pr = (struct pyproc){ .pid = st->pid, .tried_at = st->mono_s };
+	snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+	take_on(ps, pr);
+	if (pr->state == P_READING && !ps->started)
 		ps->started = pthread_create(&ps->thread, NULL, reader, ps) == 0;
-	return pr.state == P_READING;
+	return pr->state == P_READING;
 }
 
 static const struct reading *nearest(const struct pythread *t, double when, double tol)
@@ -626,7 +636,7 @@ void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *s
 			return;
 		keep = st->nframes;
 	}
-	if (!lock_reading(ps, st->pid)) {
+	if (!lock_reading(ps, st, keep < st->nframes)) {
 		pthread_mutex_unlock(&ps->lock);
 		return;
 	}
