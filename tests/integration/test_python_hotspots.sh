@@ -9,9 +9,11 @@
 # - frames that change while read (recursion 1,000 deep going up and down, threads coming
 #   and going) and a fake interpreter whose memory is garbage rewritten all the time: nothing
 #   crashes, no name comes from garbage, the torn readings are counted;
-# - an interpreter version not read (3.10): "Python 3.10: stacks not read" and why.
+# - an interpreter version not read (3.10): "Python 3.10: stacks not read" and why;
+# - attach mode without the rights of ptrace (as nobody, on a process that made itself
+#   non-dumpable after sampling was armed): the refusal said in Notes.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 15
+plan 16
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
@@ -184,6 +186,36 @@ if cc -O1 -o "$SCRATCH/python3.12" "$SCRATCH/fake.c" && cc -O1 -DVERSION=0x030D0
 		grep -q 'Python 3.10: stacks not read: its frame layout differs before 3.11' "$SCRATCH/fake10.txt"
 else
 	skip "fake 3.12" "no C compiler"; skip "fake 3.13" "no C compiler"; skip "fake 3.10" "no C compiler"
+fi
+
+# --- attach mode without the rights of ptrace: said so ---
+cat >"$SCRATCH/nodump.py" <<'PY'
+import ctypes, time
+time.sleep(1.0)
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: not ours to read any more
+def spin():
+    end = time.monotonic() + 2.5
+    while time.monotonic() < end:
+        pass
+spin()
+PY
+if ! is_root; then
+	skip "attach mode without ptrace rights: the refusal noted" "needs root (to run both sides as nobody)"
+elif ! command -v setpriv >/dev/null 2>&1; then
+	missing "attach mode without ptrace rights: the refusal noted" util-linux
+else
+	pub=$(public_copy "$CPW" "$SCRATCH/nodump.py")
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- /usr/bin/python3 "$pub/nodump.py" &
+	pypid=$!
+	sleep 0.3
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$pub/cperfwatch" -p "$pypid" -d 3 >"$SCRATCH/nodump.txt" 2>&1
+	wait "$pypid"
+	if grep -q '^Hotspots: not sampled' "$SCRATCH/nodump.txt"; then
+		skip "attach mode without ptrace rights: the refusal noted" "sampling itself is refused to nobody here ($(grep '^Hotspots' "$SCRATCH/nodump.txt"))"
+	else
+		check "attach mode without ptrace rights: the refusal noted" \
+			grep -q 'Python stacks not read: reading the process.s memory was refused' "$SCRATCH/nodump.txt"
+	fi
 fi
 
 "$CPW" -j -o "$SCRATCH/n.json" --no-hotspots -- /usr/bin/python3 -c 'import time; time.sleep(0.7)'

@@ -165,14 +165,15 @@ struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, c
 /* ---- a process taken on: its interpreter, version and layout ---- */
 
 /* The interpreter file the process maps: libpython3.X.so, else a python executable; the
- * start of its mapping at file offset 0. */
-static bool find_interpreter(const char *proc_root, pid_t pid, char *path, size_t plen, uint64_t *start)
+ * start of its mapping at file offset 0. 0, -ENOENT (none), or -errno of its maps (EACCES:
+ * a process that is not ours to read, or that made itself non-dumpable). */
+static int find_interpreter(const char *proc_root, pid_t pid, char *path, size_t plen, uint64_t *start)
 {
 	char p[300];
 	snprintf(p, sizeof(p), "%s/%d/maps", proc_root, (int)pid);
 	FILE *f = fopen(p, "re");
 	if (!f)
-		return false;
+		return -errno;
 	char line[4608];
 	bool lib = false, found = false;
 	while (fgets(line, sizeof(line), f)) {
@@ -196,7 +197,7 @@ static bool find_interpreter(const char *proc_root, pid_t pid, char *path, size_
 		}
 	}
 	fclose(f);
-	return found;
+	return found ? 0 : -ENOENT;
 }
 
 /* 3.X from a file name: python3.12, libpython3.12.so.1.0. */
@@ -222,9 +223,10 @@ static void refused(struct cpw_python_stacks *ps, struct pyproc *pr)
 {
 	pr->state = P_REFUSED;
 	ps->stats.refused++;
-	add_note(ps, "Python stacks not read: process_vm_readv refused (EPERM): reading another process's "
-		     "memory needs the rights of ptrace (the same user where kernel.yama.ptrace_scope is 0 "
-		     "or cperfwatch started it, else CAP_SYS_PTRACE)");
+	add_note(ps, "Python stacks not read: reading the process's memory was refused (process_vm_readv, "
+		     "/proc/PID/maps: EPERM, EACCES): it needs the rights of ptrace (the same user, a process that did not make itself "
+		     "non-dumpable, and where kernel.yama.ptrace_scope is 1 a descendant of cperfwatch; else "
+		     "CAP_SYS_PTRACE)");
 }
 
 /* A read of the process as it is taken on: false when refused (noted) or ended. */
@@ -243,7 +245,12 @@ static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
 	char path[4096], why[300] = "";
 	uint64_t start = 0;
 	pr->state = P_NOT_PYTHON;
-	if (!find_interpreter(ps->proc_root, pr->pid, path, sizeof(path), &start))
+	int rc = find_interpreter(ps->proc_root, pr->pid, path, sizeof(path), &start);
+	if (rc == -EACCES || rc == -EPERM) {
+		refused(ps, pr);
+		return;
+	}
+	if (rc < 0)
 		return;
 	struct cpw_elf_wanted w[] = { { "_PyRuntime", 0, false }, { "Py_Version", 0, false },
 				      { "PyCode_Type", 0, false }, { "PyUnicode_Type", 0, false } };
