@@ -46,6 +46,8 @@ enum proc_state { P_READING, P_NOT_PYTHON, P_UNSUPPORTED, P_REFUSED, P_GONE };
 
 struct pyproc {
 	pid_t pid;
+	double listed_at;     /* when its thread list was last walked */
+	bool need_list;       /* a thread ran that the list did not hold */
 	char comm[16];        /* its name when last taken on */
 	double tried_at;      /* then (the samples' clock) */
 	enum proc_state state;
@@ -63,7 +65,9 @@ struct pythread {
 	pid_t pid, tid;
 	int fd;               /* its schedstat */
 	uint64_t ran_ns;
+	uint64_t tstate;      /* its PyThreadState (0: not listed yet) */
 	double seen;          /* when an interpreter last listed it */
+	double hot_until;     /* read while samples say it runs: until then */
 	unsigned head, count;
 	struct reading ring[RING];
 };
@@ -433,6 +437,7 @@ static struct pythread *thread_of(struct cpw_python_stacks *ps, pid_t pid, pid_t
 		return NULL;
 	t->pid = pid;
 	t->tid = tid;
+	t->seen = mono_now();
 	char p[320];
 	snprintf(p, sizeof(p), "%s/%d/task/%d/schedstat", ps->proc_root, (int)pid, (int)tid);
 	t->fd = open(p, O_RDONLY | O_CLOEXEC);
@@ -457,18 +462,25 @@ static bool ran(struct pythread *t)
 	return true;
 }
 
-static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, const uint8_t *ts, double now)
+/* Reads one hot thread's stack: its thread state (still its own: the tid checked), the
+ * frame chain from its current frame. */
+static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
+			double now)
 {
 	const struct cpw_py_layout *l = &pr->l;
-	uint64_t tid = u64_at(ts, l->tstate_native_thread_id);
-	if (tid == 0 || tid > (uint64_t)INT32_MAX)
-		return;
-	struct pythread *t = thread_of(ps, pr->pid, (pid_t)tid, true);
-	if (!t)
-		return;
-	t->seen = now;
+	uint8_t ts[BLOCK_MAX];
 	if (!ran(t))
 		return;
+	int rc = rd(pr->pid, t->tstate, ts, ts_size);
+	if (rc == -ESRCH) {
+		pr->state = P_GONE;
+		return;
+	}
+	if (rc < 0 || u64_at(ts, l->tstate_native_thread_id) != (uint64_t)t->tid) {
+		t->tstate = 0; /* ended, or its state freed: the next list says */
+		pr->need_list = true;
+		return;
+	}
 	uint64_t frame;
 	if (l->has_cframe) {
 		uint64_t cf = u64_at(ts, l->tstate_cframe);
@@ -482,7 +494,7 @@ static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, const u
 		frame = u64_at(ts, l->tstate_current_frame);
 	}
 	struct reading *r = &t->ring[t->head];
-	int rc = walk(ps, pr, frame, r);
+	rc = walk(ps, pr, frame, r);
 	if (rc == -ESRCH) {
 		pr->state = P_GONE;
 		return;
@@ -498,9 +510,22 @@ static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, const u
 	ps->stats.readings++;
 }
 
-static void read_proc(struct cpw_python_stacks *ps, struct pyproc *pr)
+static uint64_t tstate_size(const struct cpw_py_layout *l)
+{
+	uint64_t size = l->tstate_native_thread_id + 8;
+	const uint64_t more[] = { l->tstate_next + 8, l->tstate_cframe + 8, l->tstate_current_frame + 8 };
+	for (size_t i = 0; i < 3; i++)
+		if (more[i] > size)
+			size = more[i];
+	return size;
+}
+
+/* Walks the interpreters' thread lists: each thread's tid and state. */
+static void list_threads(struct cpw_python_stacks *ps, struct pyproc *pr, uint64_t ts_size, double now)
 {
 	const struct cpw_py_layout *l = &pr->l;
+	pr->listed_at = now;
+	pr->need_list = false;
 	uint64_t interp;
 	int rc = rd(pr->pid, pr->runtime + l->runtime_interpreters_head, &interp, sizeof(interp));
 	if (rc < 0) {
@@ -508,21 +533,21 @@ static void read_proc(struct cpw_python_stacks *ps, struct pyproc *pr)
 			pr->state = P_GONE;
 		return;
 	}
-	uint64_t ts_size = l->tstate_native_thread_id + 8;
-	const uint64_t more[] = { l->tstate_next + 8, l->tstate_cframe + 8, l->tstate_current_frame + 8 };
-	for (size_t i = 0; i < 3; i++)
-		if (more[i] > ts_size)
-			ts_size = more[i];
-	double now = mono_now();
-	for (int ni = 0; interp && ni < INTERPS_MAX && pr->state == P_READING; ni++) {
+	for (int ni = 0; interp && ni < INTERPS_MAX; ni++) {
 		uint64_t ts_p;
 		if (!plausible(interp) || rd(pr->pid, interp + l->interp_threads_head, &ts_p, sizeof(ts_p)) < 0)
 			goto torn;
-		for (int nt = 0; ts_p && nt < TSTATES_MAX && pr->state == P_READING; nt++) {
+		for (int nt = 0; ts_p && nt < TSTATES_MAX; nt++) {
 			uint8_t ts[BLOCK_MAX];
-			if (!plausible(ts_p) || ts_size > sizeof(ts) || rd(pr->pid, ts_p, ts, ts_size) < 0)
+			if (!plausible(ts_p) || rd(pr->pid, ts_p, ts, ts_size) < 0)
 				goto torn;
-			read_thread(ps, pr, ts, now);
+			uint64_t tid = u64_at(ts, l->tstate_native_thread_id);
+			struct pythread *t = tid && tid <= (uint64_t)INT32_MAX ? thread_of(ps, pr->pid, (pid_t)tid, true)
+									: NULL;
+			if (t) {
+				t->tstate = ts_p;
+				t->seen = now;
+			}
 			ts_p = u64_at(ts, l->tstate_next);
 		}
 		if (rd(pr->pid, interp + l->interp_next, &interp, sizeof(interp)) < 0)
@@ -531,6 +556,26 @@ static void read_proc(struct cpw_python_stacks *ps, struct pyproc *pr)
 	return;
 torn: /* the lists changed while read (or the process is ending): counted with the stacks */
 	ps->stats.torn++;
+}
+
+/* How often the thread lists are walked (threads come and go), and how long a thread is read
+ * after a sample saw it run: only threads that run cost a read at each tick. */
+#define LIST_S 0.25
+#define HOT_S 1.0
+
+static void read_proc(struct cpw_python_stacks *ps, struct pyproc *pr)
+{
+	uint64_t ts_size = tstate_size(&pr->l);
+	if (ts_size > BLOCK_MAX)
+		return;
+	double now = mono_now();
+	if ((pr->need_list && now - pr->listed_at > LIST_S / 10) || now - pr->listed_at > LIST_S)
+		list_threads(ps, pr, ts_size, now);
+	for (size_t i = 0; i < ps->nthreads && pr->state == P_READING; i++) {
+		struct pythread *t = ps->threads[i];
+		if (t->pid == pr->pid && t->tstate && now < t->hot_until)
+			read_thread(ps, pr, t, ts_size, now);
+	}
 }
 
 /* Threads no interpreter listed for FORGET_S (ended, or their process did): their last
@@ -612,6 +657,13 @@ static bool lock_reading(struct cpw_python_stacks *ps, const struct cpw_stack *s
 	return pr->state == P_READING;
 }
 
+static void mark_need_list(struct cpw_python_stacks *ps, pid_t pid)
+{
+	for (size_t i = 0; i < ps->nprocs; i++)
+		if (ps->procs[i].pid == pid)
+			ps->procs[i].need_list = true;
+}
+
 static const struct reading *nearest(const struct pythread *t, double when, double tol)
 {
 	const struct reading *best = NULL;
@@ -647,7 +699,12 @@ void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *s
 		pthread_mutex_unlock(&ps->lock);
 		return;
 	}
-	const struct pythread *t = thread_of(ps, st->pid, st->tid, false);
+	struct pythread *t = thread_of(ps, st->pid, st->tid, true);
+	if (t) { /* it runs: read it from now on (its state found by the next list walk) */
+		t->hot_until = mono_now() + HOT_S;
+		if (!t->tstate)
+			mark_need_list(ps, st->pid);
+	}
 	const struct reading *r = t ? nearest(t, st->mono_s, 2.0 / ps->hz + 0.002) : NULL;
 	if (!r || r->n == 0) {
 		if (keep < st->nframes) /* in the interpreter: its own frames stand, counted */

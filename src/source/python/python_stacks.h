@@ -5,9 +5,10 @@
  * A process is taken on when its first sample arrives: the interpreter it maps (libpython or
  * the python executable, in /proc/PID/maps), its version (Py_Version) and layout (from 3.13
  * _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12 from python_layout.c's table).
- * A thread of the reader then reads, at the sampling rate, the frame chain of every thread
- * of those interpreters that ran since its last read (its schedstat run time moved), and
- * keeps each reading with its time. Each cpu-clock sample of such a thread is then given the
+ * A thread of the reader then reads, at the sampling rate, the frame chain of each thread of
+ * those interpreters that the samples saw run in the last second and that ran since its last
+ * read (its schedstat run time moved), and keeps each reading with its time; the threads'
+ * lists are walked every 0.25 s (idle threads cost nothing more). Each cpu-clock sample of such a thread is then given the
  * reading nearest its time: the Python functions take the place of the interpreter's own.
  *
  * What is read is checked: every object's type is the interpreter's PyCode_Type or
