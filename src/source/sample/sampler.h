@@ -32,7 +32,7 @@ enum cpw_code_kind {
 	CPW_CODE_PYTHON,      /* a Python function, read by source/python/python_stacks.c */
 	CPW_CODE_KINDS
 };
-const char *cpw_code_kind_name(enum cpw_code_kind k);
+const char *cpw_sampler_code_kind_name(enum cpw_code_kind k);
 
 #define CPW_STACK_MAX 64
 
