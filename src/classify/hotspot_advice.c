@@ -25,6 +25,9 @@ static const char *what_to_do(enum cpw_code_kind k)
 		return "JIT-compiled code";
 	case CPW_CODE_NATIVE:
 		return "native code: the algorithm there";
+	case CPW_CODE_PYTHON:
+		return "the Python interpreter running it: a pure-Python loop; vectorise it (numpy) or move it to "
+		       "compiled code";
 	default:
 		return "code no file holds";
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
+#include "source/python/python_stacks.h"
 #include "source/sample/sampler.h"
 
 #define ARM_TIDS_MAX 1024
@@ -19,6 +20,7 @@ struct cpw_sampling {
 	struct cpw_sampler *sampler;
 	double armed_at;          /* run seconds; NAN before */
 	bool given_up;
+	struct cpw_python_stacks *python; /* Python stacks (issue 26, part 3); NULL: none read */
 };
 
 struct cpw_sampling *cpw_sampling_new(const struct cpw_config *cfg)
@@ -76,6 +78,25 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 		return;
 	}
 	sp->armed_at = now;
+	/* Python stacks: a failure to start costs only them (native frames stay). */
+	sp->python = cpw_python_stacks_new(sp->cfg->proc_root, CPW_SAMPLING_HZ, why, sizeof(why));
+	if (!sp->python)
+		cpw_report_note(r, "Python stacks not read: %s", why);
+}
+
+/* Python stacks: each sample passes through the reader, which gives a CPython process's
+ * samples in the interpreter its Python frames, then to the model. */
+static void take(void *ctx, const struct cpw_stack *st)
+{
+	struct cpw_sampling *sp = ctx;
+	struct cpw_stack copy = *st;
+	cpw_python_stacks_resolve(sp->python, &copy);
+	cpw_hotspots_take(sp->hotspots, &copy);
+}
+
+static void note_line(void *ctx, const char *line)
+{
+	cpw_report_note(ctx, "%s", line);
 }
 
 void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, double now, struct cpw_report *r)
@@ -89,14 +110,14 @@ void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, dou
 		if (!sp->sampler)
 			return;
 	}
-	cpw_sampler_drain(sp->sampler, cpw_hotspots_take, sp->hotspots);
+	cpw_sampler_drain(sp->sampler, take, sp);
 }
 
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 {
 	if (!sp || !sp->sampler)
 		return;
-	cpw_sampler_drain(sp->sampler, cpw_hotspots_take, sp->hotspots);
+	cpw_sampler_drain(sp->sampler, take, sp);
 	struct cpw_sampler_stats st;
 	cpw_sampler_get_stats(sp->sampler, &st);
 	cpw_hotspots_set_source(sp->hotspots, &st, sp->armed_at);
@@ -113,6 +134,18 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 				"the default at -O2); total%% counts only the callers seen (build with "
 				"-fno-omit-frame-pointer for whole stacks)",
 				100.0 * (double)(st.cut_short + st.leaf_only) / (double)user);
+	if (sp->python) { /* Python stacks */
+		struct cpw_python_stacks_stats ps;
+		cpw_python_stacks_get_stats(sp->python, &ps);
+		cpw_python_stacks_notes(sp->python, note_line, r);
+		if (ps.torn)
+			cpw_report_note(r, "hotspots: %llu Python stack reading(s) dropped: the frames changed while "
+					"they were read", (unsigned long long)ps.torn);
+		if (ps.unmatched && ps.unmatched * 20 > ps.matched + ps.unmatched)
+			cpw_report_note(r, "hotspots: %llu sample(s) of Python processes in the interpreter had no "
+					"Python stack read near their time: the interpreter's own functions stand "
+					"for them", (unsigned long long)ps.unmatched);
+	}
 	if (st.unreadable)
 		cpw_report_note(r, "hotspots: %llu mapped file(s) could not be read or were replaced since they "
 				"were mapped: their frames are named FILE+0xOFFSET", (unsigned long long)st.unreadable);
@@ -123,6 +156,7 @@ void cpw_sampling_free(struct cpw_sampling *sp)
 	if (!sp)
 		return;
 	cpw_sampler_free(sp->sampler);
+	cpw_python_stacks_free(sp->python);
 	cpw_hotspots_free(sp->hotspots);
 	free(sp);
 }

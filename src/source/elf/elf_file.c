@@ -36,10 +36,11 @@ static int open_as_seen(const char *proc_root, pid_t pid, const char *path)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
-		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len)
+/* Maps path as process pid sees it, read-only: 0 with *map and *size, or -errno with why
+ * filled. ino (non-zero, with no build-id to check) must be the file's inode. */
+static int map_as_seen(const char *proc_root, pid_t pid, const char *path, bool check_ino, uint64_t ino,
+		       void **map, size_t *size, char *why, size_t len)
 {
-	memset(out, 0, sizeof(*out));
 	int fd = open_as_seen(proc_root, pid, path);
 	if (fd < 0) {
 		int e = errno;
@@ -52,20 +53,33 @@ int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const 
 		snprintf(why, len, "%s: not a regular file of a readable size", path);
 		return -EINVAL;
 	}
-	if (ino && build_id_len == 0 && (uint64_t)st.st_ino != ino) {
+	if (check_ino && ino && (uint64_t)st.st_ino != ino) {
 		close(fd);
 		snprintf(why, len, "%s: replaced since it was mapped (another inode)", path);
 		return -ESTALE;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	*map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	if (map == MAP_FAILED) {
+	if (*map == MAP_FAILED) {
 		int e = errno;
 		snprintf(why, len, "%s: %s", path, strerror(e));
 		return -e;
 	}
-	int rc = cpw_elf_symbols_parse(map, (size_t)st.st_size, out);
-	munmap(map, (size_t)st.st_size);
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
+int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
+		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	void *map;
+	size_t size;
+	int rc = map_as_seen(proc_root, pid, path, build_id_len == 0, ino, &map, &size, why, len);
+	if (rc < 0)
+		return rc;
+	rc = cpw_elf_symbols_parse(map, size, out);
+	munmap(map, size);
 	if (rc < 0) {
 		snprintf(why, len, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "not a readable ELF file");
 		return rc;
@@ -77,6 +91,21 @@ int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const 
 		return -ESTALE;
 	}
 	return 0;
+}
+
+int cpw_elf_find_in_file(const char *proc_root, pid_t pid, const char *path, struct cpw_elf_wanted *w,
+			 size_t n, uint64_t *load0, char *why, size_t len)
+{
+	void *map;
+	size_t size;
+	int rc = map_as_seen(proc_root, pid, path, false, 0, &map, &size, why, len);
+	if (rc < 0)
+		return rc;
+	rc = cpw_elf_find_symbols(map, size, w, n, load0);
+	munmap(map, size);
+	if (rc < 0)
+		snprintf(why, len, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "not a readable ELF file");
+	return rc;
 }
 
 int cpw_elf_file_perf_map_load(const char *proc_root, pid_t pid, size_t max_syms, struct cpw_perf_map *out)

@@ -98,6 +98,60 @@ static int read_symtab(const uint8_t *buf, size_t len, const Elf64_Shdr *sh, con
 	return 0;
 }
 
+/* The ELF header, checked: a 64-bit file of this machine's byte order whose program headers
+ * lie inside the buffer. */
+static int read_ehdr(const uint8_t *buf, size_t len, Elf64_Ehdr *eh)
+{
+	if (len < sizeof(*eh))
+		return -EINVAL;
+	memcpy(eh, buf, sizeof(*eh));
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -EINVAL;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return -EINVAL;
+#else
+	if (eh->e_ident[EI_DATA] != ELFDATA2MSB)
+		return -EINVAL;
+#endif
+	if (eh->e_phnum && (eh->e_phentsize != sizeof(Elf64_Phdr) ||
+			    !in_bounds(len, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))))
+		return -EINVAL;
+	return 0;
+}
+
+/* The wanted symbols of one symbol table section: how many were found. */
+static int find_in_symtab(const uint8_t *buf, size_t len, const Elf64_Shdr *sh, const Elf64_Shdr *shdrs,
+			  uint16_t shnum, struct cpw_elf_wanted *w, size_t n)
+{
+	if (sh->sh_entsize != sizeof(Elf64_Sym) || !in_bounds(len, sh->sh_offset, sh->sh_size) ||
+	    sh->sh_link >= shnum)
+		return 0;
+	const Elf64_Shdr *strs = &shdrs[sh->sh_link];
+	if (strs->sh_type != SHT_STRTAB || !in_bounds(len, strs->sh_offset, strs->sh_size))
+		return 0;
+	const char *str = (const char *)buf + strs->sh_offset;
+	size_t nsym = sh->sh_size / sizeof(Elf64_Sym);
+	int found = 0;
+	for (size_t i = 0; i < nsym; i++) {
+		Elf64_Sym sym;
+		memcpy(&sym, buf + sh->sh_offset + i * sizeof(Elf64_Sym), sizeof(sym));
+		if (sym.st_shndx == SHN_UNDEF || sym.st_name >= strs->sh_size)
+			continue;
+		const char *name = str + sym.st_name;
+		size_t maxlen = strs->sh_size - sym.st_name;
+		for (size_t k = 0; k < n; k++) {
+			size_t wl = strlen(w[k].name);
+			if (!w[k].found && wl < maxlen && memcmp(name, w[k].name, wl + 1) == 0) {
+				w[k].value = sym.st_value;
+				w[k].found = true;
+				found++;
+			}
+		}
+	}
+	return found;
+}
+
 /* The GNU build-id from a note area [off, off + size). */
 static void read_notes(const uint8_t *buf, size_t len, uint64_t off, uint64_t size, struct cpw_elf_info *out)
 {
@@ -151,21 +205,7 @@ int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out
 	const uint8_t *buf = data;
 	memset(out, 0, sizeof(*out));
 	Elf64_Ehdr eh;
-	if (len < sizeof(eh))
-		return -EINVAL;
-	memcpy(&eh, buf, sizeof(eh));
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64)
-		return -EINVAL;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		return -EINVAL;
-#else
-	if (eh.e_ident[EI_DATA] != ELFDATA2MSB)
-		return -EINVAL;
-#endif
-	/* Program headers: executable segments and the build-id note. */
-	if (eh.e_phnum && (eh.e_phentsize != sizeof(Elf64_Phdr) ||
-			   !in_bounds(len, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr))))
+	if (read_ehdr(buf, len, &eh) < 0)
 		return -EINVAL;
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
@@ -215,6 +255,37 @@ int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out
 	out->names = b.names;
 	out->names_len = b.names_len;
 	return 0;
+}
+
+int cpw_elf_find_symbols(const void *data, size_t len, struct cpw_elf_wanted *w, size_t n, uint64_t *load0)
+{
+	const uint8_t *buf = data;
+	Elf64_Ehdr eh;
+	*load0 = 0;
+	if (read_ehdr(buf, len, &eh) < 0)
+		return -EINVAL;
+	bool have_load0 = false;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, buf + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_LOAD && ph.p_offset == 0 && !have_load0) {
+			*load0 = ph.p_vaddr;
+			have_load0 = true;
+		}
+	}
+	int found = 0;
+	if (eh.e_shnum && eh.e_shentsize == sizeof(Elf64_Shdr) &&
+	    in_bounds(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr))) {
+		Elf64_Shdr *copy = malloc((size_t)eh.e_shnum * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, buf + eh.e_shoff, (size_t)eh.e_shnum * sizeof(*copy));
+		for (unsigned i = 0; i < eh.e_shnum; i++)
+			if (copy[i].sh_type == SHT_SYMTAB || copy[i].sh_type == SHT_DYNSYM)
+				found += find_in_symtab(buf, len, &copy[i], copy, eh.e_shnum, w, n);
+		free(copy);
+	}
+	return found;
 }
 
 void cpw_elf_symbols_info_free(struct cpw_elf_info *info)

@@ -58,6 +58,18 @@ static inline const char *cpw_elf_sym_name(const struct cpw_elf_info *info, cons
  * False when no executable segment holds the offset. */
 bool cpw_elf_offset_to_vaddr(const struct cpw_elf_info *info, uint64_t offset, uint64_t *vaddr);
 
+/* Symbols wanted by name, of any type (data too: the Python reader's _PyRuntime). */
+struct cpw_elf_wanted {
+	const char *name;
+	uint64_t value;
+	bool found;
+};
+/* Fills each wanted symbol defined in .symtab or .dynsym of buf (len bytes, a whole ELF
+ * file), and *load0, the virtual address of the PT_LOAD at file offset 0 (the load bias is
+ * where the process maps offset 0, less it). Returns how many were found, or -EINVAL as
+ * cpw_elf_symbols_parse does. */
+int cpw_elf_find_symbols(const void *buf, size_t len, struct cpw_elf_wanted *w, size_t n, uint64_t *load0);
+
 /* In an array of n structs of size bytes, sorted by the uint64_t at offset: how many hold a
  * value at or below key (the index of the first above it). The lookups' binary search. */
 size_t cpw_elf_symbols_sorted_upper(const void *base, size_t n, size_t size, size_t offset, uint64_t key);

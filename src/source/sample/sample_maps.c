@@ -69,7 +69,7 @@ struct cpw_symtab {
 const char *cpw_sampler_code_kind_name(enum cpw_code_kind k)
 {
 	static const char *const names[CPW_CODE_KINDS] = { "native", "libc", "interpreter", "kernel",
-							   "jit", "unknown" };
+							   "jit", "unknown", "python" };
 	return (unsigned)k < CPW_CODE_KINDS ? names[k] : "unknown";
 }
 

@@ -29,6 +29,7 @@ enum cpw_code_kind {
 	CPW_CODE_KERNEL,
 	CPW_CODE_JIT,         /* code a JIT wrote: named by /tmp/perf-PID.map, or anonymous */
 	CPW_CODE_UNKNOWN,     /* no mapping holds the address */
+	CPW_CODE_PYTHON,      /* a Python function, read by source/python/python_stacks.c */
 	CPW_CODE_KINDS
 };
 const char *cpw_sampler_code_kind_name(enum cpw_code_kind k);

@@ -1,0 +1,763 @@
+/*
+ * python_stacks.c: the Python stacks of the tree's CPython processes (python_stacks.h).
+ *
+ * Bounds: 64 processes, 256 threads, 128 readings per thread (0.64 s at 199 Hz: a drain
+ * comes every --interval), 48 Python frames per reading, 4,096 distinct functions; the
+ * thread's own walk stops at 48 frames (the root end of a deeper stack is left out), at 8
+ * interpreters per process and 256 threads per interpreter. Functions are named by their
+ * qualified name and "file:first line" (co_qualname, co_filename's base name,
+ * co_firstlineno): the line a function starts at, not the line running, so that a
+ * function's samples add up under one name (the line table is not decoded).
+ */
+#define _GNU_SOURCE
+#include "config.h"
+#include "source/python/python_stacks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "source/elf/elf_file.h"
+#include "source/python/python_layout.h"
+
+#define PROCS_MAX 64
+#define THREADS_MAX 256
+#define RING 128
+#define PY_DEPTH 48
+#define FN_MAX 4096
+#define FN_HASH 8192
+#define CODE_CACHE 4096
+#define NAME_LEN 128
+#define FILE_LEN 160
+#define INTERPS_MAX 8
+#define TSTATES_MAX 256
+#define NOTES_MAX 8
+#define BLOCK_MAX 512 /* bytes of a frame, code object or thread state read at once */
+
+enum proc_state { P_READING, P_NOT_PYTHON, P_UNSUPPORTED, P_REFUSED, P_GONE };
+
+struct pyproc {
+	pid_t pid;
+	double listed_at;     /* when its thread list was last walked */
+	bool need_list;       /* a thread ran that the list did not hold */
+	char comm[16];        /* its name when last taken on */
+	double tried_at;      /* then (the samples' clock) */
+	enum proc_state state;
+	struct cpw_py_layout l;
+	uint64_t runtime, code_type, unicode_type;
+};
+
+struct reading {
+	double t;
+	uint8_t n;
+	uint16_t fn[PY_DEPTH];
+};
+
+struct pythread {
+	pid_t pid, tid;
+	int fd;               /* its schedstat */
+	uint64_t ran_ns;
+	uint64_t tstate;      /* its PyThreadState (0: not listed yet) */
+	double seen;          /* when an interpreter last listed it */
+	double hot_until;     /* read while samples say it runs: until then */
+	unsigned head, count;
+	struct reading ring[RING];
+};
+
+struct pyfn {
+	char name[NAME_LEN];
+	char file[FILE_LEN];
+};
+
+struct code_ent {
+	uint64_t addr, name_p, file_p;
+	int32_t first;
+	uint16_t fn;
+	pid_t pid;
+};
+
+struct note {
+	char text[300];
+	unsigned n;
+};
+
+struct cpw_python_stacks {
+	char proc_root[256];
+	int hz;
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	struct pyproc procs[PROCS_MAX];
+	size_t nprocs;
+	struct pythread *threads[THREADS_MAX];
+	size_t nthreads;
+	struct pyfn *fns;        /* [0] is "[python]": a table full */
+	size_t nfns;
+	uint16_t fn_hash[FN_HASH];
+	struct code_ent code[CODE_CACHE];
+	struct note notes[NOTES_MAX];
+	size_t nnotes;
+	struct cpw_python_stacks_stats stats;
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Reads n bytes at addr of pid: 0, or -errno (-EFAULT: not all of it). */
+static int rd(pid_t pid, uint64_t addr, void *buf, size_t n)
+{
+	struct iovec local = { buf, n }, remote = { (void *)(uintptr_t)addr, n };
+	ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (got < 0)
+		return -errno;
+	return (size_t)got == n ? 0 : -EFAULT;
+}
+
+static uint64_t u64_at(const uint8_t *b, uint64_t off)
+{
+	uint64_t v;
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+static void add_note(struct cpw_python_stacks *ps, const char *text)
+{
+	for (size_t i = 0; i < ps->nnotes; i++) {
+		if (strcmp(ps->notes[i].text, text) == 0) {
+			ps->notes[i].n++;
+			return;
+		}
+	}
+	if (ps->nnotes == NOTES_MAX)
+		return;
+	snprintf(ps->notes[ps->nnotes].text, sizeof(ps->notes[0].text), "%s", text);
+	ps->notes[ps->nnotes++].n = 1;
+}
+
+struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, char *why, size_t len)
+{
+	struct cpw_python_stacks *ps = calloc(1, sizeof(*ps));
+	if (ps)
+		ps->fns = calloc(FN_MAX, sizeof(*ps->fns));
+	if (!ps || !ps->fns) {
+		free(ps);
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	snprintf(ps->proc_root, sizeof(ps->proc_root), "%s", proc_root);
+	ps->hz = hz > 0 ? hz : 99;
+	pthread_mutex_init(&ps->lock, NULL);
+	snprintf(ps->fns[0].name, NAME_LEN, "[python]");
+	ps->nfns = 1;
+	atomic_init(&ps->stop, false);
+	return ps;
+}
+
+/* ---- a process taken on: its interpreter, version and layout ---- */
+
+/* The interpreter file the process maps: libpython3.X.so, else a python executable; the
+ * start of its mapping at file offset 0. 0, -ENOENT (none), or -errno of its maps (EACCES:
+ * a process that is not ours to read, or that made itself non-dumpable). */
+static int find_interpreter(const char *proc_root, pid_t pid, char *path, size_t plen, uint64_t *start)
+{
+	char p[300];
+	snprintf(p, sizeof(p), "%s/%d/maps", proc_root, (int)pid);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -errno;
+	char line[4608];
+	bool lib = false, found = false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		int name_at = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &name_at) < 3 || name_at == 0 ||
+		    off != 0)
+			continue;
+		char *name = line + name_at;
+		name[strcspn(name, "\n")] = '\0';
+		if (name[0] != '/')
+			continue;
+		const char *base = strrchr(name, '/') + 1;
+		bool is_lib = strncmp(base, "libpython3", 10) == 0;
+		bool is_exe = strncmp(base, "python", 6) == 0;
+		if ((is_lib && !lib) || (is_exe && !found)) {
+			snprintf(path, plen, "%s", name);
+			*start = lo;
+			found = true;
+			lib = lib || is_lib;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+/* 3.X from a file name: python3.12, libpython3.12.so.1.0. */
+static bool version_from_name(const char *path, int *major, int *minor)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *v = strstr(base, "python");
+	return v && sscanf(v + 6, "%d.%d", major, minor) == 2;
+}
+
+static void unsupported(struct cpw_python_stacks *ps, struct pyproc *pr, int major, int minor, const char *why)
+{
+	char text[300];
+	if (major)
+		snprintf(text, sizeof(text), "Python %d.%d: stacks not read: %s", major, minor, why);
+	else
+		snprintf(text, sizeof(text), "Python: stacks not read: %s", why);
+	pr->state = P_UNSUPPORTED;
+	add_note(ps, text);
+}
+
+static void refused(struct cpw_python_stacks *ps, struct pyproc *pr)
+{
+	pr->state = P_REFUSED;
+	ps->stats.refused++;
+	add_note(ps, "Python stacks not read: reading the process's memory was refused (process_vm_readv, "
+		     "/proc/PID/maps: EPERM, EACCES): it needs the rights of ptrace (the same user, a process that did not make itself "
+		     "non-dumpable, and where kernel.yama.ptrace_scope is 1 a descendant of cperfwatch; else "
+		     "CAP_SYS_PTRACE)");
+}
+
+/* A read of the process as it is taken on: false when refused (noted) or ended. */
+static bool first_read(struct cpw_python_stacks *ps, struct pyproc *pr, uint64_t addr, void *buf, size_t n)
+{
+	int rc = rd(pr->pid, addr, buf, n);
+	if (rc == -EPERM)
+		refused(ps, pr);
+	else if (rc < 0)
+		pr->state = P_GONE;
+	return rc == 0;
+}
+
+static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
+{
+	char path[4096], why[300] = "";
+	uint64_t start = 0;
+	pr->state = P_NOT_PYTHON;
+	int rc = find_interpreter(ps->proc_root, pr->pid, path, sizeof(path), &start);
+	if (rc == -EACCES || rc == -EPERM) {
+		refused(ps, pr);
+		return;
+	}
+	if (rc < 0)
+		return;
+	struct cpw_elf_wanted w[] = { { "_PyRuntime", 0, false }, { "Py_Version", 0, false },
+				      { "PyCode_Type", 0, false }, { "PyUnicode_Type", 0, false } };
+	uint64_t load0 = 0;
+	int major = 0, minor = 0;
+	bool named = version_from_name(path, &major, &minor);
+	if (cpw_elf_find_in_file(ps->proc_root, pr->pid, path, w, 4, &load0, why, sizeof(why)) < 0) {
+		if (named && major == 3)
+			unsupported(ps, pr, major, minor, why);
+		return;
+	}
+	if (!w[0].found) {
+		if (named && major == 3)
+			unsupported(ps, pr, major, minor, "no _PyRuntime symbol in its interpreter");
+		return;
+	}
+	uint64_t bias = start - load0;
+	if (w[1].found) {
+		uint64_t hex = 0;
+		if (!first_read(ps, pr, bias + w[1].value, &hex, sizeof(hex)))
+			return;
+		cpw_python_layout_version(hex, &major, &minor);
+	}
+	if (!w[2].found || !w[3].found) {
+		unsupported(ps, pr, major, minor, "no PyCode_Type or PyUnicode_Type symbol to check objects by");
+		return;
+	}
+	uint8_t dbg[CPW_PY_DEBUG_OFFSETS_READ];
+	if (!first_read(ps, pr, bias + w[0].value, dbg, sizeof(dbg)))
+		return;
+	bool ok;
+	if (memcmp(dbg, "xdebugpy", 8) == 0)
+		ok = cpw_python_layout_from_debug(dbg, sizeof(dbg), &pr->l, why, sizeof(why));
+	else
+		ok = cpw_python_layout_for(major, minor, &pr->l, why, sizeof(why));
+	if (!ok || pr->l.frame_size > BLOCK_MAX || pr->l.code_size > BLOCK_MAX) {
+		unsupported(ps, pr, major, minor, why[0] ? why : "a layout larger than the reader reads");
+		return;
+	}
+	pr->runtime = bias + w[0].value;
+	pr->code_type = bias + w[2].value;
+	pr->unicode_type = bias + w[3].value;
+	pr->state = P_READING;
+	ps->stats.processes++;
+}
+
+/* ---- the reader's thread ---- */
+
+static bool plausible(uint64_t p)
+{
+	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
+
+/* A compact ASCII string object at p, copied into out (cap bytes with the NUL). */
+static int read_str(const struct pyproc *pr, uint64_t p, char *out, size_t cap)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	uint8_t h[128];
+	if (!plausible(p) || l->unicode_ascii_size > sizeof(h))
+		return -EFAULT;
+	int rc = rd(pr->pid, p, h, l->unicode_ascii_size);
+	if (rc < 0)
+		return rc;
+	uint32_t state;
+	memcpy(&state, h + l->unicode_state, sizeof(state));
+	uint64_t n = u64_at(h, l->unicode_length);
+	if (u64_at(h, l->ob_type) != pr->unicode_type || n > 4096)
+		return -EFAULT;
+	if (!cpw_python_layout_compact_ascii(state)) {
+		snprintf(out, cap, "?");
+		return 0;
+	}
+	char s[4097];
+	rc = rd(pr->pid, p + l->unicode_ascii_size, s, n);
+	if (rc < 0)
+		return rc;
+	s[n] = '\0';
+	for (uint64_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return -EFAULT; /* ASCII says the state, printable says a name */
+	snprintf(out, cap, "%s", s);
+	return 0;
+}
+
+static uint32_t hash_str(const char *s, uint32_t h)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static uint16_t intern_fn(struct cpw_python_stacks *ps, const char *name, const char *file)
+{
+	uint32_t k = hash_str(file, hash_str(name, 2166136261u));
+	for (size_t i = 0; i < FN_HASH; i++) {
+		uint16_t *slot = &ps->fn_hash[(k + i) % FN_HASH];
+		if (*slot == 0) {
+			if (ps->nfns == FN_MAX)
+				return 0;
+			snprintf(ps->fns[ps->nfns].name, NAME_LEN, "%s", name);
+			snprintf(ps->fns[ps->nfns].file, FILE_LEN, "%s", file);
+			*slot = (uint16_t)ps->nfns;
+			return (uint16_t)ps->nfns++;
+		}
+		if (strcmp(ps->fns[*slot].name, name) == 0 && strcmp(ps->fns[*slot].file, file) == 0)
+			return *slot;
+	}
+	return 0;
+}
+
+/* The function of the code object at code: 0 and *fn, or -errno (-EFAULT: not a code object). */
+static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint16_t *fn)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	uint8_t b[BLOCK_MAX];
+	if (!plausible(code))
+		return -EFAULT;
+	int rc = rd(pr->pid, code, b, l->code_size);
+	if (rc < 0)
+		return rc;
+	if (u64_at(b, l->ob_type) != pr->code_type)
+		return -EFAULT;
+	uint64_t name_p = u64_at(b, l->code_qualname), file_p = u64_at(b, l->code_filename);
+	int32_t first;
+	memcpy(&first, b + l->code_firstlineno, sizeof(first));
+	if (first < 0 || first > 10000000)
+		return -EFAULT;
+	struct code_ent *c = &ps->code[(code >> 4) % CODE_CACHE];
+	if (c->addr == code && c->pid == pr->pid && c->name_p == name_p && c->file_p == file_p && c->first == first) {
+		*fn = c->fn;
+		return 0;
+	}
+	char name[NAME_LEN], file[1024], where[FILE_LEN];
+	if ((rc = read_str(pr, name_p, name, sizeof(name))) < 0 || (rc = read_str(pr, file_p, file, sizeof(file))) < 0)
+		return rc;
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	snprintf(where, sizeof(where), "%s:%d", base, (int)first);
+	*fn = intern_fn(ps, name, where);
+	*c = (struct code_ent){ code, name_p, file_p, first, *fn, pr->pid };
+	return 0;
+}
+
+/* One thread's frame chain from frame, leaf first. 0, or -errno (-EFAULT: torn). */
+static int walk(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t frame, struct reading *r)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	r->n = 0;
+	for (int steps = 0; frame && steps < 2 * PY_DEPTH && r->n < PY_DEPTH; steps++) {
+		uint8_t b[BLOCK_MAX];
+		if (!plausible(frame))
+			return -EFAULT;
+		int rc = rd(pr->pid, frame, b, l->frame_size);
+		if (rc < 0)
+			return rc;
+		uint8_t owner = b[l->frame_owner];
+		if (owner > CPW_PY_FRAME_OWNED_BY_CSTACK)
+			return -EFAULT;
+		uint64_t prev = u64_at(b, l->frame_previous);
+		if (prev == frame)
+			return -EFAULT;
+		if (owner != CPW_PY_FRAME_OWNED_BY_CSTACK) {
+			if ((rc = code_fn(ps, pr, u64_at(b, l->frame_code), &r->fn[r->n])) < 0)
+				return rc;
+			r->n++;
+		}
+		frame = prev;
+	}
+	return 0;
+}
+
+static struct pythread *thread_of(struct cpw_python_stacks *ps, pid_t pid, pid_t tid, bool add)
+{
+	for (size_t i = 0; i < ps->nthreads; i++)
+		if (ps->threads[i]->tid == tid && ps->threads[i]->pid == pid)
+			return ps->threads[i];
+	if (!add || ps->nthreads == THREADS_MAX)
+		return NULL;
+	struct pythread *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	t->seen = mono_now();
+	char p[320];
+	snprintf(p, sizeof(p), "%s/%d/task/%d/schedstat", ps->proc_root, (int)pid, (int)tid);
+	t->fd = open(p, O_RDONLY | O_CLOEXEC);
+	ps->threads[ps->nthreads++] = t;
+	return t;
+}
+
+/* Whether the thread ran since the last look (its run time in schedstat moved). */
+static bool ran(struct pythread *t)
+{
+	if (t->fd < 0)
+		return true; /* no schedstat (CONFIG_SCHEDSTATS off): every look reads */
+	char b[96];
+	ssize_t n = pread(t->fd, b, sizeof(b) - 1, 0);
+	if (n <= 0)
+		return false;
+	b[n] = '\0';
+	uint64_t ns = strtoull(b, NULL, 10);
+	if (ns == t->ran_ns)
+		return false;
+	t->ran_ns = ns;
+	return true;
+}
+
+/* Reads one hot thread's stack: its thread state (still its own: the tid checked), the
+ * frame chain from its current frame. */
+static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
+			double now)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	uint8_t ts[BLOCK_MAX];
+	if (!ran(t))
+		return;
+	int rc = rd(pr->pid, t->tstate, ts, ts_size);
+	if (rc == -ESRCH) {
+		pr->state = P_GONE;
+		return;
+	}
+	if (rc < 0 || u64_at(ts, l->tstate_native_thread_id) != (uint64_t)t->tid) {
+		t->tstate = 0; /* ended, or its state freed: the next list says */
+		pr->need_list = true;
+		return;
+	}
+	uint64_t frame;
+	if (l->has_cframe) {
+		uint64_t cf = u64_at(ts, l->tstate_cframe);
+		if (cf == 0)
+			return;
+		if (!plausible(cf) || rd(pr->pid, cf + l->cframe_current_frame, &frame, sizeof(frame)) < 0) {
+			ps->stats.torn++;
+			return;
+		}
+	} else {
+		frame = u64_at(ts, l->tstate_current_frame);
+	}
+	struct reading *r = &t->ring[t->head];
+	rc = walk(ps, pr, frame, r);
+	if (rc == -ESRCH) {
+		pr->state = P_GONE;
+		return;
+	}
+	if (rc < 0) {
+		ps->stats.torn++;
+		return;
+	}
+	r->t = now;
+	t->head = (t->head + 1) % RING;
+	if (t->count < RING)
+		t->count++;
+	ps->stats.readings++;
+}
+
+static uint64_t tstate_size(const struct cpw_py_layout *l)
+{
+	uint64_t size = l->tstate_native_thread_id + 8;
+	const uint64_t more[] = { l->tstate_next + 8, l->tstate_cframe + 8, l->tstate_current_frame + 8 };
+	for (size_t i = 0; i < 3; i++)
+		if (more[i] > size)
+			size = more[i];
+	return size;
+}
+
+/* Walks the interpreters' thread lists: each thread's tid and state. */
+static void list_threads(struct cpw_python_stacks *ps, struct pyproc *pr, uint64_t ts_size, double now)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	pr->listed_at = now;
+	pr->need_list = false;
+	uint64_t interp;
+	int rc = rd(pr->pid, pr->runtime + l->runtime_interpreters_head, &interp, sizeof(interp));
+	if (rc < 0) {
+		if (rc == -ESRCH)
+			pr->state = P_GONE;
+		return;
+	}
+	for (int ni = 0; interp && ni < INTERPS_MAX; ni++) {
+		uint64_t ts_p;
+		if (!plausible(interp) || rd(pr->pid, interp + l->interp_threads_head, &ts_p, sizeof(ts_p)) < 0)
+			goto torn;
+		for (int nt = 0; ts_p && nt < TSTATES_MAX; nt++) {
+			uint8_t ts[BLOCK_MAX];
+			if (!plausible(ts_p) || rd(pr->pid, ts_p, ts, ts_size) < 0)
+				goto torn;
+			uint64_t tid = u64_at(ts, l->tstate_native_thread_id);
+			struct pythread *t = tid && tid <= (uint64_t)INT32_MAX ? thread_of(ps, pr->pid, (pid_t)tid, true)
+									: NULL;
+			if (t) {
+				t->tstate = ts_p;
+				t->seen = now;
+			}
+			ts_p = u64_at(ts, l->tstate_next);
+		}
+		if (rd(pr->pid, interp + l->interp_next, &interp, sizeof(interp)) < 0)
+			goto torn;
+	}
+	return;
+torn: /* the lists changed while read (or the process is ending): counted with the stacks */
+	ps->stats.torn++;
+}
+
+/* How often the thread lists are walked (threads come and go), and how long a thread is read
+ * after a sample saw it run: only threads that run cost a read at each tick. */
+#define LIST_S 0.25
+#define HOT_S 1.0
+
+static void read_proc(struct cpw_python_stacks *ps, struct pyproc *pr)
+{
+	uint64_t ts_size = tstate_size(&pr->l);
+	if (ts_size > BLOCK_MAX)
+		return;
+	double now = mono_now();
+	if ((pr->need_list && now - pr->listed_at > LIST_S / 10) || now - pr->listed_at > LIST_S)
+		list_threads(ps, pr, ts_size, now);
+	for (size_t i = 0; i < ps->nthreads && pr->state == P_READING; i++) {
+		struct pythread *t = ps->threads[i];
+		if (t->pid == pr->pid && t->tstate && now < t->hot_until)
+			read_thread(ps, pr, t, ts_size, now);
+	}
+}
+
+/* Threads no interpreter listed for FORGET_S (ended, or their process did): their last
+ * readings wait that long for the samples of the next drain. */
+#define FORGET_S 2.0
+static void forget_threads(struct cpw_python_stacks *ps, double now)
+{
+	for (size_t i = 0; i < ps->nthreads;) {
+		struct pythread *t = ps->threads[i];
+		if (now - t->seen < FORGET_S) {
+			i++;
+			continue;
+		}
+		if (t->fd >= 0)
+			close(t->fd);
+		free(t);
+		ps->threads[i] = ps->threads[--ps->nthreads];
+	}
+}
+
+static void *reader(void *arg)
+{
+	struct cpw_python_stacks *ps = arg;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	long step = 1000000000L / ps->hz;
+	while (!atomic_load(&ps->stop)) {
+		pthread_mutex_lock(&ps->lock);
+		for (size_t i = 0; i < ps->nprocs; i++)
+			if (ps->procs[i].state == P_READING)
+				read_proc(ps, &ps->procs[i]);
+		forget_threads(ps, mono_now());
+		pthread_mutex_unlock(&ps->lock);
+		next.tv_nsec += step;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+			next = now; /* behind: no burst to catch up */
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	return NULL;
+}
+
+/* ---- the samples ---- */
+
+/* Whether pid's stacks are read; the lock is held on return. A process seen for the first
+ * time is taken on (its maps, its interpreter's symbols, a read of its memory: a few ms once
+ * per process, the reader's thread waiting); one that was not Python is looked at again
+ * when it runs in an interpreter under a new name (it exec'd: a shell script's python) or a
+ * second later, and one that had ended when its pid runs again in an interpreter. */
+#define RETRY_S 1.0
+static bool lock_reading(struct cpw_python_stacks *ps, const struct cpw_stack *st, bool in_interp)
+{
+	pthread_mutex_lock(&ps->lock);
+	struct pyproc *pr = NULL;
+	for (size_t i = 0; i < ps->nprocs && !pr; i++)
+		if (ps->procs[i].pid == st->pid)
+			pr = &ps->procs[i];
+	const char *comm = st->comm ? st->comm : "";
+	if (pr) {
+		bool again = in_interp && (pr->state == P_NOT_PYTHON || pr->state == P_GONE) &&
+			     (strncmp(pr->comm, comm, sizeof(pr->comm) - 1) != 0 || st->mono_s - pr->tried_at > RETRY_S);
+		if (!again)
+			return pr->state == P_READING;
+	} else {
+		if (ps->nprocs == PROCS_MAX)
+			return false;
+		pr = &ps->procs[ps->nprocs++];
+	}
+	*pr = (struct pyproc){ .pid = st->pid, .tried_at = st->mono_s };
+	snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+	take_on(ps, pr);
+	if (pr->state == P_READING && !ps->started)
+		ps->started = pthread_create(&ps->thread, NULL, reader, ps) == 0;
+	return pr->state == P_READING;
+}
+
+static void mark_need_list(struct cpw_python_stacks *ps, pid_t pid)
+{
+	for (size_t i = 0; i < ps->nprocs; i++)
+		if (ps->procs[i].pid == pid)
+			ps->procs[i].need_list = true;
+}
+
+static const struct reading *nearest(const struct pythread *t, double when, double tol)
+{
+	const struct reading *best = NULL;
+	double best_d = tol;
+	for (unsigned i = 0; i < t->count; i++) {
+		const struct reading *r = &t->ring[i];
+		double d = r->t > when ? r->t - when : when - r->t;
+		if (d <= best_d) {
+			best = r;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *st)
+{
+	if (!ps || st->nframes <= 0)
+		return;
+	/* The native frames above the interpreter stay (a C extension, libz called from Python);
+	 * from the first interpreter frame on, the Python frames take the place of its own. A
+	 * chain cut short (no frame pointers) gets them after what it has. */
+	int keep = -1;
+	for (int i = 0; i < st->nframes && keep < 0; i++)
+		if (st->frames[i].kind == CPW_CODE_INTERPRETER)
+			keep = i;
+	if (keep < 0) {
+		if (!st->cut_short && st->nframes > 1)
+			return;
+		keep = st->nframes;
+	}
+	if (!lock_reading(ps, st, keep < st->nframes)) {
+		pthread_mutex_unlock(&ps->lock);
+		return;
+	}
+	struct pythread *t = thread_of(ps, st->pid, st->tid, true);
+	if (t) { /* it runs: read it from now on (its state found by the next list walk) */
+		t->hot_until = mono_now() + HOT_S;
+		if (!t->tstate)
+			mark_need_list(ps, st->pid);
+	}
+	const struct reading *r = t ? nearest(t, st->mono_s, 2.0 / ps->hz + 0.002) : NULL;
+	if (!r || r->n == 0) {
+		if (keep < st->nframes) /* in the interpreter: its own frames stand, counted */
+			ps->stats.unmatched++;
+		pthread_mutex_unlock(&ps->lock);
+		return;
+	}
+	int n = keep;
+	for (int i = 0; i < r->n && n < CPW_STACK_MAX; i++, n++) {
+		const struct pyfn *f = &ps->fns[r->fn[i]];
+		st->frames[n] = (struct cpw_frame){ f->name, f->file, CPW_CODE_PYTHON };
+	}
+	st->nframes = n;
+	st->cut_short = false;
+	ps->stats.matched++;
+	pthread_mutex_unlock(&ps->lock);
+}
+
+void cpw_python_stacks_get_stats(struct cpw_python_stacks *ps, struct cpw_python_stacks_stats *out)
+{
+	pthread_mutex_lock(&ps->lock);
+	*out = ps->stats;
+	pthread_mutex_unlock(&ps->lock);
+}
+
+void cpw_python_stacks_notes(struct cpw_python_stacks *ps, cpw_python_note_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&ps->lock);
+	for (size_t i = 0; i < ps->nnotes; i++) {
+		char line[360];
+		if (ps->notes[i].n > 1)
+			snprintf(line, sizeof(line), "%s (%u processes)", ps->notes[i].text, ps->notes[i].n);
+		else
+			snprintf(line, sizeof(line), "%s", ps->notes[i].text);
+		fn(ctx, line);
+	}
+	pthread_mutex_unlock(&ps->lock);
+}
+
+void cpw_python_stacks_free(struct cpw_python_stacks *ps)
+{
+	if (!ps)
+		return;
+	if (ps->started) {
+		atomic_store(&ps->stop, true);
+		pthread_join(ps->thread, NULL);
+	}
+	for (size_t i = 0; i < ps->nthreads; i++) {
+		if (ps->threads[i]->fd >= 0)
+			close(ps->threads[i]->fd);
+		free(ps->threads[i]);
+	}
+	pthread_mutex_destroy(&ps->lock);
+	free(ps->fns);
+	free(ps);
+}

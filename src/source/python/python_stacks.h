@@ -1,0 +1,51 @@
+/*
+ * python_stacks.h: the Python stacks of the watched tree's CPython processes, read from
+ * outside with process_vm_readv, never stopping them (python_stacks.c).
+ *
+ * A process is taken on when its first sample arrives: the interpreter it maps (libpython or
+ * the python executable, in /proc/PID/maps), its version (Py_Version) and layout (from 3.13
+ * _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12 from python_layout.c's table).
+ * A thread of the reader then reads, at the sampling rate, the frame chain of each thread of
+ * those interpreters that the samples saw run in the last second and that ran since its last
+ * read (its schedstat run time moved), and keeps each reading with its time; the threads'
+ * lists are walked every 0.25 s (idle threads cost nothing more). Each cpu-clock sample of such a thread is then given the
+ * reading nearest its time: the Python functions take the place of the interpreter's own.
+ *
+ * What is read is checked: every object's type is the interpreter's PyCode_Type or
+ * PyUnicode_Type, pointers are aligned, names are compact ASCII of bounded length, the walk
+ * is bounded. A reading that fails a check (the frames changed while read) is dropped and
+ * counted as torn.
+ */
+#ifndef CPW_SOURCE_PYTHON_PYTHON_STACKS_H
+#define CPW_SOURCE_PYTHON_PYTHON_STACKS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "source/sample/sampler.h"
+
+struct cpw_python_stacks;
+
+struct cpw_python_stacks_stats {
+	unsigned processes;     /* CPython processes whose stacks are read */
+	uint64_t readings;      /* stacks read */
+	uint64_t torn;          /* readings dropped: the frames changed while read */
+	uint64_t matched;       /* samples given Python frames */
+	uint64_t unmatched;     /* samples of such a process in the interpreter with no reading near */
+	unsigned refused;       /* processes process_vm_readv refused (EPERM) */
+};
+
+/* A reader of hz readings per second per running thread; proc_root is /proc. NULL when out
+ * of memory or no thread could be started (why filled). */
+struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, char *why, size_t len);
+/* Gives st (a sample of the tree) the Python frames of its thread where it ran in a CPython
+ * interpreter; a process seen for the first time is looked at first. */
+void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *st);
+void cpw_python_stacks_get_stats(struct cpw_python_stacks *ps, struct cpw_python_stacks_stats *out);
+/* Calls fn for each line to put in Notes (versions not read and why, refusals); at most max. */
+typedef void (*cpw_python_note_fn)(void *ctx, const char *line);
+void cpw_python_stacks_notes(struct cpw_python_stacks *ps, cpw_python_note_fn fn, void *ctx);
+/* Stops the reader's thread and frees it all. */
+void cpw_python_stacks_free(struct cpw_python_stacks *ps);
+
+#endif

@@ -1,0 +1,223 @@
+#!/bin/sh
+# test_python_hotspots.sh: Python stacks in the Hotspots section, read from outside with
+# process_vm_readv (issue 26, part 3), with workloads whose truth is known by construction:
+# - two functions that split the CPU about 70/30, the program measuring its own split with
+#   time.thread_time(): each share (of the two) within 5 points of that truth, on 3.11
+#   (Debian's /usr/bin/python3), 3.12 and 3.13 (pyenv's builds: skipped with the reason
+#   where this machine has none), and cpu-bound advice naming the Python function;
+# - a multiprocessing pool: its worker function found in the children and summed;
+# - frames that change while read (recursion 1,000 deep going up and down, threads coming
+#   and going) and a fake interpreter whose memory is garbage rewritten all the time: nothing
+#   crashes, no name comes from garbage, the torn readings are counted;
+# - an interpreter version not read (3.10): "Python 3.10: stacks not read" and why;
+# - attach mode without the rights of ptrace (as nobody, on a process that made itself
+#   non-dumpable after sampling was armed): the refusal said in Notes.
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+plan 16
+J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
+
+cat >"$SCRATCH/split.py" <<'PY'
+import sys, time
+def heavy(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def light(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+spent = [0.0, 0.0]
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    t0 = time.thread_time(); heavy(350000); t1 = time.thread_time(); light(150000); t2 = time.thread_time()
+    spent[0] += t1 - t0; spent[1] += t2 - t1
+with open(sys.argv[2], "w") as f:
+    f.write("%.2f %.2f\n" % (100 * spent[0] / sum(spent), 100 * spent[1] / sum(spent)))
+PY
+
+# The total share (its samples on the stack) of the function NAME in the python process.
+total() { J "$1" "next((round(f['total_share']*100,1) for f in d['hotspots']['functions'] if f['name']=='$2' and f['kind']=='python'), -1)"; }
+
+split_on() { # LABEL PYTHON
+	"$CPW" -j -o "$SCRATCH/$1.json" -- "$2" "$SCRATCH/split.py" 4 "$SCRATCH/$1.truth"
+	th=$(cut -d' ' -f1 "$SCRATCH/$1.truth"); tl=$(cut -d' ' -f2 "$SCRATCH/$1.truth")
+	h=$(total "$SCRATCH/$1.json" heavy); l=$(total "$SCRATCH/$1.json" light)
+	both=$(awk -v h="$h" -v l="$l" 'BEGIN { print h + l }')
+	h2=$(awk -v h="$h" -v b="$both" 'BEGIN { printf "%.1f", (b > 0 ? 100 * h / b : -1) }')
+	l2=$(awk -v l="$l" -v b="$both" 'BEGIN { printf "%.1f", (b > 0 ? 100 * l / b : -1) }')
+	n=$(J "$SCRATCH/$1.json" "d['hotspots']['samples']")
+	# The two functions hold most samples (the rest: the loop, the interpreter's start);
+	# each one's share of the two is the program's own measure within 5 points.
+	check "$1: heavy (split.py:2) ${h2}% of the two, truth ${th}% ($h% and $l% of $n samples)" \
+		sh -c "awk -v b=$both 'BEGIN { exit !(b >= 80) }' && awk -v a=$h2 -v b=$th 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 5) }' &&
+		test \"\$(/usr/bin/python3 -c 'import json,sys; print([f[\"file\"] for f in json.load(open(sys.argv[1]))[\"hotspots\"][\"functions\"] if f[\"name\"]==\"heavy\"][0])' '$SCRATCH/$1.json')\" = split.py:2"
+	check "$1: light ${l2}% of the two, truth ${tl}%" near "$l2" "$tl" 5
+}
+
+if [ "$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = 3.11 ]; then
+	split_on py311 /usr/bin/python3
+	cls=$(J "$SCRATCH/py311.json" "d['verdict']['class']")
+	if [ "$cls" = cpu-bound ]; then
+		check "py311: cpu-bound advice names the Python function" \
+			grep -q 'heavy (split.py:2): the Python interpreter running it' "$SCRATCH/py311.json"
+	else
+		skip "py311: cpu-bound advice names the Python function" "the verdict here is $cls (a loaded machine), not cpu-bound"
+	fi
+else
+	skip "py311: heavy" "/usr/bin/python3 is not 3.11"; skip "py311: light" "/usr/bin/python3 is not 3.11"
+	skip "py311: advice" "/usr/bin/python3 is not 3.11"
+fi
+for v in 3.12 3.13; do
+	py=$(ls -d "$PYENV"/$v.*/bin/python$v 2>/dev/null | tail -n 1)
+	if [ -n "$py" ] && [ -x "$py" ]; then
+		split_on "py3${v#3.}" "$py"
+	else
+		skip "py$v: heavy" "no Python $v here ($PYENV/$v.*/bin/python$v: the pyenv builds, bound into CI's root where the host has them)"
+		skip "py$v: light" "no Python $v here"
+	fi
+done
+
+# --- a multiprocessing pool: the worker function in the children, summed ---
+cat >"$SCRATCH/pool.py" <<'PY'
+import multiprocessing, time
+def crunch(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+if __name__ == "__main__":
+    end = time.monotonic() + 3
+    with multiprocessing.Pool(3) as p:
+        while time.monotonic() < end:
+            p.map(crunch, [200000] * 12)
+PY
+"$CPW" -j -o "$SCRATCH/pool.json" -- /usr/bin/python3 "$SCRATCH/pool.py"
+check "a pool: crunch (pool.py:2) found in the workers and summed over them (>= 2 processes, >= 50% of the samples)" \
+	test "$(J "$SCRATCH/pool.json" "[(f['processes'] >= 2 and f['total_share'] >= 0.5) for f in d['hotspots']['functions'] if f['name']=='crunch' and f['file']=='pool.py:2'] == [True]")" = True
+check "the JSON document is valid against the schema" validate_json "$SCRATCH/pool.json"
+
+# --- a shell script that execs python (pyenv's shims do): read from the exec on ---
+printf '#!/bin/sh\ni=0; while [ $i -lt 20000 ]; do i=$((i+1)); done\nexec /usr/bin/python3 "$@"\n' >"$SCRATCH/wrap.sh"
+chmod +x "$SCRATCH/wrap.sh"
+"$CPW" -j -o "$SCRATCH/wrap.json" -- "$SCRATCH/wrap.sh" "$SCRATCH/split.py" 2 "$SCRATCH/wrap.truth"
+check "a shell script that execs python: heavy and light named after the exec" \
+	test "$(J "$SCRATCH/wrap.json" "{'heavy', 'light'} <= {f['name'] for f in d['hotspots']['functions'] if f['kind']=='python'}")" = True
+
+# --- frames that change while read: recursion 1,000 deep, threads that come and go ---
+cat >"$SCRATCH/churn.py" <<'PY'
+import sys, threading, time
+sys.setrecursionlimit(5000)
+def down(n):
+    return 0 if n == 0 else 1 + down(n - 1)
+def spin():
+    end = time.monotonic() + 0.3
+    k = 0
+    while time.monotonic() < end:
+        down(50 + k % 7)
+        k += 1
+end = time.monotonic() + 3
+while time.monotonic() < end:
+    ts = [threading.Thread(target=spin) for _ in range(2)]
+    for t in ts: t.start()
+    t_end = time.monotonic() + 0.3
+    while time.monotonic() < t_end:
+        down(1000)
+        sum(down(k % 30) for k in range(100))
+    for t in ts: t.join()
+PY
+"$CPW" -j -o "$SCRATCH/churn.json" -- /usr/bin/python3 "$SCRATCH/churn.py"
+rc=$?
+check "frames changing while read (recursion 1,000 deep, threads coming and going): exit 0, down named, shares that add up" \
+	sh -c "test $rc = 0 && test \"\$(/usr/bin/python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))[\"hotspots\"]; \
+	print(any(f[\"name\"]==\"down\" for f in h[\"functions\"]) and sum(h[\"kinds\"].values()) <= 1.0001)' '$SCRATCH/churn.json')\" = True"
+
+# --- a fake interpreter: the symbols a reader starts from, over garbage rewritten all the
+# time (pointers into itself among random words): nothing crashes, no name from garbage ---
+cat >"$SCRATCH/fake.c" <<'C'
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#define WORDS (1 << 16)
+uint64_t _PyRuntime[WORDS];
+uint64_t PyCode_Type[64], PyUnicode_Type[64];
+#ifndef VERSION
+#define VERSION 0x030C01F0
+#endif
+const unsigned long Py_Version = VERSION;
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+int main(int argc, char **argv)
+{
+	double end = now() + (argc > 1 ? atof(argv[1]) : 2);
+	uint64_t x = 88172645463325252ull;
+	while (now() < end) {
+		for (int i = 0; i < WORDS; i++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			switch (x % 5) {
+			case 0: _PyRuntime[i] = (uint64_t)(uintptr_t)&_PyRuntime[(x >> 8) % WORDS]; break;
+			case 1: _PyRuntime[i] = (uint64_t)(uintptr_t)PyCode_Type; break;
+			case 2: _PyRuntime[i] = (uint64_t)(uintptr_t)PyUnicode_Type; break;
+			case 3: _PyRuntime[i] = (x >> 20) & 0xffff; break;
+			default: _PyRuntime[i] = x;
+			}
+		}
+		if (VERSION >= 0x030D0000)
+			memcpy(_PyRuntime, "xdebugpy", 8);
+	}
+	return 0;
+}
+C
+if cc -O1 -o "$SCRATCH/python3.12" "$SCRATCH/fake.c" && cc -O1 -DVERSION=0x030D00F0 -o "$SCRATCH/python3.13" "$SCRATCH/fake.c" &&
+	cc -O1 -DVERSION=0x030A0DF0 -o "$SCRATCH/python3.10" "$SCRATCH/fake.c"; then
+	"$CPW" -o "$SCRATCH/fake12.txt" -- "$SCRATCH/python3.12" 3
+	rc=$?
+	check "garbage read as 3.12 frames: exit 0, no Python function named from it" \
+		sh -c "test $rc = 0 && grep -q '^Hotspots (' '$SCRATCH/fake12.txt' && ! grep -E '^[[:space:]]+[0-9.]+ +[0-9.]+ .* [^ ]+:[0-9]+ +python3.12' '$SCRATCH/fake12.txt'"
+	"$CPW" -o "$SCRATCH/fake13.txt" -- "$SCRATCH/python3.13" 3
+	rc=$?
+	check "garbage as 3.13's _Py_DebugOffsets: refused with its reason, exit 0" \
+		sh -c "test $rc = 0 && grep -q 'Python 3.13: stacks not read: ' '$SCRATCH/fake13.txt'"
+	"$CPW" -o "$SCRATCH/fake10.txt" -- "$SCRATCH/python3.10" 2
+	check "an interpreter not read (3.10): 'Python 3.10: stacks not read' and why" \
+		grep -q 'Python 3.10: stacks not read: its frame layout differs before 3.11' "$SCRATCH/fake10.txt"
+else
+	skip "fake 3.12" "no C compiler"; skip "fake 3.13" "no C compiler"; skip "fake 3.10" "no C compiler"
+fi
+
+# --- attach mode without the rights of ptrace: said so ---
+cat >"$SCRATCH/nodump.py" <<'PY'
+import ctypes, time
+time.sleep(1.0)
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: not ours to read any more
+def spin():
+    end = time.monotonic() + 2.5
+    while time.monotonic() < end:
+        pass
+spin()
+PY
+if ! is_root; then
+	skip "attach mode without ptrace rights: the refusal noted" "needs root (to run both sides as nobody)"
+elif ! command -v setpriv >/dev/null 2>&1; then
+	missing "attach mode without ptrace rights: the refusal noted" util-linux
+else
+	pub=$(public_copy "$CPW" "$SCRATCH/nodump.py")
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- /usr/bin/python3 "$pub/nodump.py" &
+	pypid=$!
+	sleep 0.3
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$pub/cperfwatch" -p "$pypid" -d 3 >"$SCRATCH/nodump.txt" 2>&1
+	wait "$pypid"
+	if grep -q '^Hotspots: not sampled' "$SCRATCH/nodump.txt"; then
+		skip "attach mode without ptrace rights: the refusal noted" "sampling itself is refused to nobody here ($(grep '^Hotspots' "$SCRATCH/nodump.txt"))"
+	else
+		check "attach mode without ptrace rights: the refusal noted" \
+			grep -q 'Python stacks not read: reading the process.s memory was refused' "$SCRATCH/nodump.txt"
+	fi
+fi
+
+"$CPW" -j -o "$SCRATCH/n.json" --no-hotspots -- /usr/bin/python3 -c 'import time; time.sleep(0.7)'
+check "--no-hotspots: no Python stacks read (hotspots null)" test "$(J "$SCRATCH/n.json" "d['hotspots']")" = None
+done_testing

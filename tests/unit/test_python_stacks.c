@@ -1,0 +1,193 @@
+/*
+ * test_python_stacks.c: the pure parts of the Python stack reader: the layout table of 3.11
+ * and 3.12 (the figures offsetof() gives on their Include/internal headers), the
+ * _Py_DebugOffsets of 3.13 read from a buffer built as 3.13 lays it out (and every way it
+ * can be refused: cookie, version, cut short, an offset outside its structure), the version
+ * and string-state decoding, and the ELF lookup of data symbols the reader starts from.
+ */
+#include <CUnit/CUnit.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "source/elf/elf_symbols.h"
+#include "source/python/python_layout.h"
+#include "cunit_tap.h"
+
+static void test_table(void)
+{
+	struct cpw_py_layout l;
+	char why[200] = "";
+	CU_ASSERT_TRUE(cpw_python_layout_for(3, 11, &l, why, sizeof(why)));
+	CU_ASSERT_EQUAL(l.runtime_interpreters_head, 40);
+	CU_ASSERT_EQUAL(l.interp_threads_head, 16);
+	CU_ASSERT_EQUAL(l.tstate_native_thread_id, 160);
+	CU_ASSERT_EQUAL(l.tstate_cframe, 56);
+	CU_ASSERT_EQUAL(l.cframe_current_frame, 8);
+	CU_ASSERT_EQUAL(l.frame_code, 32);
+	CU_ASSERT_EQUAL(l.frame_previous, 48);
+	CU_ASSERT_EQUAL(l.frame_owner, 69);
+	CU_ASSERT_EQUAL(l.code_firstlineno, 72);
+	CU_ASSERT_EQUAL(l.code_qualname, 128);
+	CU_ASSERT_EQUAL(l.unicode_ascii_size, 48);
+	CU_ASSERT_TRUE(l.frame_size >= 70 && l.code_size >= 136);
+	CU_ASSERT_TRUE(cpw_python_layout_for(3, 12, &l, why, sizeof(why)));
+	CU_ASSERT_EQUAL(l.interp_threads_head, 72);
+	CU_ASSERT_EQUAL(l.tstate_native_thread_id, 144);
+	CU_ASSERT_EQUAL(l.cframe_current_frame, 0);
+	CU_ASSERT_EQUAL(l.frame_code, 0);
+	CU_ASSERT_EQUAL(l.frame_previous, 8);
+	CU_ASSERT_EQUAL(l.frame_owner, 70);
+	CU_ASSERT_EQUAL(l.code_firstlineno, 68);
+	CU_ASSERT_EQUAL(l.unicode_ascii_size, 40);
+	/* Before 3.11 and past 3.12 the table has nothing: a reason, never a guess. */
+	CU_ASSERT_FALSE(cpw_python_layout_for(3, 10, &l, why, sizeof(why)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "before 3.11"));
+	CU_ASSERT_FALSE(cpw_python_layout_for(3, 14, &l, why, sizeof(why)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "_Py_DebugOffsets"));
+	CU_ASSERT_FALSE(cpw_python_layout_for(2, 7, &l, why, sizeof(why)));
+}
+
+/* _Py_DebugOffsets as 3.13.0 lays it out (Include/internal/pycore_runtime.h): 64-bit words. */
+static void debug_offsets(uint8_t *buf, size_t len, uint64_t version)
+{
+	memset(buf, 0, len);
+	uint64_t w[73] = { 0 };
+	w[1] = version;
+	w[3] = 2000; w[4] = 16; w[5] = 40;                 /* runtime: size, finalizing, interpreters_head */
+	w[6] = 9000; w[8] = 8; w[9] = 7296;               /* interp: size, id, next, threads_head */
+	w[19] = 300; w[21] = 8; w[23] = 72; w[25] = 152;  /* tstate: size, next, current_frame, native_thread_id */
+	w[28] = 80; w[29] = 8; w[30] = 0; w[33] = 74;     /* frame: size, previous, executable, owner */
+	w[34] = 200; w[35] = 112; w[36] = 120; w[37] = 128; w[39] = 68; /* code: filename, name, qualname, firstlineno */
+	w[44] = 16; w[45] = 8;                            /* PyObject: ob_type */
+	w[67] = 56; w[68] = 32; w[69] = 16; w[70] = 40;   /* unicode: size, state, length, asciiobject_size */
+	memcpy(buf + 8, w + 1, sizeof(w) - 8);
+	memcpy(buf, "xdebugpy", 8);
+}
+
+static void test_debug_offsets(void)
+{
+	uint8_t buf[CPW_PY_DEBUG_OFFSETS_READ];
+	struct cpw_py_layout l;
+	char why[200] = "";
+	debug_offsets(buf, sizeof(buf), 0x030D00F0);
+	CU_ASSERT_TRUE_FATAL(cpw_python_layout_from_debug(buf, sizeof(buf), &l, why, sizeof(why)));
+	CU_ASSERT_EQUAL(l.major, 3);
+	CU_ASSERT_EQUAL(l.minor, 13);
+	CU_ASSERT_FALSE(l.has_cframe);
+	CU_ASSERT_EQUAL(l.runtime_interpreters_head, 40);
+	CU_ASSERT_EQUAL(l.interp_next, 8);
+	CU_ASSERT_EQUAL(l.interp_threads_head, 7296);
+	CU_ASSERT_EQUAL(l.tstate_next, 8);
+	CU_ASSERT_EQUAL(l.tstate_current_frame, 72);
+	CU_ASSERT_EQUAL(l.tstate_native_thread_id, 152);
+	CU_ASSERT_EQUAL(l.frame_previous, 8);
+	CU_ASSERT_EQUAL(l.frame_code, 0);
+	CU_ASSERT_EQUAL(l.frame_owner, 74);
+	CU_ASSERT_EQUAL(l.code_filename, 112);
+	CU_ASSERT_EQUAL(l.code_qualname, 128);
+	CU_ASSERT_EQUAL(l.code_firstlineno, 68);
+	CU_ASSERT_EQUAL(l.ob_type, 8);
+	CU_ASSERT_EQUAL(l.unicode_state, 32);
+	CU_ASSERT_EQUAL(l.unicode_length, 16);
+	CU_ASSERT_EQUAL(l.unicode_ascii_size, 40);
+	/* Refused: another cookie, 3.14's structure (it grew), cut short, an offset outside. */
+	memcpy(buf, "xdebugpz", 8);
+	CU_ASSERT_FALSE(cpw_python_layout_from_debug(buf, sizeof(buf), &l, why, sizeof(why)));
+	debug_offsets(buf, sizeof(buf), 0x030E00F0);
+	CU_ASSERT_FALSE(cpw_python_layout_from_debug(buf, sizeof(buf), &l, why, sizeof(why)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "3.14"));
+	debug_offsets(buf, sizeof(buf), 0x030D00F0);
+	CU_ASSERT_FALSE(cpw_python_layout_from_debug(buf, 100, &l, why, sizeof(why)));
+	uint64_t bad = 9001; /* threads_head past the interpreter state's size */
+	memcpy(buf + 9 * 8, &bad, 8);
+	CU_ASSERT_FALSE(cpw_python_layout_from_debug(buf, sizeof(buf), &l, why, sizeof(why)));
+	uint64_t zero = 0; /* a size of 0 */
+	debug_offsets(buf, sizeof(buf), 0x030D00F0);
+	memcpy(buf + 28 * 8, &zero, 8);
+	CU_ASSERT_FALSE(cpw_python_layout_from_debug(buf, sizeof(buf), &l, why, sizeof(why)));
+	/* Garbage never passes as a layout by chance. */
+	srand(7);
+	for (int i = 0; i < 2000; i++) {
+		for (size_t k = 8; k < sizeof(buf); k++)
+			buf[k] = (uint8_t)rand();
+		memcpy(buf, "xdebugpy", 8);
+		CU_ASSERT_FALSE(cpw_python_layout_from_debug(buf, sizeof(buf), &l, why, sizeof(why)));
+	}
+}
+
+static void test_version_and_strings(void)
+{
+	int major, minor;
+	cpw_python_layout_version(0x030B02F0, &major, &minor);
+	CU_ASSERT_EQUAL(major, 3);
+	CU_ASSERT_EQUAL(minor, 11);
+	cpw_python_layout_version(0x030D00F0, &major, &minor);
+	CU_ASSERT_EQUAL(minor, 13);
+	/* interned:2, kind:3, compact:1, ascii:1 */
+	CU_ASSERT_TRUE(cpw_python_layout_compact_ascii(1u << 2 | 1u << 5 | 1u << 6));
+	CU_ASSERT_TRUE(cpw_python_layout_compact_ascii(1u << 2 | 1u << 5 | 1u << 6 | 3u));     /* interned */
+	CU_ASSERT_FALSE(cpw_python_layout_compact_ascii(1u << 2 | 1u << 5));                   /* latin-1 */
+	CU_ASSERT_FALSE(cpw_python_layout_compact_ascii(2u << 2 | 1u << 5 | 1u << 6));         /* 2-byte */
+	CU_ASSERT_FALSE(cpw_python_layout_compact_ascii(1u << 2 | 1u << 6));                   /* not compact */
+}
+
+/* This test's own executable, mapped read-only; its length in *len. */
+static const unsigned char *map_self(size_t *len)
+{
+	*len = 0;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int cpw_test_python_data;
+int cpw_test_python_data = 42;
+
+static void test_elf_wanted(void)
+{
+	size_t len = 0;
+	const unsigned char *buf = map_self(&len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	struct cpw_elf_wanted w[] = { { "cpw_test_python_data", 0, false }, { "main", 0, false },
+				      { "no_such_symbol_here", 0, false } };
+	uint64_t load0 = 1;
+	CU_ASSERT_EQUAL(cpw_elf_find_symbols(buf, len, w, 3, &load0), 2);
+	CU_ASSERT_TRUE(w[0].found && w[1].found && !w[2].found);
+	CU_ASSERT_EQUAL(load0, 0); /* a PIE: offset 0 at address 0 */
+	/* The load bias: where offset 0 is mapped, less load0, puts the symbol on the variable. */
+	extern char __executable_start;
+	CU_ASSERT_EQUAL((uintptr_t)&__executable_start - load0 + w[0].value, (uintptr_t)&cpw_test_python_data);
+	/* Every truncation: in bounds, never more found. */
+	for (size_t cut = 0; cut < len; cut += len / 97 + 1) {
+		struct cpw_elf_wanted v[] = { { "cpw_test_python_data", 0, false } };
+		int n = cpw_elf_find_symbols(buf, cut, v, 1, &load0);
+		CU_ASSERT_TRUE(n <= 1);
+	}
+	munmap((void *)(uintptr_t)buf, len);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("python_stacks", NULL, NULL);
+	CU_add_test(s, "layout table: 3.11 and 3.12 as their headers lay them out; none before or after", test_table);
+	CU_add_test(s, "_Py_DebugOffsets: 3.13 read, another version or garbage refused", test_debug_offsets);
+	CU_add_test(s, "version and string state decoded", test_version_and_strings);
+	CU_add_test(s, "elf: data symbols found by name, load bias, truncations in bounds", test_elf_wanted);
+	return cpw_cunit_run_tap();
+}
