@@ -165,7 +165,7 @@ static void test_elf_wanted(void)
 	struct cpw_elf_wanted w[] = { { "cpw_test_python_data", 0, false }, { "main", 0, false },
 				      { "no_such_symbol_here", 0, false } };
 	uint64_t load0 = 1;
-	CU_ASSERT_EQUAL(cpw_elf_find_symbols(buf, len, w, 3, &load0), 2);
+	CU_ASSERT_EQUAL(cpw_elf_symbols_find(buf, len, w, 3, &load0), 2);
 	CU_ASSERT_TRUE(w[0].found && w[1].found && !w[2].found);
 	CU_ASSERT_EQUAL(load0, 0); /* a PIE: offset 0 at address 0 */
 	/* The load bias: where offset 0 is mapped, less load0, puts the symbol on the variable. */
@@ -174,7 +174,7 @@ static void test_elf_wanted(void)
 	/* Every truncation: in bounds, never more found. */
 	for (size_t cut = 0; cut < len; cut += len / 97 + 1) {
 		struct cpw_elf_wanted v[] = { { "cpw_test_python_data", 0, false } };
-		int n = cpw_elf_find_symbols(buf, cut, v, 1, &load0);
+		int n = cpw_elf_symbols_find(buf, cut, v, 1, &load0);
 		CU_ASSERT_TRUE(n <= 1);
 	}
 	munmap((void *)(uintptr_t)buf, len);

@@ -93,7 +93,7 @@ int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const 
 	return 0;
 }
 
-int cpw_elf_find_in_file(const char *proc_root, pid_t pid, const char *path, struct cpw_elf_wanted *w,
+int cpw_elf_file_find(const char *proc_root, pid_t pid, const char *path, struct cpw_elf_wanted *w,
 			 size_t n, uint64_t *load0, char *why, size_t len)
 {
 	void *map;
@@ -101,7 +101,7 @@ int cpw_elf_find_in_file(const char *proc_root, pid_t pid, const char *path, str
 	int rc = map_as_seen(proc_root, pid, path, false, 0, &map, &size, why, len);
 	if (rc < 0)
 		return rc;
-	rc = cpw_elf_find_symbols(map, size, w, n, load0);
+	rc = cpw_elf_symbols_find(map, size, w, n, load0);
 	munmap(map, size);
 	if (rc < 0)
 		snprintf(why, len, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "not a readable ELF file");

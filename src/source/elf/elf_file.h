@@ -17,9 +17,9 @@
  * file found there now (replaced since) is refused. Returns 0, or -errno with why filled. */
 int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
 		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len);
-/* The wanted symbols of path as process pid sees it (cpw_elf_find_symbols). Returns how many
+/* The wanted symbols of path as process pid sees it (cpw_elf_symbols_find). Returns how many
  * were found, or -errno with why filled. */
-int cpw_elf_find_in_file(const char *proc_root, pid_t pid, const char *path, struct cpw_elf_wanted *w,
+int cpw_elf_file_find(const char *proc_root, pid_t pid, const char *path, struct cpw_elf_wanted *w,
 			 size_t n, uint64_t *load0, char *why, size_t len);
 /* Reads /tmp/perf-PID.map as process pid sees it (at most max_syms entries). Returns 0 or
  * -errno (-ENOENT: the process writes none). */

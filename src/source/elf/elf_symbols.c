@@ -257,7 +257,7 @@ int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out
 	return 0;
 }
 
-int cpw_elf_find_symbols(const void *data, size_t len, struct cpw_elf_wanted *w, size_t n, uint64_t *load0)
+int cpw_elf_symbols_find(const void *data, size_t len, struct cpw_elf_wanted *w, size_t n, uint64_t *load0)
 {
 	const uint8_t *buf = data;
 	Elf64_Ehdr eh;

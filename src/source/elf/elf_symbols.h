@@ -68,7 +68,7 @@ struct cpw_elf_wanted {
  * file), and *load0, the virtual address of the PT_LOAD at file offset 0 (the load bias is
  * where the process maps offset 0, less it). Returns how many were found, or -EINVAL as
  * cpw_elf_symbols_parse does. */
-int cpw_elf_find_symbols(const void *buf, size_t len, struct cpw_elf_wanted *w, size_t n, uint64_t *load0);
+int cpw_elf_symbols_find(const void *buf, size_t len, struct cpw_elf_wanted *w, size_t n, uint64_t *load0);
 
 /* In an array of n structs of size bytes, sorted by the uint64_t at offset: how many hold a
  * value at or below key (the index of the first above it). The lookups' binary search. */

@@ -261,7 +261,7 @@ static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
 	uint64_t load0 = 0;
 	int major = 0, minor = 0;
 	bool named = version_from_name(path, &major, &minor);
-	if (cpw_elf_find_in_file(ps->proc_root, pr->pid, path, w, 4, &load0, why, sizeof(why)) < 0) {
+	if (cpw_elf_file_find(ps->proc_root, pr->pid, path, w, 4, &load0, why, sizeof(why)) < 0) {
 		if (named && major == 3)
 			unsupported(ps, pr, major, minor, why);
 		return;
