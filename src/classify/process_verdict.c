@@ -73,16 +73,18 @@ static bool is_python(const struct cpw_proc *p)
 }
 
 /* The threads take turns on a lock: the classifier's rule (classify.c,
- * measure_serialisation) on this process alone. */
+ * measure_serialisation) on this process alone, save that "busy" counts the time it was
+ * queued for a CPU: beside other load the turns still come one at a time, only slower. */
 static bool takes_turns(const struct pv_in *in)
 {
 	const struct cpw_proc *p = in->p;
 	double cores = in->life > 0 ? in->cpu / in->life : NAN;
+	double wanted = in->life > 0 ? (in->cpu + in->runq) / in->life : NAN;
 	double runnable = p->samples_in ? (double)p->r_samples / (double)p->samples_in : NAN;
 	double lock_share = in->probed && in->ref > 0 ? in->lock / in->ref : NAN;
 
 	return p->cpu_threads >= 2 && cpw_known(cores) &&
-		cores >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&
+		wanted >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&
 		cores <= cpw_threshold(CPW_T_SERIAL_CORES_MAX) &&
 		cpw_known(runnable) && runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) &&
 		(!cpw_known(lock_share) || lock_share >= cpw_threshold(CPW_T_SERIAL_LOCK_SHARE));
