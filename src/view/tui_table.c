@@ -571,9 +571,9 @@ int cpw_tui_layout(int width, bool visible[CPW_TUI_NCOLS])
 	/* What a user looks at first; the rest is dropped from the end as width shrinks. */
 	static const enum cpw_tui_col priority[] = {
 		CPW_TUI_COL_CPU, CPW_TUI_COL_RSS, CPW_TUI_COL_STATE, CPW_TUI_COL_TIME, CPW_TUI_COL_WAIT,
-		CPW_TUI_COL_VERDICT, CPW_TUI_COL_READ,
+		CPW_TUI_COL_READ,
 		CPW_TUI_COL_WRITE, CPW_TUI_COL_MAJFLT, CPW_TUI_COL_THREADS, CPW_TUI_COL_MINFLT,
-		CPW_TUI_COL_CTXSW,
+		CPW_TUI_COL_CTXSW, CPW_TUI_COL_VERDICT, /* from 120 columns: the rest fit in 100 */
 	};
 	int used = cols[CPW_TUI_COL_PID].width + 1;
 	/* The command tells processes apart by their arguments: a quarter of a wide screen
