@@ -90,9 +90,22 @@ static bool takes_turns(const struct pv_in *in)
 		(!cpw_known(lock_share) || lock_share >= cpw_threshold(CPW_T_SERIAL_LOCK_SHARE));
 }
 
-static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw_waits *waits,
-		    double now_s)
+/* The share of its thread-time wanting a CPU that its own threads explain: runnable
+ * threads past the CPUs it may use queue behind each other (3 threads on 1 CPU: 2/3). */
+static double own_queue(const struct cpw_proc *p, double cores_usable)
 {
+	double runnable = p->samples_in ? (double)p->r_samples / (double)p->samples_in : NAN;
+
+	if (!cpw_known(runnable) || !cpw_known(cores_usable) || cores_usable <= 0 ||
+	    runnable <= cores_usable)
+		return 0;
+	return (runnable - cores_usable) / runnable;
+}
+
+static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw_proc_verdict_ctx *with)
+{
+	const struct cpw_waits *waits = with->waits;
+	double now_s = with->now_s;
 	double io;
 
 	memset(in, 0, sizeof *in);
@@ -127,7 +140,7 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 	in->serialised = takes_turns(in);
 	in->cpu_label = CPW_CLASS_CPU_BOUND;
 	if (in->cpu + in->runq > 0) {
-		double runq_ratio = in->runq / (in->cpu + in->runq);
+		double runq_ratio = in->runq / (in->cpu + in->runq) - own_queue(p, with->cores_usable);
 		double own = in->serialised ? cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ)
 			: cpw_threshold(CPW_T_RUNQ_RATIO);
 
@@ -379,9 +392,11 @@ static const char *matters(const struct pv_in *in, const struct pv_totals *tot)
 }
 
 void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, size_t i),
-			       const void *ctx, size_t n, const struct cpw_waits *waits,
-			       double now_s, struct cpw_proc_verdicts *out)
+			       const void *ctx, size_t n, const struct cpw_proc_verdict_ctx *with,
+			       struct cpw_proc_verdicts *out)
 {
+	const struct cpw_waits *waits = with->waits;
+	double now_s = with->now_s;
 	struct pv_totals tot = { 0, 0, 0 };
 
 	memset(out, 0, sizeof *out);
@@ -400,7 +415,7 @@ void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, siz
 		struct cpw_proc_verdict *pv;
 		const char *why;
 
-		measure(&in, p, waits, now_s);
+		measure(&in, p, with);
 		why = matters(&in, &tot);
 		if (why == NULL)
 			continue;
@@ -432,10 +447,10 @@ static const struct cpw_proc *array_at(const void *ctx, size_t i)
 }
 
 void cpw_process_verdict_judge_array(const struct cpw_proc *procs, size_t n,
-				     const struct cpw_waits *waits, double now_s,
+				     const struct cpw_proc_verdict_ctx *with,
 				     struct cpw_proc_verdicts *out)
 {
-	cpw_process_verdict_judge(array_at, procs, n, waits, now_s, out);
+	cpw_process_verdict_judge(array_at, procs, n, with, out);
 }
 
 static const struct cpw_proc *tree_at(const void *ctx, size_t i)
@@ -443,10 +458,10 @@ static const struct cpw_proc *tree_at(const void *ctx, size_t i)
 	return cpw_tree_proc((const struct cpw_tree *)ctx, i);
 }
 
-void cpw_process_verdict_judge_tree(const struct cpw_tree *t, const struct cpw_waits *waits,
-				    double now_s, struct cpw_proc_verdicts *out)
+void cpw_process_verdict_judge_tree(const struct cpw_tree *t, const struct cpw_proc_verdict_ctx *with,
+				    struct cpw_proc_verdicts *out)
 {
-	cpw_process_verdict_judge(tree_at, t, t ? cpw_tree_size(t) : 0, waits, now_s, out);
+	cpw_process_verdict_judge(tree_at, t, t ? cpw_tree_size(t) : 0, with, out);
 }
 
 void cpw_process_verdict_sentence(const struct cpw_proc_verdict *pv, char *buf, size_t len)

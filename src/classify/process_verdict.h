@@ -47,18 +47,27 @@ struct cpw_proc_verdicts {
 	size_t left_out;           /* processes that mattered past CPW_PROC_VERDICTS_MAX */
 };
 
-/* The processes at(ctx, 0 .. n-1), in that order (first sight), with their waits (NULL:
- * not probed): the ones that matter, each judged. now_s ends the ones still alive. */
+/* What the processes are judged against: their waits (NULL: not probed), the CPUs the
+ * tree may use (NAN: unknown; a process's own threads queued past them explain its
+ * run-queue wait), and the time now, which ends the ones still alive (NAN: as last seen). */
+struct cpw_proc_verdict_ctx {
+	const struct cpw_waits *waits;
+	double cores_usable;
+	double now_s;
+};
+
+/* The processes at(ctx, 0 .. n-1), in that order (first sight): the ones that matter,
+ * each judged. */
 void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, size_t i),
-			       const void *ctx, size_t n, const struct cpw_waits *waits,
-			       double now_s, struct cpw_proc_verdicts *out);
+			       const void *ctx, size_t n, const struct cpw_proc_verdict_ctx *with,
+			       struct cpw_proc_verdicts *out);
 /* The same over a plain array of processes (fixtures). */
 void cpw_process_verdict_judge_array(const struct cpw_proc *procs, size_t n,
-				     const struct cpw_waits *waits, double now_s,
+				     const struct cpw_proc_verdict_ctx *with,
 				     struct cpw_proc_verdicts *out);
 /* The same over the model's tree. */
-void cpw_process_verdict_judge_tree(const struct cpw_tree *t, const struct cpw_waits *waits,
-				    double now_s, struct cpw_proc_verdicts *out);
+void cpw_process_verdict_judge_tree(const struct cpw_tree *t, const struct cpw_proc_verdict_ctx *with,
+				    struct cpw_proc_verdicts *out);
 
 /* The whole sentence: "python3 (pid 2139), 5.9-8.0 s: 5 threads take turns on the GIL"
  * (the name escaped for UTF-8). */

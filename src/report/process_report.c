@@ -14,7 +14,13 @@
 void cpw_process_report_judge(const struct cpw_report *r, struct cpw_proc_verdicts *out)
 {
 	/* The report's processes have ended or were last seen: no later end. */
-	cpw_process_verdict_judge_tree(r->tree, r->waits, NAN, out);
+	struct cpw_proc_verdict_ctx with = {
+		.waits = r->waits, .now_s = NAN,
+		.cores_usable = cpw_known(r->metrics.cores_usable_sampled) ? r->metrics.cores_usable_sampled
+			: r->metrics.cores_usable,
+	};
+
+	cpw_process_verdict_judge_tree(r->tree, &with, out);
 }
 
 void cpw_process_report_write_text(const struct cpw_report *r, FILE *out)

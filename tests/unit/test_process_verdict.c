@@ -71,6 +71,16 @@ static void wait_for(struct cpw_waits *w, pid_t pid, const char *comm, enum cpw_
 	}
 }
 
+static double cores = NAN; /* the tree's usable CPUs in the next judge() */
+
+static void judge(const struct cpw_proc *procs, size_t n, const struct cpw_waits *w, double now_s,
+		  struct cpw_proc_verdicts *out)
+{
+	struct cpw_proc_verdict_ctx with = { .waits = w, .cores_usable = cores, .now_s = now_s };
+
+	cpw_process_verdict_judge_array(procs, n, &with, out);
+}
+
 /* The composite run: sh (pid 100) waits for sleep 1 (101), dd with O_DIRECT (102) and
  * python3 with 5 threads on the GIL (103). */
 enum { N_COMPOSITE = 4 };
@@ -116,7 +126,7 @@ static void test_composite(void)
 	char line[320];
 
 	build_composite();
-	cpw_process_verdict_judge_array(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
 	CU_ASSERT_EQUAL(pvs.n, 3);
 	CU_ASSERT_PTR_NULL(find(&pvs, 100)); /* the shell only waits for its children */
 	sleep_v = find(&pvs, 101);
@@ -149,7 +159,7 @@ static void test_unprobed(void)
 	struct cpw_proc_verdicts pvs;
 
 	build_composite();
-	cpw_process_verdict_judge_array(composite, N_COMPOSITE, NULL, 7.2, &pvs);
+	judge(composite, N_COMPOSITE, NULL, 7.2, &pvs);
 	/* sleep and dd matter by nothing measured; python by its CPU */
 	CU_ASSERT_EQUAL(pvs.n, 1);
 	CU_ASSERT_EQUAL(pvs.v[0].pid, 103);
@@ -173,7 +183,7 @@ static void test_cpu_and_margin(void)
 	cpw_waits_init(&w);
 	w.probed = true;
 	wait_for(&w, 202, "writer", CPW_WAIT_DISK, 0.8, "/tmp/out");
-	cpw_process_verdict_judge_array(procs, 3, &w, 3.0, &pvs);
+	judge(procs, 3, &w, 3.0, &pvs);
 	CU_ASSERT_EQUAL_FATAL(pvs.n, 3);
 	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_BOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "pure Python on one thread"));
@@ -183,9 +193,30 @@ static void test_cpu_and_margin(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[2].finding, "no single resource dominates"));
 	/* Queued for most of it: starved. */
 	procs[1].runq_wait_s = 1.9;
-	cpw_process_verdict_judge_array(procs, 3, &w, 3.0, &pvs);
+	judge(procs, 3, &w, 3.0, &pvs);
 	CU_ASSERT_EQUAL(pvs.v[1].cls, CPW_CLASS_CPU_STARVED);
 	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[1].finding, "queued for a CPU"));
+}
+
+/* taskset -c 0 on 3 spinning threads: they queue behind each other on the one CPU they
+ * may use, which is their own doing, not other load's; on 2 CPUs the same wait is. */
+static void test_own_queue(void)
+{
+	struct cpw_proc p = proc(500, "spin_threads", 0.0, 2.0, 2.0, 0.0, 4.0);
+	struct cpw_proc_verdicts pvs;
+
+	p.cpu_threads = p.max_threads = p.nthreads = 3;
+	p.samples_in = 20;
+	p.r_samples = 60; /* 3 runnable */
+	cores = 1;
+	judge(&p, 1, NULL, 2.0, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 1);
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "3 threads on 1 core,"));
+	cores = 2.5;
+	judge(&p, 1, NULL, 2.0, &pvs);
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_STARVED);
+	cores = NAN;
 }
 
 /* Memory alone makes a process matter; too little of anything is unknown. */
@@ -197,7 +228,7 @@ static void test_memory_and_short(void)
 	procs[0] = proc(300, "cache", 0.0, 4.0, 0.1, 0.0, 0);
 	procs[0].max_rss_kib = 512 * 1024;
 	procs[1] = proc(301, "worker", 0.0, 4.0, 3.9, 0.0, 0);
-	cpw_process_verdict_judge_array(procs, 2, NULL, 4.0, &pvs);
+	judge(procs, 2, NULL, 4.0, &pvs);
 	CU_ASSERT_EQUAL_FATAL(pvs.n, 2);
 	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "memory");
 	/* Unprobed: its time off the CPU is a wait nobody could name. */
@@ -205,7 +236,7 @@ static void test_memory_and_short(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "not probed"));
 	CU_ASSERT_STRING_EQUAL(pvs.v[1].why, "cpu");
 	procs[0].first_seen_s = 3.9; /* 0.1 s */
-	cpw_process_verdict_judge_array(procs, 2, NULL, 4.0, &pvs);
+	judge(procs, 2, NULL, 4.0, &pvs);
 	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_UNKNOWN);
 	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "too little to judge"));
 }
@@ -221,13 +252,13 @@ static void test_left_out(void)
 
 	for (size_t i = 0; i < N; i++)
 		procs[i] = proc((pid_t)(400 + i), "w", 0.0, 2.0, 1.0, 0.0, 0);
-	cpw_process_verdict_judge_array(procs, N, NULL, 2.0, &pvs);
+	judge(procs, N, NULL, 2.0, &pvs);
 	CU_ASSERT_EQUAL(pvs.n, 0);
 	cpw_waits_init(&w);
 	w.probed = true;
 	for (size_t i = 0; i < N; i++)
 		wait_for(&w, procs[i].pid, "w", CPW_WAIT_NETWORK, 1.0, NULL);
-	cpw_process_verdict_judge_array(procs, N, &w, 2.0, &pvs);
+	judge(procs, N, &w, 2.0, &pvs);
 	CU_ASSERT_EQUAL(pvs.n, CPW_PROC_VERDICTS_MAX);
 	CU_ASSERT_EQUAL(pvs.left_out, 3);
 	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "waits");
@@ -242,7 +273,7 @@ static void test_guard_advice(void)
 	struct cpw_verdict v;
 
 	build_composite();
-	cpw_process_verdict_judge_array(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
 	memset(&v, 0, sizeof v);
 	v.cls = CPW_CLASS_CPU_BOUND;
 	v.secondary = CPW_CLASS_NONE;
@@ -258,7 +289,7 @@ static void test_guard_advice(void)
 	composite[3].is_python = 0;
 	snprintf(composite[3].comm, sizeof composite[3].comm, "worker");
 	composite[3].cpu_threads = 1;
-	cpw_process_verdict_judge_array(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
 	snprintf(v.advice, sizeof v.advice, "parallelise (threads, processes, make -j) to use the rest.");
 	cpw_process_verdict_guard_advice(&pvs, &v);
 	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "parallelise (threads, processes, make -j)"));
@@ -272,6 +303,7 @@ int main(void)
 	CU_add_test(s, "composite run: a class and finding per process", test_composite);
 	CU_add_test(s, "without the wait probe", test_unprobed);
 	CU_add_test(s, "cpu-bound, starved and the margin", test_cpu_and_margin);
+	CU_add_test(s, "own threads queued past the usable CPUs", test_own_queue);
 	CU_add_test(s, "memory matters; too short is unknown", test_memory_and_short);
 	CU_add_test(s, "many equal processes", test_left_out);
 	CU_add_test(s, "the tree's advice holds for every process", test_guard_advice);
