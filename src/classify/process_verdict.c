@@ -73,8 +73,11 @@ static bool is_python(const struct cpw_proc *p)
 }
 
 /* The threads take turns on a lock: the classifier's rule (classify.c,
- * measure_serialisation) on this process alone, save that "busy" counts the time it was
- * queued for a CPU: beside other load the turns still come one at a time, only slower. */
+ * measure_serialisation) on this process alone, save for other load: beside it the turns
+ * still come one at a time, only slower, so "busy" counts the time queued for a CPU, and
+ * the woken threads that queue for one (more than serial_runnable_max runnable) are other
+ * load's doing where the run-queue wait is past what the turns cause (serial_handoff_runq
+ * and the margin). */
 static bool takes_turns(const struct pv_in *in)
 {
 	const struct cpw_proc *p = in->p;
@@ -82,11 +85,15 @@ static bool takes_turns(const struct pv_in *in)
 	double wanted = in->life > 0 ? (in->cpu + in->runq) / in->life : NAN;
 	double runnable = p->samples_in ? (double)p->r_samples / (double)p->samples_in : NAN;
 	double lock_share = in->probed && in->ref > 0 ? in->lock / in->ref : NAN;
+	bool queued = in->cpu + in->runq > 0 &&
+		in->runq / (in->cpu + in->runq) >= cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ) +
+		cpw_threshold(CPW_T_DOMINANCE_MARGIN);
 
 	return p->cpu_threads >= 2 && cpw_known(cores) &&
 		wanted >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&
 		cores <= cpw_threshold(CPW_T_SERIAL_CORES_MAX) &&
-		cpw_known(runnable) && runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) &&
+		cpw_known(runnable) && (runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) ||
+					(queued && cpw_known(lock_share))) &&
 		(!cpw_known(lock_share) || lock_share >= cpw_threshold(CPW_T_SERIAL_LOCK_SHARE));
 }
 
@@ -282,6 +289,12 @@ static void finding_cpu(const struct pv_in *in, char *f, size_t len)
 	double sys = in->cpu > 0 ? p->sys_s / in->cpu : NAN;
 	char extra[64] = "";
 
+	if (in->serialised && in->cpu_label == CPW_CLASS_CPU_STARVED) {
+		snprintf(f, len, "%d threads take turns on %s, queued for a CPU %.0f%% of the time "
+			 "they wanted one", p->cpu_threads, in->python ? "the GIL" : "a lock",
+			 pct(in->runq / (in->cpu + in->runq)));
+		return;
+	}
 	if (in->serialised) {
 		snprintf(f, len, "%d threads take turns on %s, %s core%s between them", p->cpu_threads,
 			 in->python ? "the GIL" : "a lock", cpw_figure(cores).s, cpw_figure_plural(cores));
@@ -379,16 +392,51 @@ static const char *matters(const struct pv_in *in, const struct pv_totals *tot)
 	double notable = cpw_threshold(CPW_T_NOTABLE_SHARE);
 	double waits = in->ref - in->cpu - in->runq;
 
+	/* What it did itself, as far as it is known: unprobed, only its CPU and queue. */
+	double active = in->probed ? in->ref : in->cpu + in->runq;
+
 	if (in->cpu >= cpw_threshold(CPW_T_MIN_WALL_S) && tot->cpu > 0 && in->cpu >= notable * tot->cpu)
 		return "cpu";
-	/* A wait as long as a phase is part of the run's story, however long the others. */
-	if (in->probed && waits >= cpw_threshold(CPW_T_MIN_WALL_S) &&
-	    (waits >= notable * tot->waits || waits >= cpw_threshold(CPW_T_PHASE_MIN_S)))
+	if (in->probed && waits >= cpw_threshold(CPW_T_MIN_WALL_S) && waits >= notable * tot->waits)
 		return "waits";
+	/* Busy as long as a phase (on a CPU, queued, or waiting on something not its
+	 * children): part of the run's story, however busy the others. */
+	if (active >= cpw_threshold(CPW_T_PHASE_MIN_S))
+		return "time";
 	if ((double)in->p->max_rss_kib >= CPW_PROC_VERDICT_MEM_MIN_KIB && tot->rss_kib > 0 &&
 	    (double)in->p->max_rss_kib >= notable * tot->rss_kib)
 		return "memory";
 	return NULL;
+}
+
+/* The CPW_PROC_VERDICTS_MAX processes that matter with the most thread-seconds: their
+ * indices, in order of first sight. */
+struct pv_top {
+	size_t index[CPW_PROC_VERDICTS_MAX];
+	double busy[CPW_PROC_VERDICTS_MAX];
+	size_t n;
+};
+
+static void top_add(struct pv_top *top, size_t i, double busy, size_t *left_out)
+{
+	size_t at = top->n, least = 0;
+
+	if (top->n >= CPW_PROC_VERDICTS_MAX) {
+		for (size_t k = 1; k < top->n; k++)
+			if (top->busy[k] < top->busy[least])
+				least = k;
+		(*left_out)++;
+		if (!(busy > top->busy[least]))
+			return;
+		/* The one with the least goes; the rest keep their order. */
+		memmove(&top->index[least], &top->index[least + 1], (top->n - least - 1) * sizeof top->index[0]);
+		memmove(&top->busy[least], &top->busy[least + 1], (top->n - least - 1) * sizeof top->busy[0]);
+		at = top->n - 1;
+	} else {
+		top->n++;
+	}
+	top->index[at] = i;
+	top->busy[at] = busy;
 }
 
 void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, size_t i),
@@ -398,6 +446,7 @@ void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, siz
 	const struct cpw_waits *waits = with->waits;
 	double now_s = with->now_s;
 	struct pv_totals tot = { 0, 0, 0 };
+	struct pv_top top = { .n = 0 };
 
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; i < n; i++) {
@@ -410,19 +459,20 @@ void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, siz
 		for (size_t i = 0; i < waits->nprocs; i++)
 			tot.waits += own_waits(&waits->procs[i]);
 	for (size_t i = 0; i < n; i++) {
-		const struct cpw_proc *p = at(ctx, i);
+		struct pv_in in;
+
+		measure(&in, at(ctx, i), with);
+		if (matters(&in, &tot) != NULL)
+			top_add(&top, i, in.ref, &out->left_out);
+	}
+	for (size_t k = 0; k < top.n; k++) {
+		const struct cpw_proc *p = at(ctx, top.index[k]);
 		struct pv_in in;
 		struct cpw_proc_verdict *pv;
 		const char *why;
 
 		measure(&in, p, with);
 		why = matters(&in, &tot);
-		if (why == NULL)
-			continue;
-		if (out->n >= CPW_PROC_VERDICTS_MAX) {
-			out->left_out++;
-			continue;
-		}
 		pv = &out->v[out->n++];
 		pv->pid = p->pid;
 		snprintf(pv->comm, sizeof pv->comm, "%s", p->comm);

@@ -16,7 +16,7 @@
 #include "model/tree.h"
 #include "model/waits.h"
 
-#define CPW_PROC_VERDICTS_MAX 16 /* processes judged; the rest is counted */
+#define CPW_PROC_VERDICTS_MAX 16 /* processes judged (those busy longest); the rest is counted */
 /* A process matters by its memory from this peak RSS on (and a notable share of the
  * tree's): below it, the few MiB of a shell or a sleep say nothing. */
 #define CPW_PROC_VERDICT_MEM_MIN_KIB (64.0 * 1024.0)
@@ -35,7 +35,7 @@ struct cpw_proc_verdict {
 	int python;                /* 1 / 0; -1 unknown */
 	bool serialised;           /* its threads take turns on a lock (the GIL for Python) */
 	int threads;               /* threads that did its CPU work */
-	char why[16];              /* why it matters: "cpu", "waits", "memory" */
+	char why[16];              /* why it matters: "cpu", "waits", "time", "memory" */
 	/* The finding without the process's name and times: "5 threads take turns on the
 	 * GIL". Targets in it are escaped for UTF-8 (a writer for a terminal escapes again). */
 	char finding[192];

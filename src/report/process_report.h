@@ -21,7 +21,8 @@ void cpw_process_report_judge(const struct cpw_report *r, struct cpw_proc_verdic
 /* "Processes:" and a line for each that matters: "python3 (pid 2139), 5.9-8.0 s: cpu-bound
  * (80%): 5 threads take turns on the GIL, 1.0 core between them"; nothing when none does. */
 void cpw_process_report_write_text(const struct cpw_report *r, FILE *out);
-/* {class, confidence, secondary, finding, text, matters_by, start_s, end_s, shares: {cpu,
+/* {class, confidence, secondary, finding, text, matters_by ("cpu", "waits", "time",
+ * "memory"), start_s, end_s, shares: {cpu,
  * runqueue, disk, wait}} for pid, NULL (JSON null) where it does not matter or the document
  * failed. */
 struct json_object *cpw_process_report_verdict_json(struct cpw_json_doc *d,

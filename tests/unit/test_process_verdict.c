@@ -134,7 +134,8 @@ static void test_composite(void)
 	py = find(&pvs, 103);
 	CU_ASSERT_FATAL(sleep_v && dd && py);
 	CU_ASSERT_EQUAL(sleep_v->cls, CPW_CLASS_WAITING);
-	CU_ASSERT_STRING_EQUAL(sleep_v->why, "waits");
+	CU_ASSERT_STRING_EQUAL(sleep_v->why, "time"); /* 6% of the tree's waits, but 1 s */
+	CU_ASSERT_STRING_EQUAL(dd->why, "time");
 	CU_ASSERT_PTR_NOT_NULL(strstr(sleep_v->finding, "a timer"));
 	CU_ASSERT_EQUAL(dd->cls, CPW_CLASS_IO_BOUND);
 	CU_ASSERT_EQUAL(dd->secondary, CPW_CLASS_CPU_BOUND);
@@ -160,11 +161,13 @@ static void test_unprobed(void)
 
 	build_composite();
 	judge(composite, N_COMPOSITE, NULL, 7.2, &pvs);
-	/* sleep and dd matter by nothing measured; python by its CPU */
-	CU_ASSERT_EQUAL(pvs.n, 1);
-	CU_ASSERT_EQUAL(pvs.v[0].pid, 103);
-	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_BOUND);
-	CU_ASSERT_TRUE(pvs.v[0].serialised);
+	/* sleep matters by nothing measured; dd by its CPU time, python by its share */
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 2);
+	CU_ASSERT_EQUAL(pvs.v[0].pid, 102);
+	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "time");
+	CU_ASSERT_EQUAL(pvs.v[1].pid, 103);
+	CU_ASSERT_EQUAL(pvs.v[1].cls, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_TRUE(pvs.v[1].serialised);
 }
 
 /* A single-threaded pure Python process and a C program beside it; a CPU share near the
@@ -196,6 +199,29 @@ static void test_cpu_and_margin(void)
 	judge(procs, 3, &w, 3.0, &pvs);
 	CU_ASSERT_EQUAL(pvs.v[1].cls, CPW_CLASS_CPU_STARVED);
 	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[1].finding, "queued for a CPU"));
+}
+
+/* GIL threads beside heavy other load: the woken threads queue for a CPU (2 runnable),
+ * yet the lock waits say they take turns: starved, and the finding names the GIL. */
+static void test_turns_starved(void)
+{
+	struct cpw_proc_verdicts pvs;
+
+	build_composite();
+	composite[3].user_s = 0.87;
+	composite[3].sys_s = 0;
+	composite[3].runq_wait_s = 3.83;
+	composite[3].r_samples = 88; /* 2.05 runnable */
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 3);
+	CU_ASSERT_TRUE(pvs.v[2].serialised);
+	CU_ASSERT_EQUAL(pvs.v[2].cls, CPW_CLASS_CPU_STARVED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[2].finding, "5 threads take turns on the GIL, queued for a CPU 81%"));
+	/* Without the lock waits to say so, 2 runnable threads do not take turns. */
+	composite_waits.procs[3].seconds[CPW_WAIT_LOCK] = 0;
+	composite_waits.procs[3].total_s = 0;
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_FALSE(pvs.v[2].serialised);
 }
 
 /* taskset -c 0 on 3 spinning threads: they queue behind each other on the one CPU they
@@ -241,8 +267,8 @@ static void test_memory_and_short(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "too little to judge"));
 }
 
-/* Many equal workers: none has a notable share of the CPU; all that wait as long as a
- * phase matter, and past the table they are counted. */
+/* Many equal workers: none has a notable share of the CPU nor of the waits; busy as long
+ * as a phase they matter, the busiest kept, and past the table they are counted. */
 static void test_left_out(void)
 {
 	enum { N = CPW_PROC_VERDICTS_MAX + 3 };
@@ -251,7 +277,7 @@ static void test_left_out(void)
 	struct cpw_proc_verdicts pvs;
 
 	for (size_t i = 0; i < N; i++)
-		procs[i] = proc((pid_t)(400 + i), "w", 0.0, 2.0, 1.0, 0.0, 0);
+		procs[i] = proc((pid_t)(400 + i), "w", 0.0, 2.0, 0.3, 0.0, 0);
 	judge(procs, N, NULL, 2.0, &pvs);
 	CU_ASSERT_EQUAL(pvs.n, 0);
 	cpw_waits_init(&w);
@@ -261,8 +287,21 @@ static void test_left_out(void)
 	judge(procs, N, &w, 2.0, &pvs);
 	CU_ASSERT_EQUAL(pvs.n, CPW_PROC_VERDICTS_MAX);
 	CU_ASSERT_EQUAL(pvs.left_out, 3);
-	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "waits");
-	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_MIXED);
+	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "time");
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_WAITING);
+	CU_ASSERT_EQUAL(pvs.v[0].pid, 400); /* equals: the first seen stay */
+	/* One that waited longer takes the place of one that waited least, in its order. */
+	w.procs[N - 1].seconds[CPW_WAIT_NETWORK] += 2;
+	w.procs[N - 1].total_s += 2;
+	w.procs[0].seconds[CPW_WAIT_NETWORK] -= 0.5;
+	w.procs[0].total_s -= 0.5;
+	judge(procs, N, &w, 2.0, &pvs);
+	CU_ASSERT_EQUAL(pvs.n, CPW_PROC_VERDICTS_MAX);
+	/* 416 takes 400's place, 418 the first of the equals' (401), 417 stays out */
+	CU_ASSERT_EQUAL(pvs.left_out, 3);
+	CU_ASSERT_EQUAL(pvs.v[0].pid, 402);
+	CU_ASSERT_EQUAL(pvs.v[CPW_PROC_VERDICTS_MAX - 2].pid, 416);
+	CU_ASSERT_EQUAL(pvs.v[CPW_PROC_VERDICTS_MAX - 1].pid, 418);
 }
 
 /* The tree's advice holds for every process: no threads for the GIL process, and the
@@ -303,6 +342,7 @@ int main(void)
 	CU_add_test(s, "composite run: a class and finding per process", test_composite);
 	CU_add_test(s, "without the wait probe", test_unprobed);
 	CU_add_test(s, "cpu-bound, starved and the margin", test_cpu_and_margin);
+	CU_add_test(s, "taking turns beside other load", test_turns_starved);
 	CU_add_test(s, "own threads queued past the usable CPUs", test_own_queue);
 	CU_add_test(s, "memory matters; too short is unknown", test_memory_and_short);
 	CU_add_test(s, "many equal processes", test_left_out);
