@@ -419,9 +419,11 @@ struct pv_top {
 
 static void top_add(struct pv_top *top, size_t i, double busy, size_t *left_out)
 {
-	size_t at = top->n, least = 0;
+	size_t at = top->n;
 
 	if (top->n >= CPW_PROC_VERDICTS_MAX) {
+		size_t least = 0;
+
 		for (size_t k = 1; k < top->n; k++)
 			if (top->busy[k] < top->busy[least])
 				least = k;
