@@ -68,7 +68,7 @@ static bool is_python(const struct cpw_proc *p)
 
 	if (p->is_python >= 0)
 		return p->is_python == 1;
-	return cpw_exe_name_is_python(p->comm) ||
+	return cpw_interp_exe_is_python(p->comm) ||
 	       (len > 3 && strcmp(p->comm + len - 3, ".py") == 0);
 }
 
@@ -242,9 +242,9 @@ static const char *lane_words(enum pv_lane lane, enum cpw_class label)
 static void bytes_words(double b, char *buf, size_t len)
 {
 	if (b >= 1024.0 * 1024.0)
-		snprintf(buf, len, "%s MiB", cpw_figure(b / (1024.0 * 1024.0)).s);
+		snprintf(buf, len, "%s MiB", cpw_verdict_figure(b / (1024.0 * 1024.0)).s);
 	else
-		snprintf(buf, len, "%s KiB", cpw_figure(b / 1024.0).s);
+		snprintf(buf, len, "%s KiB", cpw_verdict_figure(b / 1024.0).s);
 }
 
 static void finding_disk(const struct pv_in *in, const struct cpw_waits *waits, char *f, size_t len)
@@ -297,7 +297,7 @@ static void finding_cpu(const struct pv_in *in, char *f, size_t len)
 	}
 	if (in->serialised) {
 		snprintf(f, len, "%d threads take turns on %s, %s core%s between them", p->cpu_threads,
-			 in->python ? "the GIL" : "a lock", cpw_figure(cores).s, cpw_figure_plural(cores));
+			 in->python ? "the GIL" : "a lock", cpw_verdict_figure(cores).s, cpw_verdict_figure_plural(cores));
 		return;
 	}
 	if (in->cpu_label == CPW_CLASS_CPU_STARVED) {
@@ -309,7 +309,7 @@ static void finding_cpu(const struct pv_in *in, char *f, size_t len)
 		snprintf(extra, sizeof extra, ", %.0f%% of it in the kernel", pct(sys));
 	if (p->cpu_threads >= 2)
 		snprintf(f, len, "%d threads on %s core%s, %.0f%% of its time on a CPU%s", p->cpu_threads,
-			 cpw_figure(cores).s, cpw_figure_plural(cores), pct(in->share[PV_CPU]), extra);
+			 cpw_verdict_figure(cores).s, cpw_verdict_figure_plural(cores), pct(in->share[PV_CPU]), extra);
 	else
 		snprintf(f, len, "%s on one thread, %.0f%% of its time on a CPU%s",
 			 in->python ? "pure Python" : "computes", pct(in->share[PV_CPU]), extra);
@@ -336,7 +336,7 @@ static void judge_one(const struct pv_in *in, const struct cpw_waits *waits, str
 	pv->confidence = 0.1;
 	if (in->ref < cpw_threshold(CPW_T_MIN_WALL_S)) {
 		snprintf(pv->finding, len, "%s s of CPU and waits: too little to judge",
-			 cpw_figure(in->ref).s);
+			 cpw_verdict_figure(in->ref).s);
 		return;
 	}
 	for (int i = 1; i < PV_NLANES; i++) {
@@ -578,7 +578,7 @@ void cpw_process_verdict_guard_advice(const struct cpw_proc_verdicts *pvs, struc
 			continue;
 		cpw_escape_utf8(pv->comm, comm, sizeof comm);
 		snprintf(line, sizeof line, "%s %s (pid %d) %s", named ? "," : " Per process:", comm,
-			 (int)pv->pid, cpw_class_name(pv->cls));
+			 (int)pv->pid, cpw_verdict_class_name(pv->cls));
 		append(v, line);
 		named = true;
 	}

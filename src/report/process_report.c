@@ -38,7 +38,7 @@ void cpw_process_report_write_text(const struct cpw_report *r, FILE *out)
 
 		cpw_escape_utf8(pv->comm, comm, sizeof comm);
 		snprintf(line, sizeof line, "%s (pid %d), %.1f-%.1f s: %s (%.0f%%): %s", comm,
-			 (int)pv->pid, pv->from_s, pv->to_s, cpw_class_name(pv->cls),
+			 (int)pv->pid, pv->from_s, pv->to_s, cpw_verdict_class_name(pv->cls),
 			 100 * pv->confidence, pv->finding);
 		cpw_escape_for_terminal(line, esc, sizeof esc);
 		fprintf(out, "\t%s\n", esc);
@@ -59,23 +59,23 @@ struct json_object *cpw_process_report_verdict_json(struct cpw_json_doc *d,
 			pv = &pvs->v[i];
 	if (pv == NULL)
 		return NULL;
-	o = cpw_json_doc_object(d);
-	cpw_json_put(d, o, "class", cpw_json_doc_text(d, cpw_class_name(pv->cls)));
-	cpw_json_put(d, o, "confidence", cpw_json_doc_number(d, pv->confidence));
-	cpw_json_put(d, o, "secondary", pv->secondary == CPW_CLASS_NONE ? NULL
-			: cpw_json_doc_text(d, cpw_class_name(pv->secondary)));
-	cpw_json_put(d, o, "finding", cpw_json_doc_string(d, pv->finding));
+	o = cpw_json_value_doc_object(d);
+	cpw_json_value_put(d, o, "class", cpw_json_value_doc_text(d, cpw_verdict_class_name(pv->cls)));
+	cpw_json_value_put(d, o, "confidence", cpw_json_value_doc_number(d, pv->confidence));
+	cpw_json_value_put(d, o, "secondary", pv->secondary == CPW_CLASS_NONE ? NULL
+			: cpw_json_value_doc_text(d, cpw_verdict_class_name(pv->secondary)));
+	cpw_json_value_put(d, o, "finding", cpw_json_value_doc_string(d, pv->finding));
 	cpw_process_verdict_sentence(pv, text, sizeof text);
-	cpw_json_put(d, o, "text", cpw_json_doc_string(d, text));
-	cpw_json_put(d, o, "matters_by", cpw_json_doc_text(d, pv->why));
-	cpw_json_put(d, o, "start_s", cpw_json_doc_number(d, pv->from_s));
-	cpw_json_put(d, o, "end_s", cpw_json_doc_number(d, pv->to_s));
-	shares = cpw_json_doc_object(d);
-	cpw_json_put(d, shares, "cpu", cpw_json_doc_number(d, pv->cpu_share));
-	cpw_json_put(d, shares, "runqueue", cpw_json_doc_number(d, pv->runq_share));
-	cpw_json_put(d, shares, "disk", cpw_json_doc_number(d, pv->disk_share));
-	cpw_json_put(d, shares, "wait", cpw_json_doc_number(d, pv->wait_share));
-	cpw_json_put(d, o, "shares", shares);
-	cpw_json_put(d, o, "serialised", cpw_json_need(d, json_object_new_boolean(pv->serialised)));
+	cpw_json_value_put(d, o, "text", cpw_json_value_doc_string(d, text));
+	cpw_json_value_put(d, o, "matters_by", cpw_json_value_doc_text(d, pv->why));
+	cpw_json_value_put(d, o, "start_s", cpw_json_value_doc_number(d, pv->from_s));
+	cpw_json_value_put(d, o, "end_s", cpw_json_value_doc_number(d, pv->to_s));
+	shares = cpw_json_value_doc_object(d);
+	cpw_json_value_put(d, shares, "cpu", cpw_json_value_doc_number(d, pv->cpu_share));
+	cpw_json_value_put(d, shares, "runqueue", cpw_json_value_doc_number(d, pv->runq_share));
+	cpw_json_value_put(d, shares, "disk", cpw_json_value_doc_number(d, pv->disk_share));
+	cpw_json_value_put(d, shares, "wait", cpw_json_value_doc_number(d, pv->wait_share));
+	cpw_json_value_put(d, o, "shares", shares);
+	cpw_json_value_put(d, o, "serialised", cpw_json_value_need(d, json_object_new_boolean(pv->serialised)));
 	return o;
 }

@@ -4,8 +4,8 @@
  * object of a JSON process (null for one that does not matter). The verdicts are
  * classify/process_verdict.h's, judged from the report's tree and waits.
  */
-#ifndef CPERFWATCH_PROCESS_REPORT_H
-#define CPERFWATCH_PROCESS_REPORT_H
+#ifndef CPW_REPORT_PROCESS_REPORT_H
+#define CPW_REPORT_PROCESS_REPORT_H
 
 #include <stdio.h>
 #include <sys/types.h>
