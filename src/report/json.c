@@ -19,6 +19,7 @@
 #include "report/hotspots_report.h"
 #include "report/waits_report.h"
 #include "report/json_value.h"
+#include "report/process_report.h"
 
 /* The document's values, each checked (json_value.h): d fails where one cannot be made. */
 static json_object *jint(struct cpw_json_doc *d, uint64_t v) { return cpw_json_value_doc_int(d, (int64_t)v); }
@@ -153,7 +154,10 @@ static json_object *verdict_object(struct cpw_json_doc *d, const struct cpw_repo
 #define TIMELINE_PLACEHOLDER "@cperfwatch-timeline@"
 static bool stream_processes = true;
 
-static json_object *process_object(struct cpw_json_doc *d, const struct cpw_proc *p)
+/* pvs: the verdicts per process (process_report.h): "verdict", null for one that does not
+ * matter. */
+static json_object *process_object(struct cpw_json_doc *d, const struct cpw_proc *p,
+				   const struct cpw_proc_verdicts *pvs)
 {
 	json_object *o = jobj(d);
 	add(d, o, "pid", jsmall(d, p->pid));
@@ -177,6 +181,7 @@ static json_object *process_object(struct cpw_json_doc *d, const struct cpw_proc
 	add(d, o, "exited_s", jnum(d, p->exited_s));
 	add(d, o, "alive", jbool(d, p->alive));
 	add(d, o, "preexisting", jbool(d, p->preexisting));
+	add(d, o, "verdict", cpw_process_report_verdict_json(d, pvs, p->pid)); /* issue 27, 3 */
 	return o;
 }
 
@@ -341,12 +346,13 @@ static bool write_timeline(struct cpw_json_doc *d, const struct cpw_report *r, F
 
 /* The "processes" array, as json-c prints it at the top level of the document; false
  * where memory ran out (d failed). */
-static bool write_processes(struct cpw_json_doc *d, const struct cpw_report *r, FILE *out)
+static bool write_processes(struct cpw_json_doc *d, const struct cpw_report *r,
+			    const struct cpw_proc_verdicts *pvs, FILE *out)
 {
 	size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
 	fputs("[\n", out);
 	for (size_t i = 0; i < n && !d->failed; i++) {
-		json_object *o = process_object(d, cpw_tree_proc(r->tree, i));
+		json_object *o = process_object(d, cpw_tree_proc(r->tree, i), pvs);
 		const char *text = d->failed ? NULL : cpw_json_value_text(d, o, JSON_FLAGS);
 		if (text) {
 			fputs("    ", out);
@@ -374,7 +380,7 @@ void cpw_report_json_stream_processes(bool stream)
 /* Writes the document's text with the timeline (at tl) and the processes (at pr, after
  * it) streamed in place of their placeholders; false where memory ran out (d failed). */
 static bool write_streamed(struct cpw_json_doc *d, const struct cpw_report *r, const char *text,
-			   const char *tl, const char *pr, FILE *out)
+			   const char *tl, const char *pr, const struct cpw_proc_verdicts *pvs, FILE *out)
 {
 	const char *tl_value = tl + strlen(TIMELINE_KEY), *after_tl = tl + strlen(TIMELINE_AT);
 	const char *pr_value = pr + strlen(PROCESSES_KEY);
@@ -382,7 +388,7 @@ static bool write_streamed(struct cpw_json_doc *d, const struct cpw_report *r, c
 	if (!write_timeline(d, r, out))
 		return false;
 	fwrite(after_tl, 1, (size_t)(pr_value - after_tl), out);
-	if (!write_processes(d, r, out))
+	if (!write_processes(d, r, pvs, out))
 		return false;
 	fputs(pr + strlen(PROCESSES_AT), out);
 	return true;
@@ -395,16 +401,19 @@ int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 	const char *text = d->failed ? NULL : cpw_json_value_text(d, root, JSON_FLAGS);
 	const char *tl = text && stream_processes ? strstr(text, TIMELINE_AT) : NULL;
 	const char *pr = text && stream_processes ? strstr(text, PROCESSES_AT) : NULL;
+	struct cpw_proc_verdicts pvs;
+
+	cpw_process_report_judge(r, &pvs);
 	errno = 0;
 	if (tl && pr && tl < pr) {
-		write_streamed(d, r, text, tl, pr, out);
+		write_streamed(d, r, text, tl, pr, &pvs, out);
 	} else if (!d->failed) {
 		/* A json-c that lays the keys out otherwise: build them in the document,
 		 * whatever it costs in memory. */
 		json_object *all = jarr(d);
 		size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
 		for (size_t i = 0; i < n && !d->failed; i++)
-			push(d, all, process_object(d, cpw_tree_proc(r->tree, i)));
+			push(d, all, process_object(d, cpw_tree_proc(r->tree, i), &pvs));
 		add(d, root, "timeline", timeline_object(d, r));
 		add(d, root, "processes", all);
 		text = d->failed ? NULL : cpw_json_value_text(d, root, JSON_FLAGS);

@@ -20,6 +20,8 @@
 #include "classify/classify.h"
 #include "classify/phases.h"
 #include "classify/hotspot_advice.h" /* hotspots */
+#include "classify/process_verdict.h" /* a verdict per process */
+#include "report/process_report.h"     /* ... judged as the writers judge them */
 #include "model/metrics.h"
 #include "model/timeline.h"
 #include "model/whole_run.h"
@@ -740,6 +742,12 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
 	cpw_phases_refine_verdict(&r->phases, &r->metrics, &r->verdict);
+	{ /* A verdict per process (issue 27, 3): the tree's advice holds for each. */
+		struct cpw_proc_verdicts pvs;
+
+		cpw_process_report_judge(r, &pvs); /* as the writers judge them */
+		cpw_process_verdict_guard_advice(&pvs, &r->verdict);
+	}
 	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
 	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
 
@@ -770,6 +778,17 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			s->run.cores_usable, s->cfg->interval_ms / 1000.0, &snap->phases);
 	cpw_phases_refine_verdict(&snap->phases, &m, &snap->verdict);
+	/* A verdict per process so far (issue 27, 3), the view's column; the advice holds
+	 * for each, as the report's does. */
+	{
+		struct cpw_proc_verdict_ctx with = {
+			.waits = cpw_tree_waits(s->tree), .now_s = t,
+			.cores_usable = cpw_known(m.cores_usable_sampled) ? m.cores_usable_sampled : m.cores_usable,
+		};
+
+		cpw_process_verdict_judge_tree(s->tree, &with, &snap->procs);
+	}
+	cpw_process_verdict_guard_advice(&snap->procs, &snap->verdict);
 	snap->psi_available = snap->psi_ok = false;
 	if (cpw_psi_read_system(s->cfg->proc_root, &s->view_psi_files, &psi) < 0 || !psi.available)
 		return;

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "classify/phases.h"
+#include "classify/process_verdict.h"
 #include "classify/verdict.h"
 #include "model/timeline.h"
 #include "model/tree.h"
@@ -40,6 +41,8 @@ struct cpw_view_snapshot {
 	 * the sparklines' columns their times. */
 	struct cpw_phases phases;
 	const struct cpw_timeline *timeline; /* NULL: none */
+	/* A verdict per process so far (classify/process_verdict.h): the VERDICT column. */
+	struct cpw_proc_verdicts procs;
 };
 
 /* ---- The table (tui_table.c) ---- */
@@ -58,6 +61,7 @@ enum cpw_tui_col {
 	CPW_TUI_COL_CTXSW,
 	CPW_TUI_COL_THREADS,
 	CPW_TUI_COL_TIME,    /* TIME+: CPU time over the watch, as htop shows it */
+	CPW_TUI_COL_VERDICT, /* CLASS: its own verdict so far, short ("cpu", "io", "wait") */
 	CPW_TUI_COL_COMMAND,
 	CPW_TUI_NCOLS
 };
@@ -87,6 +91,8 @@ struct cpw_tui_row {
 	double cpu_pct, rss_kib, majflt_rate, minflt_rate, read_rate, write_rate, ctxsw_rate;
 	double cpu_s;       /* TIME+: user + system seconds over the watch; NAN for a thread row */
 	int threads;
+	char verdict[8];    /* CLASS: its class so far, short (cpw_tui_class_short); "" where it
+			     * does not matter (classify/process_verdict.h) or a thread row */
 };
 
 struct cpw_tui_opts {
@@ -99,6 +105,7 @@ struct cpw_tui_opts {
 	bool threads;              /* under each process with several threads, a row per thread */
 	const char *filter;        /* only processes whose name or command line holds it (any
 				    * case; a match whose parent is hidden is a root); NULL or "": all */
+	const struct cpw_proc_verdicts *verdicts; /* the CLASS column's; NULL: none */
 };
 
 /* Rows and the scratch space to build them; reused between refreshes (grows only). */
@@ -129,6 +136,9 @@ long cpw_tui_table_find(const struct cpw_tui_table *tb, pid_t pid);
 long cpw_tui_table_find_thread(const struct cpw_tui_table *tb, pid_t pid, pid_t tid);
 
 const char *cpw_tui_col_title(enum cpw_tui_col c);
+/* A class in the CLASS column's 5 characters: "cpu", "mem", "io", "thrsh", "wait", "starv",
+ * "mixed", "?". */
+const char *cpw_tui_class_short(enum cpw_class cls);
 int cpw_tui_col_width(enum cpw_tui_col c); /* COMMAND: its minimum */
 /* Which columns fit in width: visible[c] set for each shown column, most useful first
  * (PID, CPU%, RSS, COMMAND, then STATE, IO, faults...). Returns the width left for COMMAND

@@ -74,6 +74,7 @@ void cpw_tui_rebuild(struct cpw_tui *ui)
 		/* Once the target is gone the final rows stay until q. */
 		.linger_s = ui->ended ? INFINITY : CPW_TUI_LINGER_S,
 		.filter = ui->filter,
+		.verdicts = &ui->snap.procs, /* the CLASS column (issue 27, 3) */
 	};
 	if (cpw_tui_table_build(&ui->table, ui->procs, n, &o) < 0)
 		return;

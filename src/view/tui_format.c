@@ -117,7 +117,7 @@ void cpw_tui_fmt_cell(const struct cpw_tui_row *r, enum cpw_tui_col c, char *buf
 	/* An exited process has no rates, RSS nor threads now, only its final TIME+ (a
 	 * collapsed one shows what its subtree still has). */
 	if (r->exited && !r->collapsed && c != CPW_TUI_COL_PID && c != CPW_TUI_COL_STATE &&
-	    c != CPW_TUI_COL_TIME) {
+	    c != CPW_TUI_COL_TIME && c != CPW_TUI_COL_VERDICT) {
 		snprintf(buf, len, "-");
 		return;
 	}
@@ -135,6 +135,7 @@ void cpw_tui_fmt_cell(const struct cpw_tui_row *r, enum cpw_tui_col c, char *buf
 	case CPW_TUI_COL_CTXSW: cpw_tui_fmt_count_rate(r->ctxsw_rate, buf, len); break;
 	case CPW_TUI_COL_THREADS: cpw_tui_fmt_count(r->threads, buf, len); break;
 	case CPW_TUI_COL_TIME: cpw_tui_fmt_time(r->cpu_s, buf, len); break;
+	case CPW_TUI_COL_VERDICT: snprintf(buf, len, "%s", r->verdict[0] ? r->verdict : "-"); break;
 	default: snprintf(buf, len, "%s", ""); break;
 	}
 }

@@ -375,6 +375,29 @@ static void emit(struct cpw_tui_table *tb, const struct node *n, int depth, bool
 		emit_threads(tb, n, depth + 1); /* none for the exited: they have no threads */
 }
 
+const char *cpw_tui_class_short(enum cpw_class cls)
+{
+	static const char *const names[CPW_CLASS_COUNT] = {
+		[CPW_CLASS_CPU_BOUND] = "cpu", [CPW_CLASS_MEMORY_BOUND] = "mem",
+		[CPW_CLASS_IO_BOUND] = "io", [CPW_CLASS_THRASHING] = "thrsh",
+		[CPW_CLASS_WAITING] = "wait", [CPW_CLASS_CPU_STARVED] = "starv",
+		[CPW_CLASS_MIXED] = "mixed", [CPW_CLASS_UNKNOWN] = "?",
+	};
+	return cls >= 0 && cls < CPW_CLASS_COUNT ? names[cls] : "";
+}
+
+/* The CLASS column: each process row's own verdict so far (issue 27, 3). */
+static void fill_verdicts(struct cpw_tui_table *tb, const struct cpw_proc_verdicts *pvs)
+{
+	for (size_t i = 0; pvs && i < tb->nrows; i++) {
+		struct cpw_tui_row *r = &tb->rows[i];
+
+		for (size_t j = 0; !r->tid && j < pvs->n; j++)
+			if (pvs->v[j].pid == r->pid)
+				snprintf(r->verdict, sizeof r->verdict, "%s", cpw_tui_class_short(pvs->v[j].cls));
+	}
+}
+
 int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *procs, size_t n,
 			const struct cpw_tui_opts *o)
 {
@@ -496,6 +519,7 @@ int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *
 			emit(tb, &s->nodes[s->kids[j]], 0, o->threads);
 	}
 	sort_nodes = NULL;
+	fill_verdicts(tb, o->verdicts);
 	return 0;
 }
 
@@ -528,6 +552,7 @@ static const struct {
 	[CPW_TUI_COL_CTXSW] = { "CSW/s", 6 },
 	[CPW_TUI_COL_THREADS] = { "THR", 4 },
 	[CPW_TUI_COL_TIME] = { "TIME+", 8 },
+	[CPW_TUI_COL_VERDICT] = { "CLASS", 5 },
 	[CPW_TUI_COL_COMMAND] = { "COMMAND", 10 },
 };
 
@@ -548,7 +573,7 @@ int cpw_tui_layout(int width, bool visible[CPW_TUI_NCOLS])
 		CPW_TUI_COL_CPU, CPW_TUI_COL_RSS, CPW_TUI_COL_STATE, CPW_TUI_COL_TIME, CPW_TUI_COL_WAIT,
 		CPW_TUI_COL_READ,
 		CPW_TUI_COL_WRITE, CPW_TUI_COL_MAJFLT, CPW_TUI_COL_THREADS, CPW_TUI_COL_MINFLT,
-		CPW_TUI_COL_CTXSW,
+		CPW_TUI_COL_CTXSW, CPW_TUI_COL_VERDICT, /* from 120 columns: the rest fit in 100 */
 	};
 	int used = cols[CPW_TUI_COL_PID].width + 1;
 	/* The command tells processes apart by their arguments: a quarter of a wide screen

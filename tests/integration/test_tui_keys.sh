@@ -91,7 +91,7 @@ fi
 # 2: TIME+ of the busy process, as htop shows it, counting up.
 spin_time() {
 	t=$(rows | awk -v p="$SPIN" '$1 == p { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+:[0-9][0-9]\.[0-9][0-9]$/) print $i }')
-	[ -n "$t" ] && [ "$t" != "0:00.00" ] && grep -q ' TIME+ COMMAND' "$SCRATCH/screen"
+	[ -n "$t" ] && [ "$t" != "0:00.00" ] && grep -Eq ' TIME\+ (CLASS )?COMMAND' "$SCRATCH/screen"
 }
 if until_ok spin_time; then
 	ok "TIME+: the busy process's CPU time as M:SS.hh ($t)"

@@ -1,0 +1,587 @@
+/*
+ * process_verdict.c: a verdict per process (see process_verdict.h and doc/classification.md,
+ * "A verdict per process"). The lanes and thresholds are the classifier's: a process's
+ * thread-seconds on a CPU, queued for one, waiting for the disk and waiting on anything
+ * else (its children aside), each as a share of its own time. Pure: no I/O, no globals.
+ */
+#include "classify/process_verdict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "classify/thresholds.h"
+#include "model/metrics.h"
+#include "source/proc/interp.h"
+#include "util/escape.h"
+
+enum pv_lane { PV_CPU, PV_DISK, PV_WAIT, PV_NLANES };
+
+/* One process's figures, in thread-seconds. */
+struct pv_in {
+	const struct cpw_proc *p;
+	const struct cpw_wait_proc_time *w; /* NULL: it never waited, or not probed */
+	double cpu, runq, disk, lock, other, life, ref;
+	double share[PV_NLANES];
+	bool probed;
+	bool serialised;
+	bool python;
+	enum cpw_class cpu_label;
+};
+
+static double clamp01(double x)
+{
+	return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+static double pct(double share)
+{
+	return 100.0 * share;
+}
+
+static double end_of(const struct cpw_proc *p, double now_s)
+{
+	if (cpw_known(p->exited_s))
+		return p->exited_s;
+	return cpw_known(now_s) && now_s > p->last_seen_s ? now_s : p->last_seen_s;
+}
+
+static double proc_cpu(const struct cpw_proc *p)
+{
+	double cpu = p->user_s + p->sys_s;
+
+	if (!(cpu > 0) && cpw_known(p->oncpu_s))
+		cpu = p->oncpu_s;
+	return cpw_known(cpu) && cpu > 0 ? cpu : 0;
+}
+
+/* Its own waits: every kind but its children (a parent that waits for its children waits
+ * for their work, which is theirs). */
+static double own_waits(const struct cpw_wait_proc_time *w)
+{
+	return w ? w->total_s - w->seconds[CPW_WAIT_CHILD] : 0;
+}
+
+static bool is_python(const struct cpw_proc *p)
+{
+	size_t len = strlen(p->comm);
+
+	if (p->is_python >= 0)
+		return p->is_python == 1;
+	return cpw_interp_exe_is_python(p->comm) ||
+	       (len > 3 && strcmp(p->comm + len - 3, ".py") == 0);
+}
+
+/* The threads take turns on a lock: the classifier's rule (classify.c,
+ * measure_serialisation) on this process alone, save for other load: beside it the turns
+ * still come one at a time, only slower, so "busy" counts the time queued for a CPU, and
+ * the woken threads that queue for one (more than serial_runnable_max runnable) are other
+ * load's doing where the run-queue wait is past what the turns cause (serial_handoff_runq
+ * and the margin). */
+static bool takes_turns(const struct pv_in *in)
+{
+	const struct cpw_proc *p = in->p;
+	double cores = in->life > 0 ? in->cpu / in->life : NAN;
+	double wanted = in->life > 0 ? (in->cpu + in->runq) / in->life : NAN;
+	double runnable = p->samples_in ? (double)p->r_samples / (double)p->samples_in : NAN;
+	double lock_share = in->probed && in->ref > 0 ? in->lock / in->ref : NAN;
+	bool queued = in->cpu + in->runq > 0 &&
+		in->runq / (in->cpu + in->runq) >= cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ) +
+		cpw_threshold(CPW_T_DOMINANCE_MARGIN);
+
+	return p->cpu_threads >= 2 && cpw_known(cores) &&
+		wanted >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&
+		cores <= cpw_threshold(CPW_T_SERIAL_CORES_MAX) &&
+		cpw_known(runnable) && (runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) ||
+					(queued && cpw_known(lock_share))) &&
+		(!cpw_known(lock_share) || lock_share >= cpw_threshold(CPW_T_SERIAL_LOCK_SHARE));
+}
+
+/* The share of its thread-time wanting a CPU that its own threads explain: runnable
+ * threads past the CPUs it may use queue behind each other (3 threads on 1 CPU: 2/3). */
+static double own_queue(const struct cpw_proc *p, double cores_usable)
+{
+	double runnable = p->samples_in ? (double)p->r_samples / (double)p->samples_in : NAN;
+
+	if (!cpw_known(runnable) || !cpw_known(cores_usable) || cores_usable <= 0 ||
+	    runnable <= cores_usable)
+		return 0;
+	return (runnable - cores_usable) / runnable;
+}
+
+static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw_proc_verdict_ctx *with)
+{
+	const struct cpw_waits *waits = with->waits;
+	double now_s = with->now_s;
+	double io;
+
+	memset(in, 0, sizeof *in);
+	in->p = p;
+	in->probed = waits != NULL && waits->probed;
+	in->w = in->probed ? cpw_waits_proc(waits, p->pid) : NULL;
+	in->cpu = proc_cpu(p);
+	in->runq = cpw_known(p->runq_wait_s) && p->runq_wait_s > 0 ? p->runq_wait_s : 0;
+	in->life = end_of(p, now_s) - p->first_seen_s;
+	if (!(in->life > 0))
+		in->life = 0;
+	if (in->w) {
+		in->disk = in->w->seconds[CPW_WAIT_DISK] + in->w->seconds[CPW_WAIT_PAGE_IN];
+		in->lock = in->w->seconds[CPW_WAIT_LOCK];
+		in->other = own_waits(in->w) - in->disk - in->lock;
+		if (in->other < 0)
+			in->other = 0;
+	}
+	/* D states without storage traffic are not disk (a lock, a device). */
+	io = (cpw_known(p->read_bytes) ? p->read_bytes : 0) + (cpw_known(p->write_bytes) ? p->write_bytes : 0);
+	if (cpw_known(p->read_bytes) && io < cpw_threshold(CPW_T_IO_MIN_BYTES)) {
+		in->other += in->disk;
+		in->disk = 0;
+	}
+	in->ref = in->cpu + in->runq + in->disk + in->lock + in->other;
+	/* Unprobed, what one thread did not spend on a CPU went to waits we cannot name. */
+	if (!in->probed && in->life > in->ref) {
+		in->other += in->life - in->ref;
+		in->ref = in->life;
+	}
+	in->python = is_python(p);
+	in->serialised = takes_turns(in);
+	in->cpu_label = CPW_CLASS_CPU_BOUND;
+	if (in->cpu + in->runq > 0) {
+		double runq_ratio = in->runq / (in->cpu + in->runq) - own_queue(p, with->cores_usable);
+		double own = in->serialised ? cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ)
+			: cpw_threshold(CPW_T_RUNQ_RATIO);
+
+		if (runq_ratio >= own + cpw_threshold(CPW_T_DOMINANCE_MARGIN))
+			in->cpu_label = CPW_CLASS_CPU_STARVED;
+	}
+	if (in->ref > 0) {
+		/* Taking turns on a lock is the CPU work's own shape, not a wait of its own. */
+		double cpu_lane = in->cpu + in->runq + (in->serialised ? in->lock : 0);
+		double wait_lane = in->other + (in->serialised ? 0 : in->lock);
+
+		in->share[PV_CPU] = cpu_lane / in->ref;
+		in->share[PV_DISK] = in->disk / in->ref;
+		in->share[PV_WAIT] = wait_lane / in->ref;
+	}
+}
+
+static enum cpw_class lane_class(const struct pv_in *in, enum pv_lane lane)
+{
+	switch (lane) {
+	case PV_CPU:
+		return in->cpu_label;
+	case PV_DISK:
+		return CPW_CLASS_IO_BOUND;
+	case PV_WAIT:
+	case PV_NLANES:
+		break;
+	}
+	return CPW_CLASS_WAITING;
+}
+
+static double lane_threshold(enum pv_lane lane)
+{
+	static const enum cpw_threshold_id ids[PV_NLANES] = {
+		[PV_CPU] = CPW_T_CPU_SHARE, [PV_DISK] = CPW_T_DISK_SHARE, [PV_WAIT] = CPW_T_WAIT_SHARE,
+	};
+	return cpw_threshold(ids[lane]);
+}
+
+static bool qualifies(const struct pv_in *in, enum pv_lane lane)
+{
+	if (in->share[lane] < lane_threshold(lane))
+		return false;
+	return lane != PV_DISK || in->disk > cpw_threshold(CPW_T_DISK_VS_CPU) * in->cpu;
+}
+
+/* The classifier's rule (classify.c, blocked): a winner close to a notable rival, or less
+ * than dominance_margin past its own threshold beside an active rival, is mixed. */
+static bool blocked(const struct pv_in *in, enum pv_lane win)
+{
+	bool near = in->share[win] < lane_threshold(win) + cpw_threshold(CPW_T_DOMINANCE_MARGIN);
+
+	for (int x = 0; x < PV_NLANES; x++) {
+		double s = in->share[x];
+		bool rival = qualifies(in, (enum pv_lane)x) || x != PV_WAIT;
+
+		if (x == (int)win || s < cpw_threshold(CPW_T_NOTABLE_SHARE))
+			continue;
+		if (near && rival && lane_class(in, (enum pv_lane)x) != lane_class(in, win))
+			return true;
+		if (in->share[win] >= cpw_threshold(CPW_T_DOMINANCE) * s)
+			continue;
+		if (qualifies(in, (enum pv_lane)x) || (x != PV_WAIT && s > in->share[win]))
+			return true;
+	}
+	return false;
+}
+
+/* The target of pid's waits of kind with the most thread-seconds, "" when none. */
+static const char *top_target(const struct cpw_waits *waits, pid_t pid, enum cpw_wait_kind kind)
+{
+	const struct cpw_wait_target_time *best = NULL;
+
+	if (waits == NULL)
+		return "";
+	for (size_t i = 0; i < waits->ntargets; i++) {
+		const struct cpw_wait_target_time *t = &waits->targets[i];
+
+		if (t->pid == pid && t->kind == kind && t->target[0] && (!best || t->seconds > best->seconds))
+			best = t;
+	}
+	return best ? best->target : "";
+}
+
+static const char *lane_words(enum pv_lane lane, enum cpw_class label)
+{
+	if (lane == PV_CPU)
+		return label == CPW_CLASS_CPU_STARVED ? "on or queued for a CPU" : "on a CPU";
+	return lane == PV_DISK ? "waiting for the disk" : "waiting";
+}
+
+static void bytes_words(double b, char *buf, size_t len)
+{
+	if (b >= 1024.0 * 1024.0)
+		snprintf(buf, len, "%s MiB", cpw_verdict_figure(b / (1024.0 * 1024.0)).s);
+	else
+		snprintf(buf, len, "%s KiB", cpw_verdict_figure(b / 1024.0).s);
+}
+
+static void finding_disk(const struct pv_in *in, const struct cpw_waits *waits, char *f, size_t len)
+{
+	const struct cpw_proc *p = in->p;
+	bool writes = cpw_known(p->write_bytes) && (!cpw_known(p->read_bytes) || p->write_bytes > p->read_bytes);
+	double bytes = writes ? p->write_bytes : p->read_bytes;
+	const char *target = top_target(waits, p->pid, CPW_WAIT_DISK);
+	char amount[32] = "", esc[CPW_WAIT_TARGET_LEN * 4];
+
+	if (cpw_known(bytes) && bytes > 0)
+		bytes_words(bytes, amount, sizeof amount);
+	cpw_escape_utf8(target, esc, sizeof esc);
+	snprintf(f, len, "%s%s%s%s%s, %.0f%% of its time waiting for the disk",
+		 writes ? "writes" : "reads", amount[0] ? " " : "", amount, esc[0] ? " of " : "", esc,
+		 pct(in->share[PV_DISK]));
+}
+
+static void finding_wait(const struct pv_in *in, const struct cpw_waits *waits, char *f, size_t len)
+{
+	double share = 0;
+	int kind = in->w ? cpw_waits_proc_dominant(in->w, &share) : -1;
+	const char *target;
+	char esc[CPW_WAIT_TARGET_LEN * 4];
+
+	if (kind < 0 || kind == CPW_WAIT_CHILD) {
+		snprintf(f, len, "%.0f%% of its time off the CPU%s", pct(in->share[PV_WAIT]),
+			 in->probed ? "" : " (what it waited on was not probed)");
+		return;
+	}
+	target = top_target(waits, in->p->pid, (enum cpw_wait_kind)kind);
+	cpw_escape_utf8(target, esc, sizeof esc);
+	snprintf(f, len, "%.0f%% of its time waiting, mostly on %s%s%s%s",
+		 pct(in->share[PV_WAIT]), kind == CPW_WAIT_TIMER ? "a " : "",
+		 cpw_wait_kind_name((enum cpw_wait_kind)kind), esc[0] ? ": " : "", esc);
+}
+
+static void finding_cpu(const struct pv_in *in, char *f, size_t len)
+{
+	const struct cpw_proc *p = in->p;
+	double cores = in->life > 0 ? in->cpu / in->life : NAN;
+	double sys = in->cpu > 0 ? p->sys_s / in->cpu : NAN;
+	char extra[64] = "";
+
+	if (in->serialised && in->cpu_label == CPW_CLASS_CPU_STARVED) {
+		snprintf(f, len, "%d threads take turns on %s, queued for a CPU %.0f%% of the time "
+			 "they wanted one", p->cpu_threads, in->python ? "the GIL" : "a lock",
+			 pct(in->runq / (in->cpu + in->runq)));
+		return;
+	}
+	if (in->serialised) {
+		snprintf(f, len, "%d threads take turns on %s, %s core%s between them", p->cpu_threads,
+			 in->python ? "the GIL" : "a lock", cpw_verdict_figure(cores).s, cpw_verdict_figure_plural(cores));
+		return;
+	}
+	if (in->cpu_label == CPW_CLASS_CPU_STARVED) {
+		snprintf(f, len, "runnable, but queued for a CPU %.0f%% of its time",
+			 pct(in->ref > 0 ? in->runq / in->ref : 0));
+		return;
+	}
+	if (cpw_known(sys) && sys >= cpw_threshold(CPW_T_SYS_SHARE))
+		snprintf(extra, sizeof extra, ", %.0f%% of it in the kernel", pct(sys));
+	if (p->cpu_threads >= 2)
+		snprintf(f, len, "%d threads on %s core%s, %.0f%% of its time on a CPU%s", p->cpu_threads,
+			 cpw_verdict_figure(cores).s, cpw_verdict_figure_plural(cores), pct(in->share[PV_CPU]), extra);
+	else
+		snprintf(f, len, "%s on one thread, %.0f%% of its time on a CPU%s",
+			 in->python ? "pure Python" : "computes", pct(in->share[PV_CPU]), extra);
+}
+
+static double confidence(const struct pv_in *in, enum pv_lane win, double runner_up)
+{
+	double past = clamp01((in->share[win] - lane_threshold(win)) / (1 - lane_threshold(win)));
+	double dominance = runner_up > 0 ? clamp01((in->share[win] / runner_up - cpw_threshold(CPW_T_DOMINANCE)) /
+						   cpw_threshold(CPW_T_DOMINANCE)) : 1;
+	double sampled = in->life >= 4 * cpw_threshold(CPW_T_MIN_WALL_S) ? 1 : 0.8;
+
+	return (0.5 + 0.25 * past + 0.25 * dominance) * sampled;
+}
+
+static void judge_one(const struct pv_in *in, const struct cpw_waits *waits, struct cpw_proc_verdict *pv)
+{
+	enum pv_lane order[PV_NLANES] = { PV_CPU, PV_DISK, PV_WAIT };
+	int win = -1;
+	size_t len = sizeof pv->finding;
+
+	pv->cls = CPW_CLASS_UNKNOWN;
+	pv->secondary = CPW_CLASS_NONE;
+	pv->confidence = 0.1;
+	if (in->ref < cpw_threshold(CPW_T_MIN_WALL_S)) {
+		snprintf(pv->finding, len, "%s s of CPU and waits: too little to judge",
+			 cpw_verdict_figure(in->ref).s);
+		return;
+	}
+	for (int i = 1; i < PV_NLANES; i++) {
+		enum pv_lane x = order[i];
+		int j = i;
+
+		while (j > 0 && in->share[order[j - 1]] < in->share[x]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = x;
+	}
+	for (int i = 0; i < PV_NLANES && win < 0; i++)
+		if (qualifies(in, order[i]))
+			win = order[i];
+	if (win >= 0 && blocked(in, (enum pv_lane)win))
+		win = -1;
+	if (win < 0) {
+		enum pv_lane a = order[0], b = order[1];
+
+		pv->cls = CPW_CLASS_MIXED;
+		pv->secondary = lane_class(in, a);
+		pv->confidence = 0.3 + 0.25 * (in->share[a] > 0 ? clamp01(in->share[b] / in->share[a]) : 0);
+		snprintf(pv->finding, len, "no single resource dominates: %.0f%% of its time %s, %.0f%% %s",
+			 pct(in->share[a]), lane_words(a, in->cpu_label), pct(in->share[b]),
+			 lane_words(b, in->cpu_label));
+		return;
+	}
+	pv->cls = lane_class(in, (enum pv_lane)win);
+	{
+		enum pv_lane r = order[0] == (enum pv_lane)win ? order[1] : order[0];
+
+		if (in->share[r] >= cpw_threshold(CPW_T_NOTABLE_SHARE) &&
+		    lane_class(in, r) != pv->cls)
+			pv->secondary = lane_class(in, r);
+		pv->confidence = confidence(in, (enum pv_lane)win, in->share[r]);
+	}
+	if (win == PV_DISK)
+		finding_disk(in, waits, pv->finding, len);
+	else if (win == PV_WAIT)
+		finding_wait(in, waits, pv->finding, len);
+	else
+		finding_cpu(in, pv->finding, len);
+}
+
+/* The tree's totals the shares of "matters" are taken of. */
+struct pv_totals {
+	double cpu, waits, rss_kib;
+};
+
+static const char *matters(const struct pv_in *in, const struct pv_totals *tot)
+{
+	double notable = cpw_threshold(CPW_T_NOTABLE_SHARE);
+	double waits = in->ref - in->cpu - in->runq;
+
+	/* What it did itself, as far as it is known: unprobed, only its CPU and queue. */
+	double active = in->probed ? in->ref : in->cpu + in->runq;
+
+	if (in->cpu >= cpw_threshold(CPW_T_MIN_WALL_S) && tot->cpu > 0 && in->cpu >= notable * tot->cpu)
+		return "cpu";
+	if (in->probed && waits >= cpw_threshold(CPW_T_MIN_WALL_S) && waits >= notable * tot->waits)
+		return "waits";
+	/* Busy as long as a phase (on a CPU, queued, or waiting on something not its
+	 * children): part of the run's story, however busy the others. */
+	if (active >= cpw_threshold(CPW_T_PHASE_MIN_S))
+		return "time";
+	if ((double)in->p->max_rss_kib >= CPW_PROC_VERDICT_MEM_MIN_KIB && tot->rss_kib > 0 &&
+	    (double)in->p->max_rss_kib >= notable * tot->rss_kib)
+		return "memory";
+	return NULL;
+}
+
+/* The CPW_PROC_VERDICTS_MAX processes that matter with the most thread-seconds: their
+ * indices, in order of first sight. */
+struct pv_top {
+	size_t index[CPW_PROC_VERDICTS_MAX];
+	double busy[CPW_PROC_VERDICTS_MAX];
+	size_t n;
+};
+
+static void top_add(struct pv_top *top, size_t i, double busy, size_t *left_out)
+{
+	size_t at = top->n;
+
+	if (top->n >= CPW_PROC_VERDICTS_MAX) {
+		size_t least = 0;
+
+		for (size_t k = 1; k < top->n; k++)
+			if (top->busy[k] < top->busy[least])
+				least = k;
+		(*left_out)++;
+		if (!(busy > top->busy[least]))
+			return;
+		/* The one with the least goes; the rest keep their order. */
+		memmove(&top->index[least], &top->index[least + 1], (top->n - least - 1) * sizeof top->index[0]);
+		memmove(&top->busy[least], &top->busy[least + 1], (top->n - least - 1) * sizeof top->busy[0]);
+		at = top->n - 1;
+	} else {
+		top->n++;
+	}
+	top->index[at] = i;
+	top->busy[at] = busy;
+}
+
+void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, size_t i),
+			       const void *ctx, size_t n, const struct cpw_proc_verdict_ctx *with,
+			       struct cpw_proc_verdicts *out)
+{
+	const struct cpw_waits *waits = with->waits;
+	double now_s = with->now_s;
+	struct pv_totals tot = { 0, 0, 0 };
+	struct pv_top top = { .n = 0 };
+
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < n; i++) {
+		const struct cpw_proc *p = at(ctx, i);
+
+		tot.cpu += proc_cpu(p);
+		tot.rss_kib += (double)p->max_rss_kib;
+	}
+	if (waits != NULL && waits->probed)
+		for (size_t i = 0; i < waits->nprocs; i++)
+			tot.waits += own_waits(&waits->procs[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct pv_in in;
+
+		measure(&in, at(ctx, i), with);
+		if (matters(&in, &tot) != NULL)
+			top_add(&top, i, in.ref, &out->left_out);
+	}
+	for (size_t k = 0; k < top.n; k++) {
+		const struct cpw_proc *p = at(ctx, top.index[k]);
+		struct pv_in in;
+		struct cpw_proc_verdict *pv;
+		const char *why;
+
+		measure(&in, p, with);
+		why = matters(&in, &tot);
+		pv = &out->v[out->n++];
+		pv->pid = p->pid;
+		snprintf(pv->comm, sizeof pv->comm, "%s", p->comm);
+		pv->from_s = p->first_seen_s;
+		pv->to_s = end_of(p, now_s);
+		pv->cpu_s = in.cpu;
+		pv->cpu_share = in.ref > 0 ? in.cpu / in.ref : NAN;
+		pv->runq_share = in.ref > 0 ? in.runq / in.ref : NAN;
+		pv->disk_share = in.ref > 0 ? in.disk / in.ref : NAN;
+		pv->wait_share = in.ref > 0 ? (in.lock + in.other) / in.ref : NAN;
+		pv->python = p->is_python >= 0 ? p->is_python : in.python;
+		pv->serialised = in.serialised;
+		pv->threads = p->cpu_threads;
+		snprintf(pv->why, sizeof pv->why, "%s", why);
+		judge_one(&in, waits, pv);
+	}
+}
+
+static const struct cpw_proc *array_at(const void *ctx, size_t i)
+{
+	return &((const struct cpw_proc *)ctx)[i];
+}
+
+void cpw_process_verdict_judge_array(const struct cpw_proc *procs, size_t n,
+				     const struct cpw_proc_verdict_ctx *with,
+				     struct cpw_proc_verdicts *out)
+{
+	cpw_process_verdict_judge(array_at, procs, n, with, out);
+}
+
+static const struct cpw_proc *tree_at(const void *ctx, size_t i)
+{
+	return cpw_tree_proc((const struct cpw_tree *)ctx, i);
+}
+
+void cpw_process_verdict_judge_tree(const struct cpw_tree *t, const struct cpw_proc_verdict_ctx *with,
+				    struct cpw_proc_verdicts *out)
+{
+	cpw_process_verdict_judge(tree_at, t, t ? cpw_tree_size(t) : 0, with, out);
+}
+
+void cpw_process_verdict_sentence(const struct cpw_proc_verdict *pv, char *buf, size_t len)
+{
+	char comm[CPW_COMM_MAX * 4];
+
+	cpw_escape_utf8(pv->comm, comm, sizeof comm);
+	snprintf(buf, len, "%s (pid %d), %.1f-%.1f s: %s", comm, (int)pv->pid, pv->from_s, pv->to_s,
+		 pv->finding);
+}
+
+/* ---- the tree's advice, held to every process's finding ---- */
+
+static void append(struct cpw_verdict *v, const char *text)
+{
+	size_t used = strlen(v->advice);
+
+	if (used + 1 < sizeof(v->advice))
+		snprintf(v->advice + used, sizeof(v->advice) - used, "%s", text);
+}
+
+/* Replaces the first from in v's advice with to (dropped where it would not fit). */
+static void replace(struct cpw_verdict *v, const char *from, const char *to)
+{
+	char *at = strstr(v->advice, from);
+	char rest[sizeof v->advice];
+
+	if (at == NULL || strlen(v->advice) - strlen(from) + strlen(to) >= sizeof v->advice)
+		return;
+	snprintf(rest, sizeof rest, "%s", at + strlen(from));
+	snprintf(at, sizeof v->advice - (size_t)(at - v->advice), "%s%s", to, rest);
+}
+
+#define THREADS_ADVICE "parallelise (threads, processes, make -j)"
+
+void cpw_process_verdict_guard_advice(const struct cpw_proc_verdicts *pvs, struct cpw_verdict *v)
+{
+	bool python = false, serialised = false, named = false;
+
+	if (pvs == NULL || v == NULL)
+		return;
+	for (size_t i = 0; i < pvs->n; i++) {
+		const struct cpw_proc_verdict *pv = &pvs->v[i];
+
+		if (pv->python == 1 && (pv->cls == CPW_CLASS_CPU_BOUND || pv->serialised))
+			python = true;
+		serialised |= pv->serialised;
+	}
+	/* More threads help neither Python's CPU work nor threads that take turns on a lock. */
+	if (python)
+		replace(v, THREADS_ADVICE, "parallelise with processes (multiprocessing, "
+			"concurrent.futures.ProcessPoolExecutor; Python threads take turns on the GIL)");
+	else if (serialised)
+		replace(v, THREADS_ADVICE, "parallelise with processes or make -j (more threads take "
+			"turns on the same lock)");
+	/* Every process that matters in the advice: those judged otherwise than the tree. */
+	for (size_t i = 0; i < pvs->n; i++) {
+		const struct cpw_proc_verdict *pv = &pvs->v[i];
+		char line[160], comm[CPW_COMM_MAX * 4];
+
+		if (pv->cls == v->cls || pv->cls == CPW_CLASS_UNKNOWN || pv->cls == CPW_CLASS_MIXED)
+			continue;
+		cpw_escape_utf8(pv->comm, comm, sizeof comm);
+		snprintf(line, sizeof line, "%s %s (pid %d) %s", named ? "," : " Per process:", comm,
+			 (int)pv->pid, cpw_verdict_class_name(pv->cls));
+		append(v, line);
+		named = true;
+	}
+	if (named)
+		append(v, ": see its finding.");
+}

@@ -1,0 +1,351 @@
+/*
+ * test_process_verdict.c: a verdict per process (classify/process_verdict.c), from fixtures
+ * modelled on the composite run of issue 27 (sh -c "sleep 1; dd ... iflag=direct; python3
+ * with threads on the GIL") as the model holds it at the end: each process that matters gets
+ * its own class and finding; the shell, which only waits for its children, does not matter;
+ * the tree's advice never recommends threads that a process's finding rules out.
+ */
+#include "config.h"
+#include "classify/process_verdict.h"
+#include "classify/verdict.h"
+#include "model/tree.h"
+#include "model/waits.h"
+#include "cunit_tap.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct cpw_proc proc(pid_t pid, const char *comm, double from, double to, double user,
+			    double sys, double runq)
+{
+	struct cpw_proc p;
+
+	memset(&p, 0, sizeof p);
+	p.pid = pid;
+	p.ppid = 100;
+	snprintf(p.comm, sizeof p.comm, "%s", comm);
+	p.first_seen_s = from;
+	p.last_seen_s = to;
+	p.exited_s = to;
+	p.missed_s = NAN;
+	p.user_s = user;
+	p.sys_s = sys;
+	p.oncpu_s = user + sys;
+	p.runq_wait_s = runq;
+	p.read_bytes = p.write_bytes = 0;
+	p.max_rss_kib = 2048;
+	p.nthreads = p.max_threads = 1;
+	p.cpu_threads = user + sys > 0.05 ? 1 : 0;
+	p.samples_in = (uint64_t)((to - from) / 0.1);
+	p.r_samples = (uint64_t)((double)p.samples_in * (user + sys) / (to - from));
+	p.is_python = 0;
+	return p;
+}
+
+static void wait_for(struct cpw_waits *w, pid_t pid, const char *comm, enum cpw_wait_kind kind,
+		     double s, const char *target)
+{
+	struct cpw_wait_proc_time *p = NULL;
+
+	for (size_t i = 0; i < w->nprocs; i++)
+		if (w->procs[i].pid == pid)
+			p = &w->procs[i];
+	if (p == NULL) {
+		p = &w->procs[w->nprocs++];
+		p->pid = pid;
+		snprintf(p->comm, sizeof p->comm, "%s", comm);
+	}
+	p->seconds[kind] += s;
+	p->total_s += s;
+	w->seconds[kind] += s;
+	w->total_s += s;
+	if (target) {
+		struct cpw_wait_target_time *t = &w->targets[w->ntargets++];
+
+		t->kind = kind;
+		snprintf(t->target, sizeof t->target, "%s", target);
+		t->pid = pid;
+		t->seconds = s;
+	}
+}
+
+static double cores = NAN; /* the tree's usable CPUs in the next judge() */
+
+static void judge(const struct cpw_proc *procs, size_t n, const struct cpw_waits *w, double now_s,
+		  struct cpw_proc_verdicts *out)
+{
+	struct cpw_proc_verdict_ctx with = { .waits = w, .cores_usable = cores, .now_s = now_s };
+
+	cpw_process_verdict_judge_array(procs, n, &with, out);
+}
+
+/* The composite run: sh (pid 100) waits for sleep 1 (101), dd with O_DIRECT (102) and
+ * python3 with 5 threads on the GIL (103). */
+enum { N_COMPOSITE = 4 };
+static struct cpw_proc composite[N_COMPOSITE];
+static struct cpw_waits composite_waits;
+
+static void build_composite(void)
+{
+	struct cpw_proc *py;
+
+	composite[0] = proc(100, "sh", 0.0, 7.2, 0.01, 0.01, 0);
+	composite[1] = proc(101, "sleep", 0.0, 1.0, 0.0, 0.001, 0);
+	composite[2] = proc(102, "dd", 1.0, 2.9, 0.05, 0.80, 0.02);
+	composite[2].read_bytes = 160e6;
+	composite[3] = proc(103, "python3", 2.9, 7.2, 4.2, 0.1, 0.6);
+	py = &composite[3];
+	py->is_python = 1;
+	py->nthreads = py->max_threads = 6;
+	py->cpu_threads = 5;
+	py->samples_in = 43;
+	py->r_samples = 48; /* about one runnable at a time */
+	py->max_rss_kib = 12 * 1024;
+	cpw_waits_init(&composite_waits);
+	composite_waits.probed = true;
+	wait_for(&composite_waits, 100, "sh", CPW_WAIT_CHILD, 7.2, NULL);
+	wait_for(&composite_waits, 101, "sleep", CPW_WAIT_TIMER, 0.98, NULL);
+	wait_for(&composite_waits, 102, "dd", CPW_WAIT_DISK, 1.03, "/tmp/x/big.dat");
+	wait_for(&composite_waits, 103, "python3", CPW_WAIT_LOCK, 15.5, NULL);
+}
+
+static const struct cpw_proc_verdict *find(const struct cpw_proc_verdicts *pvs, pid_t pid)
+{
+	for (size_t i = 0; i < pvs->n; i++)
+		if (pvs->v[i].pid == pid)
+			return &pvs->v[i];
+	return NULL;
+}
+
+static void test_composite(void)
+{
+	struct cpw_proc_verdicts pvs;
+	const struct cpw_proc_verdict *sleep_v, *dd, *py;
+	char line[320];
+
+	build_composite();
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_EQUAL(pvs.n, 3);
+	CU_ASSERT_PTR_NULL(find(&pvs, 100)); /* the shell only waits for its children */
+	sleep_v = find(&pvs, 101);
+	dd = find(&pvs, 102);
+	py = find(&pvs, 103);
+	CU_ASSERT_FATAL(sleep_v && dd && py);
+	CU_ASSERT_EQUAL(sleep_v->cls, CPW_CLASS_WAITING);
+	CU_ASSERT_STRING_EQUAL(sleep_v->why, "time"); /* 6% of the tree's waits, but 1 s */
+	CU_ASSERT_STRING_EQUAL(dd->why, "time");
+	CU_ASSERT_PTR_NOT_NULL(strstr(sleep_v->finding, "a timer"));
+	CU_ASSERT_EQUAL(dd->cls, CPW_CLASS_IO_BOUND);
+	CU_ASSERT_EQUAL(dd->secondary, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(dd->finding, "reads 153 MiB of /tmp/x/big.dat"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dd->finding, "54% of its time waiting for the disk"));
+	CU_ASSERT_EQUAL(py->cls, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_TRUE(py->serialised);
+	CU_ASSERT_STRING_EQUAL(py->why, "cpu");
+	CU_ASSERT_PTR_NOT_NULL(strstr(py->finding, "5 threads take turns on the GIL"));
+	CU_ASSERT(py->confidence > 0.5 && py->confidence <= 1);
+	cpw_process_verdict_sentence(py, line, sizeof line);
+	CU_ASSERT_STRING_EQUAL(line, "python3 (pid 103), 2.9-7.2 s: 5 threads take turns on the GIL, "
+			       "1.0 core between them");
+	/* In order of first sight: the run's story. */
+	CU_ASSERT_EQUAL(pvs.v[0].pid, 101);
+	CU_ASSERT_EQUAL(pvs.v[2].pid, 103);
+}
+
+/* Without the wait probe: no class from waits nobody named. */
+static void test_unprobed(void)
+{
+	struct cpw_proc_verdicts pvs;
+
+	build_composite();
+	judge(composite, N_COMPOSITE, NULL, 7.2, &pvs);
+	/* sleep matters by nothing measured; dd by its CPU time, python by its share */
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 2);
+	CU_ASSERT_EQUAL(pvs.v[0].pid, 102);
+	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "time");
+	CU_ASSERT_EQUAL(pvs.v[1].pid, 103);
+	CU_ASSERT_EQUAL(pvs.v[1].cls, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_TRUE(pvs.v[1].serialised);
+}
+
+/* A single-threaded pure Python process and a C program beside it; a CPU share near the
+ * threshold beside disk waits is mixed, not a flip between two classes. */
+static void test_cpu_and_margin(void)
+{
+	struct cpw_proc procs[3];
+	struct cpw_waits w;
+	struct cpw_proc_verdicts pvs;
+
+	procs[0] = proc(200, "python3", 0.0, 3.0, 2.9, 0.05, 0.02);
+	procs[0].is_python = 1;
+	procs[1] = proc(201, "cc1", 0.0, 2.0, 1.9, 0.05, 0.6); /* queued for a CPU 24% */
+	procs[2] = proc(202, "writer", 0.0, 2.0, 1.1, 0.0, 0);
+	procs[2].write_bytes = 50e6;
+	cpw_waits_init(&w);
+	w.probed = true;
+	wait_for(&w, 202, "writer", CPW_WAIT_DISK, 0.8, "/tmp/out");
+	judge(procs, 3, &w, 3.0, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 3);
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "pure Python on one thread"));
+	CU_ASSERT_EQUAL(pvs.v[1].cls, CPW_CLASS_CPU_BOUND); /* 24% queued: inside the margin */
+	CU_ASSERT_EQUAL(pvs.v[2].cls, CPW_CLASS_MIXED);    /* 58% CPU beside 42% disk */
+	CU_ASSERT_EQUAL(pvs.v[2].secondary, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[2].finding, "no single resource dominates"));
+	/* Queued for most of it: starved. */
+	procs[1].runq_wait_s = 1.9;
+	judge(procs, 3, &w, 3.0, &pvs);
+	CU_ASSERT_EQUAL(pvs.v[1].cls, CPW_CLASS_CPU_STARVED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[1].finding, "queued for a CPU"));
+}
+
+/* GIL threads beside heavy other load: the woken threads queue for a CPU (2 runnable),
+ * yet the lock waits say they take turns: starved, and the finding names the GIL. */
+static void test_turns_starved(void)
+{
+	struct cpw_proc_verdicts pvs;
+
+	build_composite();
+	composite[3].user_s = 0.87;
+	composite[3].sys_s = 0;
+	composite[3].runq_wait_s = 3.83;
+	composite[3].r_samples = 88; /* 2.05 runnable */
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 3);
+	CU_ASSERT_TRUE(pvs.v[2].serialised);
+	CU_ASSERT_EQUAL(pvs.v[2].cls, CPW_CLASS_CPU_STARVED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[2].finding, "5 threads take turns on the GIL, queued for a CPU 81%"));
+	/* Without the lock waits to say so, 2 runnable threads do not take turns. */
+	composite_waits.procs[3].seconds[CPW_WAIT_LOCK] = 0;
+	composite_waits.procs[3].total_s = 0;
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_FALSE(pvs.v[2].serialised);
+}
+
+/* taskset -c 0 on 3 spinning threads: they queue behind each other on the one CPU they
+ * may use, which is their own doing, not other load's; on 2 CPUs the same wait is. */
+static void test_own_queue(void)
+{
+	struct cpw_proc p = proc(500, "spin_threads", 0.0, 2.0, 2.0, 0.0, 4.0);
+	struct cpw_proc_verdicts pvs;
+
+	p.cpu_threads = p.max_threads = p.nthreads = 3;
+	p.samples_in = 20;
+	p.r_samples = 60; /* 3 runnable */
+	cores = 1;
+	judge(&p, 1, NULL, 2.0, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 1);
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "3 threads on 1 core,"));
+	cores = 2.5;
+	judge(&p, 1, NULL, 2.0, &pvs);
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_STARVED);
+	cores = NAN;
+}
+
+/* Memory alone makes a process matter; too little of anything is unknown. */
+static void test_memory_and_short(void)
+{
+	struct cpw_proc procs[2];
+	struct cpw_proc_verdicts pvs;
+
+	procs[0] = proc(300, "cache", 0.0, 4.0, 0.1, 0.0, 0);
+	procs[0].max_rss_kib = 512 * 1024;
+	procs[1] = proc(301, "worker", 0.0, 4.0, 3.9, 0.0, 0);
+	judge(procs, 2, NULL, 4.0, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 2);
+	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "memory");
+	/* Unprobed: its time off the CPU is a wait nobody could name. */
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_WAITING);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "not probed"));
+	CU_ASSERT_STRING_EQUAL(pvs.v[1].why, "cpu");
+	procs[0].first_seen_s = 3.9; /* 0.1 s */
+	judge(procs, 2, NULL, 4.0, &pvs);
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_UNKNOWN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "too little to judge"));
+}
+
+/* Many equal workers: none has a notable share of the CPU nor of the waits; busy as long
+ * as a phase they matter, the busiest kept, and past the table they are counted. */
+static void test_left_out(void)
+{
+	enum { N = CPW_PROC_VERDICTS_MAX + 3 };
+	struct cpw_proc procs[N];
+	struct cpw_waits w;
+	struct cpw_proc_verdicts pvs;
+
+	for (size_t i = 0; i < N; i++)
+		procs[i] = proc((pid_t)(400 + i), "w", 0.0, 2.0, 0.3, 0.0, 0);
+	judge(procs, N, NULL, 2.0, &pvs);
+	CU_ASSERT_EQUAL(pvs.n, 0);
+	cpw_waits_init(&w);
+	w.probed = true;
+	for (size_t i = 0; i < N; i++)
+		wait_for(&w, procs[i].pid, "w", CPW_WAIT_NETWORK, 1.0, NULL);
+	judge(procs, N, &w, 2.0, &pvs);
+	CU_ASSERT_EQUAL(pvs.n, CPW_PROC_VERDICTS_MAX);
+	CU_ASSERT_EQUAL(pvs.left_out, 3);
+	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "time");
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_WAITING);
+	CU_ASSERT_EQUAL(pvs.v[0].pid, 400); /* equals: the first seen stay */
+	/* One that waited longer takes the place of one that waited least, in its order. */
+	w.procs[N - 1].seconds[CPW_WAIT_NETWORK] += 2;
+	w.procs[N - 1].total_s += 2;
+	w.procs[0].seconds[CPW_WAIT_NETWORK] -= 0.5;
+	w.procs[0].total_s -= 0.5;
+	judge(procs, N, &w, 2.0, &pvs);
+	CU_ASSERT_EQUAL(pvs.n, CPW_PROC_VERDICTS_MAX);
+	/* 416 takes 400's place, 418 the first of the equals' (401), 417 stays out */
+	CU_ASSERT_EQUAL(pvs.left_out, 3);
+	CU_ASSERT_EQUAL(pvs.v[0].pid, 402);
+	CU_ASSERT_EQUAL(pvs.v[CPW_PROC_VERDICTS_MAX - 2].pid, 416);
+	CU_ASSERT_EQUAL(pvs.v[CPW_PROC_VERDICTS_MAX - 1].pid, 418);
+}
+
+/* The tree's advice holds for every process: no threads for the GIL process, and the
+ * processes judged otherwise named. */
+static void test_guard_advice(void)
+{
+	struct cpw_proc_verdicts pvs;
+	struct cpw_verdict v;
+
+	build_composite();
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	memset(&v, 0, sizeof v);
+	v.cls = CPW_CLASS_CPU_BOUND;
+	v.secondary = CPW_CLASS_NONE;
+	snprintf(v.advice, sizeof v.advice, "CPU-bound: profile it. It uses 1.0 of 2 usable cores: "
+		 "parallelise (threads, processes, make -j) to use the rest.");
+	cpw_process_verdict_guard_advice(&pvs, &v);
+	CU_ASSERT_PTR_NULL(strstr(v.advice, "threads, processes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "parallelise with processes (multiprocessing"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, " to use the rest."));
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "Per process: sleep (pid 101) waiting, dd (pid 102) "
+				      "io-bound: see its finding."));
+	/* A C program alone may still be advised threads. */
+	composite[3].is_python = 0;
+	snprintf(composite[3].comm, sizeof composite[3].comm, "worker");
+	composite[3].cpu_threads = 1;
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	snprintf(v.advice, sizeof v.advice, "parallelise (threads, processes, make -j) to use the rest.");
+	cpw_process_verdict_guard_advice(&pvs, &v);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "parallelise (threads, processes, make -j)"));
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("process_verdict", NULL, NULL);
+	CU_add_test(s, "composite run: a class and finding per process", test_composite);
+	CU_add_test(s, "without the wait probe", test_unprobed);
+	CU_add_test(s, "cpu-bound, starved and the margin", test_cpu_and_margin);
+	CU_add_test(s, "taking turns beside other load", test_turns_starved);
+	CU_add_test(s, "own threads queued past the usable CPUs", test_own_queue);
+	CU_add_test(s, "memory matters; too short is unknown", test_memory_and_short);
+	CU_add_test(s, "many equal processes", test_left_out);
+	CU_add_test(s, "the tree's advice holds for every process", test_guard_advice);
+	return cpw_cunit_run_tap();
+}
