@@ -5,6 +5,8 @@
 #include "config.h"
 #include "source/gpu/drm_fdinfo.h"
 #include "source/gpu/drm_reader.h"
+#include "source/waits/wait_kind.h"
+#include "model/gpu.h"
 #include "cunit_tap.h"
 
 #include <CUnit/Basic.h>
@@ -142,6 +144,57 @@ static void test_reader(void)
 	CU_ASSERT_PTR_NULL(cpw_drm_reader_new(NULL, FIXTURES "/drm/no-such-dir"));
 }
 
+static void test_wait_kind(void)
+{
+	unsigned long ino;
+	const struct cpw_syscall_info *io = cpw_syscall_by_name("ioctl");
+	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/nvidiactl", &ino), CPW_FD_GPU);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/nvidia0", &ino), CPW_FD_GPU);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/dri/renderD128", &ino), CPW_FD_GPU);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/kfd", &ino), CPW_FD_GPU);
+	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/kfdx", &ino), CPW_FD_FILE);
+	CU_ASSERT_STRING_EQUAL(cpw_wait_kind_name(CPW_WAIT_GPU), "gpu");
+	CU_ASSERT_EQUAL(cpw_wait_kind_from_name("gpu"), CPW_WAIT_GPU);
+#if defined(__x86_64__) || defined(__aarch64__)
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io);
+	/* a blocking synchronize: an ioctl on the driver's device */
+	CU_ASSERT_EQUAL(cpw_wait_classify('S', "0", io->nr, CPW_FD_GPU), CPW_WAIT_GPU);
+	CU_ASSERT_EQUAL(cpw_wait_classify('D', "", io->nr, CPW_FD_GPU), CPW_WAIT_GPU);
+	/* an ioctl on anything else: the wait channel, as before */
+	CU_ASSERT_EQUAL(cpw_wait_classify('S', "pipe_read", io->nr, CPW_FD_FILE), CPW_WAIT_PIPE);
+	CU_ASSERT_EQUAL(cpw_wait_classify('S', "0", io->nr, CPW_FD_TTY), CPW_WAIT_OTHER);
+#else
+	(void)io;
+#endif
+}
+
+static void test_model_devices(void)
+{
+	struct cpw_gpu g;
+	struct cpw_gpu_reading r;
+	memset(&r, 0, sizeof(r));
+	cpw_gpu_init(&g);
+	r.ndev = 1;
+	snprintf(r.dev[0].name, sizeof(r.dev[0].name), "NVIDIA Fake");
+	r.dev[0].busy = 0.9;
+	r.dev[0].mem_used_b = 1e9;
+	r.dev[0].mem_total_b = 8e9;
+	r.nproc = 1;
+	r.proc[0].pid = 999999; /* not of the tree: not kept */
+	r.proc[0].dev = 0;
+	r.proc[0].sm = 0.5;
+	cpw_gpu_fold(&g, &r, NULL);
+	r.dev[0].busy = NAN; /* an unread busy share is no zero */
+	r.dev[0].mem_used_b = 3e9;
+	cpw_gpu_fold(&g, &r, NULL);
+	CU_ASSERT_EQUAL(g.readings, 2);
+	CU_ASSERT_EQUAL(g.ndev, 1);
+	CU_ASSERT_EQUAL(g.nproc, 0);
+	CU_ASSERT_FALSE(g.dev[0].held);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_gpu_device_busy(&g.dev[0]), 0.9, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(g.dev[0].mem_used_max_b, 3e9, 1);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -153,5 +206,7 @@ int main(void)
 	CU_add_test(s, "not a DRM descriptor", test_not_drm);
 	CU_add_test(s, "hostile lines skipped, numbers saturated", test_hostile);
 	CU_add_test(s, "reader on a fixture proc root", test_reader);
+	CU_add_test(s, "the gpu wait kind: an ioctl on a GPU device", test_wait_kind);
+	CU_add_test(s, "the model: devices over readings, other processes left out", test_model_devices);
 	return cpw_cunit_run_tap();
 }
