@@ -99,19 +99,23 @@ static void gpu_idles(const struct cpw_metrics *m, struct cpw_verdict *v)
 {
 	double busy = 100 * m->gpu_busy_share;
 	bool feeder_io = strcmp(m->pipe_feeder_wait_kind, "disk") == 0;
+	bool feeder_cpu = m->pipe_feeder_cpu_share >= cpw_threshold(CPW_T_GPU_FEEDER_CPU);
+	/* A feeder that waited on nothing was on a CPU or in the run queue all along. */
+	bool feeder_busy = m->pipe_feeder_pid != 0 && !m->pipe_feeder_wait_kind[0];
 	if (m->pipe_waiter_pid != 0 && m->pipe_waiter_pid == m->gpu_holder_pid &&
-	    (m->pipe_feeder_cpu_share >= cpw_threshold(CPW_T_GPU_FEEDER_CPU) || feeder_io)) {
+	    (feeder_cpu || feeder_io || feeder_busy)) {
 		gpu_finding(v, "the GPU idles (busy %.0f%%): starved by its input pipeline, %.31s "
 			    "waits on a pipe fed by %.31s (pid %d), %s", busy, m->gpu_holder_comm,
-			    m->pipe_feeder_comm, m->pipe_feeder_pid, feeder_io ? "io-bound" : "cpu-bound");
+			    m->pipe_feeder_comm, m->pipe_feeder_pid, feeder_io ? "io-bound"
+			    : feeder_cpu ? "cpu-bound" : "on or waiting for a CPU");
 		append_advice(v, feeder_io ? "GPU: feed it faster: more data-loader workers, or "
 			      "faster storage (cache the data set in memory or on local disk)."
 			      : "GPU: feed it faster: more data-loader workers, cheaper transforms "
 			      "(decode once and cache, smaller images).");
 	} else if (m->gpu_holder_cpu_share >= cpw_threshold(CPW_T_GPU_HOST_CPU)) {
 		gpu_finding(v, "the GPU idles (busy %.0f%%): starved by the host, %.31s (pid %d) is "
-			    "cpu-bound (%.1f cores)", busy, m->gpu_holder_comm, m->gpu_holder_pid,
-			    m->gpu_holder_cpu_share);
+			    "on or waiting for a CPU %.0f%% of its life", busy, m->gpu_holder_comm,
+			    m->gpu_holder_pid, 100 * m->gpu_holder_cpu_share);
 		append_advice(v, "GPU: give it more per step: bigger batches, fewer Python steps per "
 			      "batch, compiled graphs (torch.compile, CUDA graphs).");
 	}

@@ -201,8 +201,9 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"time (a blocking synchronize) show the host waiting on the device" },
 	[CPW_T_GPU_HOST_CPU] = {
 		"gpu_host_cpu", 0.8, "cores",
-		"cpu_share's bar for one process: the GPU's holder on a CPU 80% of its life is "
-		"cpu-bound in its own step (the PyTorch profiler's 'CPU exec' dominating the step)" },
+		"cpu_share's bar for one process: the GPU's holder on a CPU or in its run queue 80% "
+		"of its life is bound by the host (the PyTorch profiler's 'CPU exec' dominating the "
+		"step)" },
 	[CPW_T_GPU_FEEDER_CPU] = {
 		"gpu_feeder_cpu", 0.7, "cores",
 		"own calibration: a feeder busy 70% of a core keeps its pipe short; the PyTorch "

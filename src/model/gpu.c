@@ -69,6 +69,7 @@ void cpw_gpu_fold(struct cpw_gpu *g, const struct cpw_gpu_reading *r, const stru
 		if (!p)
 			continue;
 		g->dev[pr->dev].held = true;
+		snprintf(p->comm, sizeof(p->comm), "%s", tp->comm); /* the latest: after an exec */
 		p->seen++;
 		if (!isnan(pr->sm)) {
 			p->sm_sum += pr->sm;
@@ -140,10 +141,15 @@ void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, double w
 	const struct cpw_proc *p = t ? cpw_tree_find(t, h->pid) : NULL;
 	if (!p)
 		return;
+	snprintf(m->gpu_holder_comm, sizeof(m->gpu_holder_comm), "%s", p->comm);
 	double end = isnan(p->exited_s) ? p->last_seen_s : p->exited_s;
 	double life = end - p->first_seen_s;
 	if (life > 0) {
-		m->gpu_holder_cpu_share = (p->user_s + p->sys_s) / life;
+		/* On a CPU or waiting for one (schedstat): a holder starved of CPUs by other
+		 * load starves its GPU as surely as one that computes. */
+		double want = p->oncpu_s > 0 ? p->oncpu_s + (p->runq_wait_s > 0 ? p->runq_wait_s : 0)
+					     : p->user_s + p->sys_s;
+		m->gpu_holder_cpu_share = want / life;
 		if (w && w->probed) {
 			double net = 0;
 			for (size_t i = 0; i < w->nprocs; i++)

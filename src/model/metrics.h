@@ -137,7 +137,8 @@ struct cpw_metrics {
 	double gpu_mem_share;         /* their peak memory used over their total, 0..1 */
 	int gpu_holder_pid;           /* the tree's process with the most SM share (else memory) */
 	char gpu_holder_comm[32];     /* raw */
-	double gpu_holder_cpu_share;  /* its CPU time over its lifetime (1 = one core) */
+	double gpu_holder_cpu_share;  /* its time on a CPU or in the run queue over its lifetime
+				       * (schedstat; rusage where none): 1 = one core wanted */
 	double gpu_holder_net_wait_share; /* its threads' network waits over its lifetime */
 	double gpu_wait_share;        /* the tree's gpu waits (thread-seconds) over the wall time */
 };

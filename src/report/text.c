@@ -16,6 +16,7 @@
 #include "report/phases_report.h"
 #include "report/waits_report.h"
 #include "report/hotspots_report.h"
+#include "report/gpu_report.h" /* gpu */
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -267,6 +268,7 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 	cpw_waits_write_text(r->waits, out);
 	cpw_phases_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
 	cpw_hotspots_write_text(r->hotspots, &r->phases, out);
+	cpw_gpu_write_text(r->gpu, out); /* gpu */
 	write_verdict_section(r, out);
 	if (r->nbudgets) {
 		fputs("Budgets:\n", out);
