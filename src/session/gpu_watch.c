@@ -18,6 +18,10 @@
 #include "source/gpu/nvml.h"
 
 #define GPU_PERIOD_S 1.0
+/* The sources open at the first sample this long into the watch, as the hotspots arm: a
+ * shorter command (a CUDA context alone takes longer to make) pays nothing, not even the
+ * failed dlopen (~0.2 ms, the first of a process). */
+#define GPU_FIRST_S 0.5
 #define DRM_PIDS_MAX 256
 
 struct cpw_gpu_watch {
@@ -65,7 +69,7 @@ static void open_sources(struct cpw_gpu_watch *w)
 
 void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, double now_s)
 {
-	if (!w || now_s < w->next_s)
+	if (!w || now_s < w->next_s || (!w->opened && now_s < GPU_FIRST_S))
 		return;
 	w->next_s = now_s + GPU_PERIOD_S;
 	if (!w->opened)

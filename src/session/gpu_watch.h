@@ -13,8 +13,9 @@ struct cpw_report;
 /* Opens nothing yet. NULL when out of memory (then no GPU is read). proc_root: the
  * config's, kept (NULL: the default). */
 struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root);
-/* At most once a second: reads the GPUs and folds the reading; the first call opens the
- * sources (a machine without a GPU pays one failed dlopen and one stat, once). */
+/* At most once a second: reads the GPUs and folds the reading; the first call 0.5 s or more
+ * into the watch opens the sources (a machine without a GPU pays one failed dlopen and one
+ * stat, once; a shorter command nothing). */
 void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, double now_s);
 /* The report's GPU section (r->gpu, NULL where no GPU was read), the gpu_* metrics of
  * r->metrics, and a note where a GPU library was found but could not be read. */
