@@ -4,7 +4,7 @@
  * classify/thresholds.c (gpu_*):
  *  - gpu-bound: the tree holds a device busy gpu_busy of the run or more, and it is
  *    saturated (gpu_saturated) or the host threads wait on it (gpu waits, gpu_wait_share of
- *    the wall time). The host's own verdict stays as the secondary class.
+ *    the wall time; or spin in libcuda, gpu_spin_share of the on-CPU samples). The host's own verdict stays as the secondary class.
  *  - a held device that idles (busy under gpu_busy): the holder waits on a pipe fed by a
  *    cpu-bound or io-bound process of the tree (its input pipeline); the holder is itself
  *    cpu-bound (the host); the holder waits on the network (communication).
@@ -72,7 +72,8 @@ static void line(struct cpw_evidence *e, const char *metric, double value, doubl
 	va_end(ap);
 }
 
-static void gpu_bound(const struct cpw_metrics *m, struct cpw_verdict *v, bool saturated, bool waits)
+static void gpu_bound(const struct cpw_metrics *m, struct cpw_verdict *v, bool saturated, bool waits,
+		      bool spins)
 {
 	struct cpw_evidence e[2];
 	int n = 0;
@@ -83,6 +84,12 @@ static void gpu_bound(const struct cpw_metrics *m, struct cpw_verdict *v, bool s
 		line(&e[n++], "gpu_wait_share", m->gpu_wait_share, cpw_threshold(CPW_T_GPU_WAIT_SHARE),
 		     "host threads wait on the GPU (driver ioctls) %.0f%% of the wall time (>= %.0f%%)",
 		     100 * m->gpu_wait_share, 100 * cpw_threshold(CPW_T_GPU_WAIT_SHARE));
+	else if (spins)
+		line(&e[n++], "gpu_driver_spin_share", m->gpu_driver_spin_share,
+		     cpw_threshold(CPW_T_GPU_SPIN_SHARE),
+		     "the host spins in the GPU driver (libcuda) %.0f%% of its CPU samples (>= %.0f%%): "
+		     "it waits on the device", 100 * m->gpu_driver_spin_share,
+		     100 * cpw_threshold(CPW_T_GPU_SPIN_SHARE));
 	else
 		line(&e[n++], "gpu_busy_share", m->gpu_busy_share, cpw_threshold(CPW_T_GPU_SATURATED),
 		     "it is saturated: busy %.0f%% (>= %.0f%%), the limit whatever the host does",
@@ -90,7 +97,7 @@ static void gpu_bound(const struct cpw_metrics *m, struct cpw_verdict *v, bool s
 	enum cpw_class host = v->cls;
 	v->secondary = host == CPW_CLASS_UNKNOWN || host == CPW_CLASS_MIXED ? CPW_CLASS_NONE : host;
 	v->cls = CPW_CLASS_GPU_BOUND;
-	v->confidence = saturated && waits ? 0.9 : saturated ? 0.8 : 0.7;
+	v->confidence = saturated && (waits || spins) ? 0.9 : saturated ? 0.8 : 0.7;
 	gpu_evidence(v, e, n);
 	snprintf(v->advice, sizeof(v->advice), "%s", cpw_advice_for(CPW_CLASS_GPU_BOUND));
 }
@@ -135,8 +142,9 @@ void cpw_gpu_verdict(const struct cpw_metrics *m, struct cpw_verdict *v)
 	double busy = m->gpu_busy_share;
 	bool saturated = busy >= cpw_threshold(CPW_T_GPU_SATURATED);
 	bool waits = m->gpu_wait_share >= cpw_threshold(CPW_T_GPU_WAIT_SHARE);
-	if (busy >= cpw_threshold(CPW_T_GPU_BUSY) && (saturated || waits))
-		gpu_bound(m, v, saturated, waits);
+	bool spins = m->gpu_driver_spin_share >= cpw_threshold(CPW_T_GPU_SPIN_SHARE);
+	if (busy >= cpw_threshold(CPW_T_GPU_BUSY) && (saturated || waits || spins))
+		gpu_bound(m, v, saturated, waits, spins);
 	else if (busy < cpw_threshold(CPW_T_GPU_BUSY))
 		gpu_idles(m, v);
 	if (m->gpu_mem_share >= cpw_threshold(CPW_T_GPU_MEM)) {

@@ -199,6 +199,11 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"gpu_wait_share", 0.2, "share",
 		"own calibration: host threads blocked in a GPU driver's ioctl a fifth of the wall "
 		"time (a blocking synchronize) show the host waiting on the device" },
+	[CPW_T_GPU_SPIN_SHARE] = {
+		"gpu_spin_share", 0.3, "share",
+		"own calibration: CUDA's default wait spins in libcuda (cudaDeviceScheduleAuto spins "
+		"where cores outnumber GPUs); a third of the on-CPU samples there is the host "
+		"waiting on the device, not computing" },
 	[CPW_T_GPU_HOST_CPU] = {
 		"gpu_host_cpu", 0.8, "cores",
 		"cpu_share's bar for one process: the GPU's holder on a CPU or in its run queue 80% "

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/hotspots.h"
 #include "model/metrics.h"
 #include "model/tree.h"
 #include "model/waits.h"
@@ -109,9 +110,34 @@ static const struct cpw_gpu_process *holder(const struct cpw_gpu *g)
 	return best;
 }
 
-void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, double wall_s,
-		     struct cpw_metrics *m)
+/* The GPU drivers' user-space libraries: CUDA's (libcuda.so.1), ROCm's HSA runtime. */
+static bool driver_file(const char *file)
 {
+	const char *base = file ? strrchr(file, '/') : NULL;
+	base = base ? base + 1 : file;
+	return base && (strncmp(base, "libcuda.so", 10) == 0 || strncmp(base, "libhsa-runtime", 14) == 0);
+}
+
+#define SPIN_TOP 256 /* functions looked at: the driver's spin is among the first */
+
+static double driver_spin_share(const struct cpw_hotspots *h)
+{
+	struct cpw_hot_fn top[SPIN_TOP]; /* ~14 KiB, once a run */
+	uint64_t all = h && !cpw_hotspots_unavailable(h) ? cpw_hotspots_samples(h) : 0;
+	if (all == 0)
+		return NAN;
+	size_t n = cpw_hotspots_top(h, top, SPIN_TOP);
+	uint64_t in = 0;
+	for (size_t i = 0; i < n; i++)
+		if (driver_file(top[i].file))
+			in += top[i].self;
+	return (double)in / (double)all;
+}
+
+void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, const struct cpw_hotspots *hs,
+		     double wall_s, struct cpw_metrics *m)
+{
+	m->gpu_driver_spin_share = driver_spin_share(hs);
 	double busy_sum = 0, mem_share = NAN;
 	int busy_n = 0;
 	m->gpu_devices_held = 0;

@@ -53,9 +53,11 @@ double cpw_gpu_device_busy(const struct cpw_gpu_device *d);
 double cpw_gpu_process_sm(const struct cpw_gpu_process *p);
 
 struct cpw_metrics;
+struct cpw_hotspots;
 /* The gpu_* metrics of a run wall_s long: the held devices, their busy and memory shares,
- * the holder and its CPU and network waits, the tree's gpu waits (from t's waits). */
-void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, double wall_s,
-		     struct cpw_metrics *m);
+ * the holder and its CPU and network waits, the tree's gpu waits (from t's waits), the
+ * share of the on-CPU samples in the GPU driver's library (hs: NULL without hotspots). */
+void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, const struct cpw_hotspots *hs,
+		     double wall_s, struct cpw_metrics *m);
 
 #endif

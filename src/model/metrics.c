@@ -40,6 +40,7 @@ void cpw_metrics_init(struct cpw_metrics *m)
 	m->wait_child_s = NAN;
 	m->gpu_busy_share = m->gpu_mem_share = m->gpu_holder_cpu_share = NAN; /* gpu */
 	m->gpu_holder_net_wait_share = m->gpu_wait_share = NAN;               /* gpu */
+	m->gpu_driver_spin_share = NAN;                                       /* gpu */
 }
 
 void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)

@@ -141,6 +141,8 @@ struct cpw_metrics {
 				       * (schedstat; rusage where none): 1 = one core wanted */
 	double gpu_holder_net_wait_share; /* its threads' network waits over its lifetime */
 	double gpu_wait_share;        /* the tree's gpu waits (thread-seconds) over the wall time */
+	double gpu_driver_spin_share; /* share of the on-CPU samples in libcuda (CUDA's default
+				       * wait spins there); NAN without hotspots */
 };
 
 /* Fills every double with NAN and every count with 0. */

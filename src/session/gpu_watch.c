@@ -112,7 +112,7 @@ void cpw_gpu_watch_finish(struct cpw_gpu_watch *w, const struct cpw_tree *t, str
 		   (w->nvml ? w->model.ndev > 0 : w->model.nproc > 0);
 	r->gpu = any ? &w->model : NULL;
 	if (any)
-		cpw_gpu_metrics(&w->model, t, r->metrics.wall_s, &r->metrics);
+		cpw_gpu_metrics(&w->model, t, r->hotspots, r->metrics.wall_s, &r->metrics);
 }
 
 void cpw_gpu_watch_free(struct cpw_gpu_watch *w)

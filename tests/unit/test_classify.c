@@ -95,6 +95,7 @@ static const struct field fields[] = {
 	FLD(gpu_devices_held, F_INT), FLD(gpu_busy_share, F_DBL), FLD(gpu_mem_share, F_DBL),
 	FLD(gpu_holder_pid, F_INT), FLD(gpu_holder_comm, F_STR), FLD(gpu_holder_cpu_share, F_DBL),
 	FLD(gpu_holder_net_wait_share, F_DBL), FLD(gpu_wait_share, F_DBL),
+	FLD(gpu_driver_spin_share, F_DBL),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
