@@ -15,7 +15,7 @@
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 19
+plan 20
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -96,6 +96,7 @@ script "device NVIDIA_Fake_H100 81559 2000 97" "proc spin 0 2000 95"
 watch old -- "$W/spin" 2
 has "an older driver: a note, the device still read" "$SCRATCH/out" "an older driver: compute processes through the first version"
 has "an older driver: gpu-bound from what it gives" "$SCRATCH/out" "Verdict: gpu-bound"
+has "an older driver: memory from the first version's layout, no SM share" "$SCRATCH/out" "spin: SM N/A, memory 2000 MiB"
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null
