@@ -135,7 +135,7 @@ static void gpu_idles(const struct cpw_metrics *m, struct cpw_verdict *v)
 	}
 }
 
-void cpw_gpu_verdict(const struct cpw_metrics *m, struct cpw_verdict *v)
+void cpw_gpu_verdict_apply(const struct cpw_metrics *m, struct cpw_verdict *v)
 {
 	if (m->gpu_devices_held <= 0)
 		return;

@@ -11,6 +11,6 @@
 #include "model/metrics.h"
 
 /* Pure; does nothing where the tree held no GPU (m->gpu_devices_held == 0). */
-void cpw_gpu_verdict(const struct cpw_metrics *m, struct cpw_verdict *v);
+void cpw_gpu_verdict_apply(const struct cpw_metrics *m, struct cpw_verdict *v);
 
 #endif

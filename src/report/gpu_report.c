@@ -28,7 +28,7 @@ static void mib(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.0f MiB", v / (1024.0 * 1024.0));
 }
 
-void cpw_gpu_write_text(const struct cpw_gpu *g, FILE *out)
+void cpw_gpu_report_write_text(const struct cpw_gpu *g, FILE *out)
 {
 	if (!g)
 		return;
@@ -57,7 +57,7 @@ void cpw_gpu_write_text(const struct cpw_gpu *g, FILE *out)
 	}
 }
 
-struct json_object *cpw_gpu_to_json(const struct cpw_gpu *g)
+struct json_object *cpw_gpu_report_to_json(const struct cpw_gpu *g)
 {
 	struct cpw_json_doc d = { false };
 	json_object *root = cpw_json_doc_object(&d);
@@ -92,7 +92,7 @@ struct json_object *cpw_gpu_to_json(const struct cpw_gpu *g)
 	return cpw_json_doc_end(&d, root);
 }
 
-void cpw_gpu_write_exposition(const struct cpw_gpu *g, struct cpw_expo *e)
+void cpw_gpu_report_write_exposition(const struct cpw_gpu *g, struct cpw_expo *e)
 {
 	if (!g)
 		return;

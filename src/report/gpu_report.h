@@ -13,14 +13,14 @@
 #include "report/exposition.h"
 
 /* Writes the section, heading included; nothing for g == NULL. */
-void cpw_gpu_write_text(const struct cpw_gpu *g, FILE *out);
+void cpw_gpu_report_write_text(const struct cpw_gpu *g, FILE *out);
 /* {source, readings, devices: [{index, name, busy_share, busy_max, memory_used_bytes,
  *  memory_total_bytes, held}], processes: [{pid, comm, device, sm_share, memory_bytes}]};
  * NULL where json-c runs out of memory. New reference. */
-struct json_object *cpw_gpu_to_json(const struct cpw_gpu *g);
+struct json_object *cpw_gpu_report_to_json(const struct cpw_gpu *g);
 /* cperfwatch_gpu_busy_ratio, cperfwatch_gpu_memory_used_bytes,
  * cperfwatch_gpu_memory_total_bytes per device; cperfwatch_gpu_process_sm_ratio per
  * process. Nothing for g == NULL. */
-void cpw_gpu_write_exposition(const struct cpw_gpu *g, struct cpw_expo *e);
+void cpw_gpu_report_write_exposition(const struct cpw_gpu *g, struct cpw_expo *e);
 
 #endif

@@ -81,7 +81,7 @@ static int write_exposition(const struct cpw_report *r, FILE *out, enum cpw_expo
 			cpw_expo_sample(&e, "cperfwatch_budget_broken", false, label, r->budgets[i].broken);
 		}
 	}
-	cpw_gpu_write_exposition(r->gpu, &e); /* gpu */
+	cpw_gpu_report_write_exposition(r->gpu, &e); /* gpu */
 	return cpw_expo_end(&e);
 }
 

@@ -268,7 +268,7 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 	cpw_waits_write_text(r->waits, out);
 	cpw_phases_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
 	cpw_hotspots_write_text(r->hotspots, &r->phases, out);
-	cpw_gpu_write_text(r->gpu, out); /* gpu */
+	cpw_gpu_report_write_text(r->gpu, out); /* gpu */
 	write_verdict_section(r, out);
 	if (r->nbudgets) {
 		fputs("Budgets:\n", out);

@@ -85,7 +85,7 @@ void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, doubl
 			if (p->alive)
 				pids[np++] = p->pid;
 		}
-		n = cpw_drm_read(w->drm, pids, np, now_s, &w->reading);
+		n = cpw_drm_reader_read(w->drm, pids, np, now_s, &w->reading);
 	} else
 		return;
 	if (w->reading.note[0] && !w->model.note[0])

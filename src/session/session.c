@@ -747,7 +747,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
 	cpw_phases_refine_verdict(&r->phases, &r->metrics, &r->verdict);
 	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
-	cpw_gpu_verdict(&r->metrics, &r->verdict); /* gpu: gpu-bound, and a held GPU that idles */
+	cpw_gpu_verdict_apply(&r->metrics, &r->verdict); /* gpu: gpu-bound, and a held GPU that idles */
 	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
 
 	/* The groups go now, so that the kernel's clean-up of them overlaps the report; not

@@ -1,6 +1,6 @@
 /*
  * fuzz_drm.c: fuzz target for cpw_drm_fdinfo_parse (/proc/PID/fdinfo/N of a /dev/dri
- * descriptor) and cpw_drm_busy_share between two parses of halves of the input.
+ * descriptor) and cpw_drm_fdinfo_busy_share between two parses of halves of the input.
  */
 #include "config.h"
 #include "fuzz.h"
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(a.engine[i].capacity >= 1 && a.engine[i].name[0] != '\0');
 	size_t half = size / 2;
 	cpw_drm_fdinfo_parse(buf, half, &b);
-	double share = cpw_drm_busy_share(&b, &a, 1.0);
+	double share = cpw_drm_fdinfo_busy_share(&b, &a, 1.0);
 	FUZZ_ASSERT(isnan(share) || (share >= 0 && share <= 1));
 	free(buf);
 	return 0;

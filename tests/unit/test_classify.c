@@ -507,7 +507,7 @@ static void test_fixture(void)
 	if (!load_fixture(name, &m, &e))
 		return;
 	cpw_classify(&m, &v);
-	cpw_gpu_verdict(&m, &v); /* gpu: as the session applies it */
+	cpw_gpu_verdict_apply(&m, &v); /* gpu: as the session applies it */
 	check_invariants(name, &v);
 	check_advice(name, &m, &v);
 
@@ -561,7 +561,7 @@ static void test_fixture(void)
 
 	/* Pure: the same input gives the same bytes. */
 	cpw_classify(&m, &again);
-	cpw_gpu_verdict(&m, &again); /* gpu */
+	cpw_gpu_verdict_apply(&m, &again); /* gpu */
 	if (memcmp(&v, &again, sizeof v) != 0)
 		FAILF("%s: a second call gave a different verdict", name);
 

@@ -56,10 +56,10 @@ static void test_amdgpu(void)
 	CU_ASSERT_EQUAL(a.lines_skipped, 0);
 	parse("amdgpu.later.fdinfo", &b, 0);
 	/* 0.8 s of gfx in 1 s */
-	CU_ASSERT_DOUBLE_EQUAL(cpw_drm_busy_share(&a, &b, 1.0), 0.8, 1e-9);
-	CU_ASSERT(isnan(cpw_drm_busy_share(&a, &b, 0)));
+	CU_ASSERT_DOUBLE_EQUAL(cpw_drm_fdinfo_busy_share(&a, &b, 1.0), 0.8, 1e-9);
+	CU_ASSERT(isnan(cpw_drm_fdinfo_busy_share(&a, &b, 0)));
 	/* backwards: nothing told */
-	CU_ASSERT_DOUBLE_EQUAL(cpw_drm_busy_share(&b, &a, 1.0), 0.0, 1e-9); /* dec 0 -> 0 */
+	CU_ASSERT_DOUBLE_EQUAL(cpw_drm_fdinfo_busy_share(&b, &a, 1.0), 0.0, 1e-9); /* dec 0 -> 0 */
 }
 
 static void test_i915(void)
@@ -77,7 +77,7 @@ static void test_i915(void)
 	for (int i = 0; i < b.nengines; i++)
 		if (strcmp(b.engine[i].name, "video") == 0)
 			b.engine[i].ns += 1000000000ULL; /* 1 s busy of 2 engines */
-	CU_ASSERT_DOUBLE_EQUAL(cpw_drm_busy_share(&a, &b, 1.0), 0.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_drm_fdinfo_busy_share(&a, &b, 1.0), 0.5, 1e-9);
 }
 
 static void test_xe(void)
@@ -89,7 +89,7 @@ static void test_xe(void)
 	CU_ASSERT_EQUAL(a.memory_bytes, (4ULL + 200) << 20);
 	CU_ASSERT(eng(&a, "rcs") && eng(&a, "rcs")->has_cycles && eng(&a, "rcs")->has_total);
 	/* rcs: 3.8e9 cycles of 5e9 */
-	CU_ASSERT_DOUBLE_EQUAL(cpw_drm_busy_share(&a, &b, 1.0), 0.76, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_drm_fdinfo_busy_share(&a, &b, 1.0), 0.76, 1e-9);
 }
 
 static void test_not_drm(void)
@@ -122,7 +122,7 @@ static void test_hostile(void)
 			b.engine[i].cycles += 100;
 			b.engine[i].total_cycles += 10;
 		}
-	double s = cpw_drm_busy_share(&a, &b, 1.0);
+	double s = cpw_drm_fdinfo_busy_share(&a, &b, 1.0);
 	CU_ASSERT(s >= 0 && s <= 1);
 }
 
@@ -132,13 +132,13 @@ static void test_reader(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	pid_t pids[] = { 100, 101 };
 	struct cpw_gpu_reading g;
-	CU_ASSERT_EQUAL(cpw_drm_read(r, pids, 2, 1.0, &g), 1);
+	CU_ASSERT_EQUAL(cpw_drm_reader_read(r, pids, 2, 1.0, &g), 1);
 	CU_ASSERT_STRING_EQUAL(g.dev[0].name, "amdgpu 0000:03:00.0");
 	CU_ASSERT_EQUAL(g.nproc, 1); /* two descriptors, one client */
 	CU_ASSERT_EQUAL(g.proc[0].pid, 100);
 	CU_ASSERT(isnan(g.proc[0].sm)); /* the first reading tells no share */
 	CU_ASSERT_DOUBLE_EQUAL(g.proc[0].mem_b, (1048576.0 + 2048) * 1024, 1);
-	CU_ASSERT_EQUAL(cpw_drm_read(r, pids, 2, 2.0, &g), 1);
+	CU_ASSERT_EQUAL(cpw_drm_reader_read(r, pids, 2, 2.0, &g), 1);
 	CU_ASSERT_DOUBLE_EQUAL(g.proc[0].sm, 0.0, 1e-9); /* the same figures a second later */
 	cpw_drm_reader_free(r);
 	CU_ASSERT_PTR_NULL(cpw_drm_reader_new(NULL, FIXTURES "/drm/no-such-dir"));

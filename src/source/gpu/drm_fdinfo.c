@@ -209,7 +209,7 @@ int cpw_drm_fdinfo_parse(const char *text, size_t len, struct cpw_drm_client *ou
 	return 0;
 }
 
-double cpw_drm_busy_share(const struct cpw_drm_client *prev, const struct cpw_drm_client *cur,
+double cpw_drm_fdinfo_busy_share(const struct cpw_drm_client *prev, const struct cpw_drm_client *cur,
 			  double dt_s)
 {
 	double best = NAN;

@@ -48,7 +48,7 @@ int cpw_drm_fdinfo_parse(const char *text, size_t len, struct cpw_drm_client *ou
  * the busiest engine's share (its busy ns over the wall ns, over its capacity; on xe its
  * cycles over the total cycles), 0..1; NAN when nothing can be told (no common engine,
  * counters gone backwards, dt_s <= 0). Pure. */
-double cpw_drm_busy_share(const struct cpw_drm_client *prev, const struct cpw_drm_client *cur,
+double cpw_drm_fdinfo_busy_share(const struct cpw_drm_client *prev, const struct cpw_drm_client *cur,
 			  double dt_s);
 
 #endif

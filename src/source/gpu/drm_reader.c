@@ -129,7 +129,7 @@ static double add(double sum, double v)
 	return isnan(v) ? sum : isnan(sum) ? v : sum + v;
 }
 
-int cpw_drm_read(struct cpw_drm_reader *r, const pid_t *pids, size_t n, double now_s,
+int cpw_drm_reader_read(struct cpw_drm_reader *r, const pid_t *pids, size_t n, double now_s,
 		 struct cpw_gpu_reading *out)
 {
 	out->ndev = 0;
@@ -144,7 +144,7 @@ int cpw_drm_read(struct cpw_drm_reader *r, const pid_t *pids, size_t n, double n
 		if (dev < 0)
 			continue;
 		const struct client *p = previous(r, c);
-		double busy = p ? cpw_drm_busy_share(&p->c, &c->c, now_s - p->at_s) : NAN;
+		double busy = p ? cpw_drm_fdinfo_busy_share(&p->c, &c->c, now_s - p->at_s) : NAN;
 		double mem = c->c.has_memory ? (double)c->c.memory_bytes : NAN;
 		struct cpw_gpu_device_reading *d = &out->dev[dev];
 		d->busy = add(d->busy, busy);

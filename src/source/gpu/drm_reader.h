@@ -18,7 +18,7 @@ struct cpw_drm_reader *cpw_drm_reader_new(const char *proc_root, const char *dev
 /* Reads the DRM clients of pids at now_s (seconds, monotonic): a device per drm-pdev,
  * each client's busy share since the previous reading of it (NAN at the first), its
  * memory. Returns the number of devices seen. */
-int cpw_drm_read(struct cpw_drm_reader *r, const pid_t *pids, size_t n, double now_s,
+int cpw_drm_reader_read(struct cpw_drm_reader *r, const pid_t *pids, size_t n, double now_s,
 		 struct cpw_gpu_reading *out);
 void cpw_drm_reader_free(struct cpw_drm_reader *r);
 
