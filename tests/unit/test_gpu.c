@@ -147,22 +147,22 @@ static void test_reader(void)
 static void test_wait_kind(void)
 {
 	unsigned long ino;
-	const struct cpw_syscall_info *io = cpw_syscall_by_name("ioctl");
-	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/nvidiactl", &ino), CPW_FD_GPU);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/nvidia0", &ino), CPW_FD_GPU);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/dri/renderD128", &ino), CPW_FD_GPU);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/kfd", &ino), CPW_FD_GPU);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/kfdx", &ino), CPW_FD_FILE);
+	const struct cpw_syscall_info *io = cpw_wait_kind_syscall_by_name("ioctl");
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("/dev/nvidiactl", &ino), CPW_FD_GPU);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("/dev/nvidia0", &ino), CPW_FD_GPU);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("/dev/dri/renderD128", &ino), CPW_FD_GPU);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("/dev/kfd", &ino), CPW_FD_GPU);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("/dev/kfdx", &ino), CPW_FD_FILE);
 	CU_ASSERT_STRING_EQUAL(cpw_wait_kind_name(CPW_WAIT_GPU), "gpu");
 	CU_ASSERT_EQUAL(cpw_wait_kind_from_name("gpu"), CPW_WAIT_GPU);
 #if defined(__x86_64__) || defined(__aarch64__)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(io);
 	/* a blocking synchronize: an ioctl on the driver's device */
-	CU_ASSERT_EQUAL(cpw_wait_classify('S', "0", io->nr, CPW_FD_GPU), CPW_WAIT_GPU);
-	CU_ASSERT_EQUAL(cpw_wait_classify('D', "", io->nr, CPW_FD_GPU), CPW_WAIT_GPU);
+	CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "0", io->nr, CPW_FD_GPU), CPW_WAIT_GPU);
+	CU_ASSERT_EQUAL(cpw_wait_kind_classify('D', "", io->nr, CPW_FD_GPU), CPW_WAIT_GPU);
 	/* an ioctl on anything else: the wait channel, as before */
-	CU_ASSERT_EQUAL(cpw_wait_classify('S', "pipe_read", io->nr, CPW_FD_FILE), CPW_WAIT_PIPE);
-	CU_ASSERT_EQUAL(cpw_wait_classify('S', "0", io->nr, CPW_FD_TTY), CPW_WAIT_OTHER);
+	CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "pipe_read", io->nr, CPW_FD_FILE), CPW_WAIT_PIPE);
+	CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "0", io->nr, CPW_FD_TTY), CPW_WAIT_OTHER);
 #else
 	(void)io;
 #endif

@@ -6,8 +6,8 @@
  * parsed by a pure function (drm_fdinfo.c), and the busy share of one client between two
  * readings.
  */
-#ifndef CPW_SOURCE_DRM_FDINFO_H
-#define CPW_SOURCE_DRM_FDINFO_H
+#ifndef CPW_SOURCE_GPU_DRM_FDINFO_H
+#define CPW_SOURCE_GPU_DRM_FDINFO_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -87,7 +87,7 @@ static void read_pid(struct cpw_drm_reader *r, pid_t pid, double now_s)
 		if (n < 9 || memcmp(link, "/dev/dri/", 9) != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%d/fdinfo/%s", r->proc_root, (int)pid, e->d_name);
-		n = cpw_kf_read(path, text, sizeof(text));
+		n = cpw_kfile_read(path, text, sizeof(text));
 		struct client *c = &r->cur[r->ncur];
 		if (n <= 0 || cpw_drm_fdinfo_parse(text, (size_t)n, &c->c) != 0 || seen(r, pid, &c->c))
 			continue;

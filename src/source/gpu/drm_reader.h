@@ -3,8 +3,8 @@
  * descriptors on /dev/dri/ * (drm_fdinfo.h parses one file). A machine without /dev/dri
  * pays one stat, at cpw_drm_reader_new().
  */
-#ifndef CPW_SOURCE_DRM_READER_H
-#define CPW_SOURCE_DRM_READER_H
+#ifndef CPW_SOURCE_GPU_DRM_READER_H
+#define CPW_SOURCE_GPU_DRM_READER_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -3,8 +3,8 @@
  * fdinfo of the tree's processes: drm_reader.c): per device, its busy share and memory;
  * per process on a device, its SM share and memory. NAN where a figure could not be read.
  */
-#ifndef CPW_SOURCE_GPU_READING_H
-#define CPW_SOURCE_GPU_READING_H
+#ifndef CPW_SOURCE_GPU_GPU_READING_H
+#define CPW_SOURCE_GPU_GPU_READING_H
 
 #include <sys/types.h>
 

@@ -3,8 +3,8 @@
  * dlopen at the first reading (no build-time dependency: the few NVML types are declared
  * by hand in nvml.c, as nvtop and prmon do). A machine without it pays one failed dlopen.
  */
-#ifndef CPW_SOURCE_NVML_H
-#define CPW_SOURCE_NVML_H
+#ifndef CPW_SOURCE_GPU_NVML_H
+#define CPW_SOURCE_GPU_NVML_H
 
 #include <stddef.h>
 #include "source/gpu/gpu_reading.h"
