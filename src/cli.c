@@ -95,7 +95,7 @@ void cpw_cli_usage(FILE *out)
 	      "TIME is a number with an optional unit: ms, s (default), m, h (500ms, 2.5s, 2m).\n"
 	      "SIZE is a number of bytes with an optional unit: K, M, G, T (powers of 1024).\n"
 	      "CLASS is one of: cpu-bound, memory-bound, io-bound, thrashing, waiting,\n"
-	      "cpu-starved, mixed, unknown.\n"
+	      "cpu-starved, mixed, unknown, gpu-bound.\n"
 	      "In FILE, %r is the rank (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK or\n"
 	      "SLURM_PROCID), %h the short host name, %p cperfwatch's pid, %q{VAR} the\n"
 	      "environment variable VAR, %% a per cent sign.\n"
@@ -448,7 +448,7 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 		case OPT_FAIL_ON:
 			if (parse_fail_on(optarg, &cfg->fail_on_mask) < 0)
 				FAIL("invalid class list '%s' for --fail-on: classes are cpu-bound, "
-				     "memory-bound, io-bound, thrashing, waiting, cpu-starved, mixed, unknown",
+				     "memory-bound, io-bound, thrashing, waiting, cpu-starved, mixed, unknown, gpu-bound",
 				     optarg);
 			break;
 		case OPT_LABEL:

@@ -40,6 +40,10 @@ static const char *const advice_full[CPW_CLASS_COUNT] = {
 	[CPW_CLASS_UNKNOWN] =
 		"Too little data to judge: run it longer (a bigger input or a loop) or sample more "
 		"often with a lower --interval.",
+	[CPW_CLASS_GPU_BOUND] =
+		"GPU-bound: the device is busy and the host waits on it. Make the device's work "
+		"cheaper: mixed precision (bf16, fp16 with tensor cores), fused kernels (torch.compile), "
+		"fewer, larger launches; profile the kernels (nsys, ncu) for the slowest ones.",
 };
 
 /* Memory-bound by page faults alone: the kernel's work of giving fresh memory on first
@@ -69,6 +73,7 @@ static const char *const advice_short[CPW_CLASS_COUNT] = {
 	[CPW_CLASS_CPU_STARVED] = "for the run-queue wait, move other load away or give it more CPUs",
 	[CPW_CLASS_MIXED] = "",
 	[CPW_CLASS_UNKNOWN] = "run it longer",
+	[CPW_CLASS_GPU_BOUND] = "for the GPU part, make the device's kernels cheaper",
 };
 
 const char *cpw_advice_for(enum cpw_class cls)

@@ -194,6 +194,43 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"own calibration: ... and for this long at least: lock hand-offs and queue waits of "
 		"working threads last milliseconds; a pool's handler threads wait from one finished "
 		"job to the next, 0.8 s and more for a Pool(2) of 0.3 s chunks on a loaded 2-CPU VM" },
+	/* gpu */
+	[CPW_T_GPU_BUSY] = {
+		"gpu_busy", 0.5, "share",
+		"'busy for most of the run': NVML's utilisation (a kernel ran in the sample period) "
+		"above half; below it the PyTorch profiler's overview flags low GPU utilisation" },
+	[CPW_T_GPU_SATURATED] = {
+		"gpu_saturated", 0.9, "share",
+		"own calibration: a device busy 90% of the time is the limit whatever the host does "
+		"(nvidia-smi's utilisation counts any kernel running, so 100% is reachable)" },
+	[CPW_T_GPU_WAIT_SHARE] = {
+		"gpu_wait_share", 0.2, "share",
+		"own calibration: host threads blocked in a GPU driver's ioctl a fifth of the wall "
+		"time (a blocking synchronize) show the host waiting on the device" },
+	[CPW_T_GPU_SPIN_SHARE] = {
+		"gpu_spin_share", 0.3, "share",
+		"own calibration: CUDA's default wait spins in libcuda (cudaDeviceScheduleAuto spins "
+		"where cores outnumber GPUs); a third of the on-CPU samples there is the host "
+		"waiting on the device, not computing" },
+	[CPW_T_GPU_HOST_CPU] = {
+		"gpu_host_cpu", 0.8, "cores",
+		"cpu_share's bar for one process: the GPU's holder on a CPU or in its run queue 80% "
+		"of its life is bound by the host (the PyTorch profiler's 'CPU exec' dominating the "
+		"step)" },
+	[CPW_T_GPU_FEEDER_CPU] = {
+		"gpu_feeder_cpu", 0.7, "cores",
+		"own calibration: a feeder busy 70% of a core keeps its pipe short; the PyTorch "
+		"profiler's overview advises more DataLoader workers when data loading is a notable "
+		"share of the step" },
+	[CPW_T_GPU_NET_WAIT] = {
+		"gpu_net_wait", 0.1, "share",
+		"the issue's bar after the PyTorch profiler's distributed view: communication that "
+		"does not overlap computation, 10% of the step or more" },
+	[CPW_T_GPU_MEM] = {
+		"gpu_mem", 0.9, "share",
+		"own calibration: at 90% of device memory the caching allocator retries and frees "
+		"(PyTorch's 'CUDA out of memory' comes soon after); smaller batches or activation "
+		"checkpointing" },
 };
 
 const struct cpw_threshold *cpw_threshold_find(const char *name)

@@ -69,6 +69,15 @@ enum cpw_threshold_id {
 	CPW_T_POLL_FEW_FDS,
 	CPW_T_IDLE_THREAD_SAMPLES,
 	CPW_T_IDLE_THREAD_S,
+	/* gpu: the GPU's verdict and its findings (classify/gpu_verdict.c). */
+	CPW_T_GPU_BUSY,
+	CPW_T_GPU_SATURATED,
+	CPW_T_GPU_WAIT_SHARE,
+	CPW_T_GPU_SPIN_SHARE,
+	CPW_T_GPU_HOST_CPU,
+	CPW_T_GPU_FEEDER_CPU,
+	CPW_T_GPU_NET_WAIT,
+	CPW_T_GPU_MEM,
 	CPW_T_COUNT
 };
 

@@ -18,6 +18,7 @@ static const char *const class_names[CPW_CLASS_COUNT] = {
 	[CPW_CLASS_CPU_STARVED] = "cpu-starved",
 	[CPW_CLASS_MIXED] = "mixed",
 	[CPW_CLASS_UNKNOWN] = "unknown",
+	[CPW_CLASS_GPU_BOUND] = "gpu-bound",
 };
 
 const char *cpw_verdict_class_name(enum cpw_class cls)

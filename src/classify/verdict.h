@@ -19,6 +19,7 @@ enum cpw_class {
 	CPW_CLASS_CPU_STARVED,
 	CPW_CLASS_MIXED,
 	CPW_CLASS_UNKNOWN,
+	CPW_CLASS_GPU_BOUND, /* gpu: after unknown, so that the others keep their bits */
 	CPW_CLASS_COUNT,
 	CPW_CLASS_NONE = -1 /* no secondary */
 };

@@ -38,6 +38,9 @@ static const struct kind_advice kinds[] = {
 		  "blocks, and sync less often." },
 	{ "page-in", "Waiting for pages to be read in (page faults)", ": the working set is read from "
 		     "disk on first touch or after eviction; warm the cache, read ahead, or use less memory." },
+	{ "gpu", "Waiting on the GPU (a driver ioctl)", ": the device sets the pace; see the GPU "
+		 "section for how busy it was, and make its kernels do more per launch, or overlap "
+		 "them with the host's work (streams, asynchronous copies)." },
 	{ "other", "Waiting on something the probe does not name", ": strace -f -T (or perf trace) shows "
 		   "which calls block." },
 };

@@ -38,6 +38,9 @@ void cpw_metrics_init(struct cpw_metrics *m)
 	m->wait_kind_share = m->wait_target_share = m->wait_child_share = NAN;
 	m->pipe_wait_s = m->pipe_feeder_cpu_share = m->pipe_feeder_wait_share = NAN;
 	m->wait_child_s = NAN;
+	m->gpu_busy_share = m->gpu_mem_share = m->gpu_holder_cpu_share = NAN; /* gpu */
+	m->gpu_holder_net_wait_share = m->gpu_wait_share = NAN;               /* gpu */
+	m->gpu_driver_spin_share = NAN;                                       /* gpu */
 }
 
 void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)

@@ -130,6 +130,19 @@ struct cpw_metrics {
 	double pipe_feeder_cpu_share;   /* the feeder's CPU over its lifetime (1 = one core) */
 	char pipe_feeder_wait_kind[16]; /* the feeder's own dominant wait; "" when none */
 	double pipe_feeder_wait_share;
+
+	/* gpu: the GPUs the tree used (model/gpu.c fills it; NAN and 0 where none was read). */
+	int gpu_devices_held;         /* devices a process of the tree was seen on */
+	double gpu_busy_share;        /* mean busy share of those devices over the readings, 0..1 */
+	double gpu_mem_share;         /* their peak memory used over their total, 0..1 */
+	int gpu_holder_pid;           /* the tree's process with the most SM share (else memory) */
+	char gpu_holder_comm[32];     /* raw */
+	double gpu_holder_cpu_share;  /* its time on a CPU or in the run queue over its lifetime
+				       * (schedstat; rusage where none): 1 = one core wanted */
+	double gpu_holder_net_wait_share; /* its threads' network waits over its lifetime */
+	double gpu_wait_share;        /* the tree's gpu waits (thread-seconds) over the wall time */
+	double gpu_driver_spin_share; /* share of the on-CPU samples in libcuda (CUDA's default
+				       * wait spins there); NAN without hotspots */
 };
 
 /* Fills every double with NAN and every count with 0. */

@@ -17,6 +17,7 @@
 #include "report/counters_report.h"
 #include "report/phases_report.h"
 #include "report/hotspots_report.h"
+#include "report/gpu_report.h" /* gpu */
 #include "report/waits_report.h"
 #include "report/json_value.h"
 #include "report/process_report.h"
@@ -294,6 +295,7 @@ static json_object *build(struct cpw_json_doc *d, const struct cpw_report *r)
 	add(d, root, "verdict", verdict_object(d, r));
 	add(d, root, "phases", cpw_json_value_need(d, cpw_phases_report_to_json(&r->phases)));
 	add(d, root, "hotspots", r->hotspots ? cpw_json_value_need(d, cpw_hotspots_report_to_json(r->hotspots, &r->phases)) : NULL);
+	add(d, root, "gpu", r->gpu ? cpw_json_value_need(d, cpw_gpu_report_to_json(r->gpu)) : NULL); /* gpu */
 	/* Streamed too (a long run's columns held at once cost ~1 MB). */
 	add(d, root, "timeline", stream_processes ? jtext(d, TIMELINE_PLACEHOLDER) : timeline_object(d, r));
 	/* Written one process at a time by cpw_report_write_json(): a tree of 500 held as

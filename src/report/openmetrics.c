@@ -9,6 +9,7 @@
 #include "config.h"
 #include "report/report.h"
 #include "report/exposition.h"
+#include "report/gpu_report.h" /* gpu */
 
 #include <errno.h>
 #include <libgen.h>
@@ -80,6 +81,7 @@ static int write_exposition(const struct cpw_report *r, FILE *out, enum cpw_expo
 			cpw_exposition_sample(&e, "cperfwatch_budget_broken", false, label, r->budgets[i].broken);
 		}
 	}
+	cpw_gpu_report_write_exposition(r->gpu, &e); /* gpu */
 	return cpw_exposition_end(&e);
 }
 

@@ -362,6 +362,7 @@ static const char *const class_colour[CPW_CLASS_COUNT] = {
 	[CPW_CLASS_IO_BOUND] = "#e53935", [CPW_CLASS_THRASHING] = "#8e24aa",
 	[CPW_CLASS_WAITING] = "#78909c", [CPW_CLASS_CPU_STARVED] = "#fb8c00",
 	[CPW_CLASS_MIXED] = "#fdd835", [CPW_CLASS_UNKNOWN] = "#bdbdbd",
+	[CPW_CLASS_GPU_BOUND] = "#76b900",
 };
 
 /* The phases as bands from top to bottom, labelled above the first panel. */
@@ -442,10 +443,10 @@ static const char style[] =
 	".st0 { fill: #43a047; } .st1 { fill: #e53935; } .st2 { fill: #fb8c00; }\n"
 	".st3 { fill: #b0bec5; } .st4 { fill: #8e24aa; }\n"
 	/* The wait kinds, in cpw_wait_kind order: network pipe lock timer child event-loop
-	 * terminal disk page-in other. */
+	 * terminal disk page-in other gpu. */
 	".wk0 { fill: #1e88e5; } .wk1 { fill: #00acc1; } .wk2 { fill: #fb8c00; } .wk3 { fill: #b0bec5; }\n"
 	".wk4 { fill: #ffe082; } .wk5 { fill: #7e57c2; } .wk6 { fill: #8d6e63; } .wk7 { fill: #e53935; }\n"
-	".wk8 { fill: #d81b60; } .wk9 { fill: #757575; }\n"
+	".wk8 { fill: #d81b60; } .wk9 { fill: #757575; } .wk10 { fill: #76b900; }\n"
 	".cores { fill: none; stroke: #1e88e5; stroke-width: 1.8; }\n"
 	".usable { stroke: #1e88e5; stroke-dasharray: 6 4; stroke-width: 1.2; }\n"
 	".mem { fill: none; stroke: #6d4c41; stroke-width: 1.8; }\n"

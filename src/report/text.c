@@ -18,6 +18,7 @@
 #include "report/waits_report.h"
 #include "report/hotspots_report.h"
 #include "report/process_report.h"
+#include "report/gpu_report.h" /* gpu */
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -436,6 +437,7 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 	cpw_waits_report_write_text(r->waits, out);
 	cpw_phases_report_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
 	cpw_hotspots_report_write_text(r->hotspots, &r->phases, out);
+	cpw_gpu_report_write_text(r->gpu, out); /* gpu */
 	cpw_process_report_write_text(r, out); /* a verdict per process (issue 27, 3) */
 	write_verdict_section(r, out);
 	write_budgets_and_notes(r, out);

@@ -26,6 +26,8 @@
 #include "model/timeline.h"
 #include "model/whole_run.h"
 #include "session/sampling.h" /* hotspots */
+#include "session/gpu_watch.h" /* gpu */
+#include "classify/gpu_verdict.h" /* gpu */
 #include "report/series.h"
 #include "source/cgroup/cgroup.h"
 #include "source/kernel/cpus.h"
@@ -92,6 +94,7 @@ struct cpw_session {
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
 	struct cpw_sampling *sampling;     /* hotspots: on-CPU samples by function; NULL: none */
+	struct cpw_gpu_watch *gpu;         /* gpu: the GPUs, read once a second; NULL: none */
 };
 /* Closes what the session holds in the kernel (exit records, held files) and removes the
  * command's cgroup. */
@@ -185,6 +188,7 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 	/* hotspots */
 	s->sampling = cpw_sampling_new(cfg);
 	s->report.hotspots = cpw_sampling_hotspots(s->sampling);
+	s->gpu = cpw_gpu_watch_new(cfg->proc_root); /* gpu */
 	/* Only the JSON report names each process's user: the text and OpenMetrics reports
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
@@ -608,6 +612,7 @@ int cpw_session_sample(struct cpw_session *s)
 		write_series(s); /* --series: the point just recorded, as one line */
 		arm_counters(s);
 		cpw_sampling_step(s->sampling, s->tree, now, &s->report); /* hotspots */
+		cpw_gpu_watch_step(s->gpu, s->tree, now); /* gpu */
 	}
 	if (s->cfg->mode == CPW_MODE_ATTACH && s->target_start_ticks == 0)
 		s->target_start_ticks = cpw_tree_start_ticks(s->tree, s->cfg->pid);
@@ -738,6 +743,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 		cpw_report_note(r, "%s", notes.line[i]);
 
 	/* Judge: the verdict, the phases each with its own (they refine the run's), budgets. */
+	cpw_gpu_watch_finish(s->gpu, s->tree, r); /* gpu: its metrics, before the verdict */
 	cpw_classify(&r->metrics, &r->verdict);
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
@@ -749,6 +755,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 		cpw_process_verdict_guard_advice(&pvs, &r->verdict);
 	}
 	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
+	cpw_gpu_verdict_apply(&r->metrics, &r->verdict); /* gpu: gpu-bound, and a held GPU that idles */
 	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
 
 	/* The groups go now, so that the kernel's clean-up of them overlaps the report; not
@@ -820,5 +827,6 @@ void cpw_session_free(struct cpw_session *s)
 	free(s->pending_begin);
 	cpw_timeline_free(s->timeline);
 	cpw_sampling_free(s->sampling); /* hotspots */
+	cpw_gpu_watch_free(s->gpu); /* gpu */
 	free(s);
 }

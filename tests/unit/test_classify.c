@@ -39,6 +39,7 @@
 #include "model/metrics.h"
 #include "classify/thresholds.h"
 #include "classify/classify.h"
+#include "classify/gpu_verdict.h" /* gpu */
 #include "cunit_tap.h"
 
 #ifndef CPW_METRICS_FIXTURES
@@ -90,6 +91,11 @@ static const struct field fields[] = {
 	FLD(pipe_waiter_comm, F_STR), FLD(pipe_feeder_pid, F_INT), FLD(pipe_feeder_comm, F_STR),
 	FLD(pipe_feeder_cpu_share, F_DBL), FLD(pipe_feeder_wait_kind, F_STR),
 	FLD(pipe_feeder_wait_share, F_DBL),
+	/* gpu */
+	FLD(gpu_devices_held, F_INT), FLD(gpu_busy_share, F_DBL), FLD(gpu_mem_share, F_DBL),
+	FLD(gpu_holder_pid, F_INT), FLD(gpu_holder_comm, F_STR), FLD(gpu_holder_cpu_share, F_DBL),
+	FLD(gpu_holder_net_wait_share, F_DBL), FLD(gpu_wait_share, F_DBL),
+	FLD(gpu_driver_spin_share, F_DBL),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -501,6 +507,7 @@ static void test_fixture(void)
 	if (!load_fixture(name, &m, &e))
 		return;
 	cpw_classify(&m, &v);
+	cpw_gpu_verdict_apply(&m, &v); /* gpu: as the session applies it */
 	check_invariants(name, &v);
 	check_advice(name, &m, &v);
 
@@ -554,6 +561,7 @@ static void test_fixture(void)
 
 	/* Pure: the same input gives the same bytes. */
 	cpw_classify(&m, &again);
+	cpw_gpu_verdict_apply(&m, &again); /* gpu */
 	if (memcmp(&v, &again, sizeof v) != 0)
 		FAILF("%s: a second call gave a different verdict", name);
 
@@ -613,7 +621,7 @@ static void test_fixture_coverage(void)
 static void test_class_names(void)
 {
 	static const char *const names[] = { "cpu-bound", "memory-bound", "io-bound", "thrashing",
-					     "waiting", "cpu-starved", "mixed", "unknown" };
+					     "waiting", "cpu-starved", "mixed", "unknown", "gpu-bound" };
 
 	CU_ASSERT_EQUAL(sizeof names / sizeof names[0], CPW_CLASS_COUNT);
 	for (int c = 0; c < CPW_CLASS_COUNT; c++) {

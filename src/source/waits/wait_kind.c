@@ -23,6 +23,7 @@ static const struct cpw_syscall_info syscalls[] = {
 	ENTRY(0, "read", READ, true),
 	ENTRY(1, "write", WRITE, true),
 	ENTRY(7, "poll", POLL, false),
+	ENTRY(16, "ioctl", IOCTL, true),
 	ENTRY(17, "pread64", READ, true),
 	ENTRY(18, "pwrite64", WRITE, true),
 	ENTRY(19, "readv", READ, true),
@@ -66,6 +67,7 @@ static const struct cpw_syscall_info syscalls[] = {
 	 * epoll_wait, only their p-variants. */
 	ENTRY(4, "io_getevents", AIO, false),
 	ENTRY(22, "epoll_pwait", EPOLL, true),
+	ENTRY(29, "ioctl", IOCTL, true),
 	ENTRY(32, "flock", LOCK, true),
 	ENTRY(63, "read", READ, true),
 	ENTRY(64, "write", WRITE, true),
@@ -123,7 +125,7 @@ const struct cpw_syscall_info *cpw_wait_kind_syscall_by_name(const char *name)
 }
 
 static const char *const kind_names[CPW_WAIT_KIND_COUNT] = {
-	"network", "pipe", "lock", "timer", "child", "event-loop", "terminal", "disk", "page-in", "other",
+	"network", "pipe", "lock", "timer", "child", "event-loop", "terminal", "disk", "page-in", "other", "gpu",
 };
 
 const char *cpw_wait_kind_name(enum cpw_wait_kind kind)
@@ -154,6 +156,9 @@ enum cpw_fd_type cpw_wait_kind_fd_link_type(const char *link, unsigned long *ino
 		*inode = ino;
 		return link[0] == 's' ? CPW_FD_SOCKET : CPW_FD_PIPE;
 	}
+	if (strncmp(link, "/dev/nvidia", 11) == 0 || strncmp(link, "/dev/dri/", 9) == 0 ||
+	    strcmp(link, "/dev/kfd") == 0)
+		return CPW_FD_GPU;
 	if (strcmp(link, "anon_inode:[timerfd]") == 0)
 		return CPW_FD_TIMER;
 	if (strncmp(link, "anon_inode:", 11) == 0)
@@ -235,6 +240,8 @@ static enum cpw_wait_kind by_fd(char state, const char *wchan, enum cpw_fd_type 
 		return CPW_WAIT_TIMER;
 	case CPW_FD_ANON: /* eventfd, signalfd and the like: an event loop's */
 		return CPW_WAIT_EVENT_LOOP;
+	case CPW_FD_GPU: /* a read or poll on a GPU driver's device: its events */
+		return CPW_WAIT_GPU;
 	case CPW_FD_UNKNOWN:
 		break;
 	}
@@ -273,6 +280,8 @@ enum cpw_wait_kind cpw_wait_kind_classify(char state, const char *wchan, long nr
 	case CPW_SYS_SYNC:
 	case CPW_SYS_AIO:
 		return CPW_WAIT_DISK;
+	case CPW_SYS_IOCTL: /* a GPU driver's ioctl blocks on the device (a synchronize) */
+		return fd == CPW_FD_GPU ? CPW_WAIT_GPU : by_wchan(state, wchan);
 	case CPW_SYS_UNLISTED:
 		break;
 	}

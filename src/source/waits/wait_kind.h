@@ -1,6 +1,6 @@
 /*
  * wait_kind.h: what a thread off the CPU waits on, as a kind (network, pipe, lock, timer,
- * child, event loop, terminal input, disk, page-in, other), and the pure classifier that
+ * child, event loop, terminal input, disk, page-in, other, gpu), and the pure classifier that
  * names it from the thread's state, wait channel, system call and the type of the file
  * the call is on (wait_kind.c). Also the system call table of the architecture cperfwatch
  * is built for: x86-64 and aarch64; elsewhere the table is empty and kinds come from the
@@ -22,6 +22,8 @@ enum cpw_wait_kind {
 	CPW_WAIT_DISK,
 	CPW_WAIT_PAGE_IN,
 	CPW_WAIT_OTHER,
+	CPW_WAIT_GPU,      /* gpu: an ioctl on /dev/nvidia*, /dev/dri/ *, /dev/kfd (after OTHER:
+			    * the kinds' numbers before it stay) */
 	CPW_WAIT_KIND_COUNT
 };
 
@@ -40,7 +42,8 @@ enum cpw_sys_group {
 	CPW_SYS_POLL,       /* poll, ppoll, select, pselect6 */
 	CPW_SYS_EPOLL,      /* epoll_wait, epoll_pwait, epoll_pwait2: the fd is the epoll instance */
 	CPW_SYS_SYNC,       /* fsync, fdatasync, sync_file_range */
-	CPW_SYS_AIO         /* io_getevents */
+	CPW_SYS_AIO,        /* io_getevents */
+	CPW_SYS_IOCTL       /* ioctl: the fd's type decides (a GPU driver's: gpu) */
 };
 
 /* A poll or select on at most this many descriptors waits on them (its kind is theirs: a
@@ -56,7 +59,8 @@ enum cpw_fd_type {
 	CPW_FD_FILE,     /* a path that is not a terminal */
 	CPW_FD_TTY,      /* /dev/tty*, /dev/pts/N, /dev/console */
 	CPW_FD_TIMER,    /* anon_inode:[timerfd] */
-	CPW_FD_ANON      /* anon_inode:[eventfd] and the like */
+	CPW_FD_ANON,     /* anon_inode:[eventfd] and the like */
+	CPW_FD_GPU       /* /dev/nvidia*, /dev/dri/ *, /dev/kfd: a GPU driver's device */
 };
 
 struct cpw_syscall_info {
@@ -85,7 +89,7 @@ const struct cpw_syscall_info *cpw_wait_kind_syscall_by_name(const char *name);
 enum cpw_wait_kind cpw_wait_kind_classify(char state, const char *wchan, long nr, enum cpw_fd_type fd);
 
 /* The kind's name in reports and JSON: "network", "pipe", "lock", "timer", "child",
- * "event-loop", "terminal", "disk", "page-in", "other". */
+ * "event-loop", "terminal", "disk", "page-in", "other", "gpu". */
 const char *cpw_wait_kind_name(enum cpw_wait_kind kind);
 /* The kind called name, or -1. */
 int cpw_wait_kind_from_name(const char *name);

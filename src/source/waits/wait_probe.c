@@ -430,6 +430,8 @@ static int fd_rank(enum cpw_fd_type t)
 		return 2;
 	case CPW_FD_ANON:
 		return 1;
+	case CPW_FD_GPU: /* gpu: a GPU driver's events */
+		return 5;
 	case CPW_FD_UNKNOWN:
 		break;
 	}
@@ -586,6 +588,7 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 	/* The wait channel only where the call leaves the kind open: a read or write on an fd
 	 * not resolved, an eventfd, or a path slept on in S; a poll on such a path. */
 	bool decisive = sc && sc->group != CPW_SYS_UNLISTED &&
+			(sc->group != CPW_SYS_IOCTL || fdtype == CPW_FD_GPU) && /* gpu: else the wchan */
 			((sc->group != CPW_SYS_READ && sc->group != CPW_SYS_WRITE && sc->group != CPW_SYS_POLL) ||
 			 (sc->group == CPW_SYS_POLL && !(fdtype == CPW_FD_FILE && state != 'D')) ||
 			 (fdtype != CPW_FD_UNKNOWN && fdtype != CPW_FD_ANON &&

@@ -1,0 +1,125 @@
+/*
+ * gpu_watch.c: the session's GPUs. NVML first (it sees every process on an NVIDIA
+ * device); without it, the DRM fdinfo of the tree's processes. Readings at most once a
+ * second: NVML's own sampling period is 1/6 s to 1 s, and a reading costs a few ms.
+ */
+#include "config.h"
+#include "session/gpu_watch.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/gpu.h"
+#include "model/tree.h"
+#include "report/report.h"
+#include "source/gpu/drm_reader.h"
+#include "source/gpu/nvml.h"
+
+#define GPU_PERIOD_S 1.0
+/* The sources open at the first sample this long into the watch, as the hotspots arm: a
+ * shorter command (a CUDA context alone takes longer to make) pays nothing, not even the
+ * failed dlopen (~0.2 ms, the first of a process). */
+#define GPU_FIRST_S 0.5
+#define DRM_PIDS_MAX 256
+
+struct cpw_gpu_watch {
+	const char *proc_root;    /* the config's; NULL: the default */
+	bool opened;
+	struct cpw_nvml *nvml;
+	struct cpw_drm_reader *drm;
+	char why[160];            /* why NVML could not be used, where the library is there */
+	double next_s;
+	struct cpw_gpu model;
+	struct cpw_gpu_reading reading;
+	unsigned failed;          /* readings that read no device */
+};
+
+struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root)
+{
+	struct cpw_gpu_watch *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->proc_root = proc_root;
+	cpw_gpu_init(&w->model);
+	w->next_s = -INFINITY;
+	return w;
+}
+
+static void open_sources(struct cpw_gpu_watch *w)
+{
+	w->opened = true;
+	char why[160] = "";
+	w->nvml = cpw_nvml_open(why, sizeof(why));
+	if (w->nvml) {
+		snprintf(w->model.source, sizeof(w->model.source), "nvml");
+		if (cpw_nvml_missing(w->nvml)[0])
+			snprintf(w->model.note, sizeof(w->model.note), "GPU: %s", cpw_nvml_missing(w->nvml));
+		return;
+	}
+	/* The library there but unusable is worth a note; absent, it is a machine without
+	 * an NVIDIA GPU, and says nothing. */
+	if (strncmp(why, "no NVIDIA", 9) != 0)
+		snprintf(w->why, sizeof(w->why), "%s", why);
+	w->drm = cpw_drm_reader_new(w->proc_root, NULL);
+	if (w->drm)
+		snprintf(w->model.source, sizeof(w->model.source), "drm");
+}
+
+void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, double now_s)
+{
+	if (!w || now_s < w->next_s || (!w->opened && now_s < GPU_FIRST_S))
+		return;
+	w->next_s = now_s + GPU_PERIOD_S;
+	if (!w->opened)
+		open_sources(w);
+	int n = -1;
+	if (w->nvml)
+		n = cpw_nvml_read(w->nvml, &w->reading);
+	else if (w->drm) {
+		pid_t pids[DRM_PIDS_MAX];
+		size_t np = 0;
+		for (size_t i = 0; i < cpw_tree_size(t) && np < DRM_PIDS_MAX; i++) {
+			const struct cpw_proc *p = cpw_tree_proc(t, i);
+			if (p->alive)
+				pids[np++] = p->pid;
+		}
+		n = cpw_drm_reader_read(w->drm, pids, np, now_s, &w->reading);
+	} else
+		return;
+	if (w->reading.note[0] && !w->model.note[0])
+		snprintf(w->model.note, sizeof(w->model.note), "GPU: %s", w->reading.note);
+	if (n < 0) {
+		w->failed++;
+		return;
+	}
+	cpw_gpu_fold(&w->model, &w->reading, t);
+}
+
+void cpw_gpu_watch_finish(struct cpw_gpu_watch *w, const struct cpw_tree *t, struct cpw_report *r)
+{
+	if (!w)
+		return;
+	if (w->why[0])
+		cpw_report_note(r, "GPU: not read: %s", w->why);
+	if (w->model.note[0])
+		cpw_report_note(r, "%s", w->model.note);
+	if (w->failed && w->model.readings == 0 && w->model.source[0])
+		cpw_report_note(r, "GPU: no reading succeeded (%u tried)", w->failed);
+	/* DRM without a client of the tree is no GPU of this run. */
+	bool any = w->model.source[0] && w->model.readings > 0 &&
+		   (w->nvml ? w->model.ndev > 0 : w->model.nproc > 0);
+	r->gpu = any ? &w->model : NULL;
+	if (any)
+		cpw_gpu_metrics(&w->model, t, r->hotspots, r->metrics.wall_s, &r->metrics);
+}
+
+void cpw_gpu_watch_free(struct cpw_gpu_watch *w)
+{
+	if (!w)
+		return;
+	cpw_nvml_close(w->nvml);
+	cpw_drm_reader_free(w->drm);
+	free(w);
+}

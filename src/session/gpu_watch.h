@@ -1,0 +1,25 @@
+/*
+ * gpu_watch.h: the session's GPUs (gpu_watch.c): the sources opened at the first sample
+ * (NVML, else the DRM fdinfo where /dev/dri exists), read at most once a second, folded
+ * into the model (model/gpu.h), and at the end the gpu_* metrics and the notes.
+ */
+#ifndef CPW_SESSION_GPU_WATCH_H
+#define CPW_SESSION_GPU_WATCH_H
+
+struct cpw_gpu_watch;
+struct cpw_tree;
+struct cpw_report;
+
+/* Opens nothing yet. NULL when out of memory (then no GPU is read). proc_root: the
+ * config's, kept (NULL: the default). */
+struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root);
+/* At most once a second: reads the GPUs and folds the reading; the first call 0.5 s or more
+ * into the watch opens the sources (a machine without a GPU pays one failed dlopen and one
+ * stat, once; a shorter command nothing). */
+void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, double now_s);
+/* The report's GPU section (r->gpu, NULL where no GPU was read), the gpu_* metrics of
+ * r->metrics, and a note where a GPU library was found but could not be read. */
+void cpw_gpu_watch_finish(struct cpw_gpu_watch *w, const struct cpw_tree *t, struct cpw_report *r);
+void cpw_gpu_watch_free(struct cpw_gpu_watch *w);
+
+#endif

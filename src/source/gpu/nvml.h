@@ -1,0 +1,26 @@
+/*
+ * nvml.h: NVIDIA GPUs through the driver's own library, libnvidia-ml.so.1, opened with
+ * dlopen at the first reading (no build-time dependency: the few NVML types are declared
+ * by hand in nvml.c, as nvtop and prmon do). A machine without it pays one failed dlopen.
+ */
+#ifndef CPW_SOURCE_GPU_NVML_H
+#define CPW_SOURCE_GPU_NVML_H
+
+#include <stddef.h>
+#include "source/gpu/gpu_reading.h"
+
+struct cpw_nvml;
+
+/* Loads and initialises NVML. NULL with the reason in why when the library is absent, a
+ * function every reading needs is missing, or nvmlInit fails. */
+struct cpw_nvml *cpw_nvml_open(char *why, size_t len);
+/* Reads every device, and the processes on each (their SM share since the last reading,
+ * from nvmlDeviceGetProcessUtilization; their memory from the compute-process list, _v3,
+ * else _v2, else the first version). What could not be read is NAN, with the reason in
+ * out->note. Returns the number of devices, or -1 when none could be counted. */
+int cpw_nvml_read(struct cpw_nvml *n, struct cpw_gpu_reading *out);
+/* What the library offers beyond the essentials, for a note: "" when all of it. */
+const char *cpw_nvml_missing(const struct cpw_nvml *n);
+void cpw_nvml_close(struct cpw_nvml *n);
+
+#endif

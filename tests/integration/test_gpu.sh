@@ -1,0 +1,106 @@
+#!/bin/sh
+# test_gpu.sh: the GPU side scripted by a fake libnvidia-ml.so.1 (tests/gpu/fake_nvml.c,
+# built by make check), loaded by the real binary through LD_LIBRARY_PATH, on real
+# workloads:
+#   - spin, its device busy 97%: gpu-bound, the host's verdict the secondary; the GPU
+#     section, the JSON gpu object (schema-valid) and the OpenMetrics families;
+#   - sh -c 'spin | cat', cat holding an idle device: starved by its input pipeline;
+#   - spin holding an idle device: starved by the host;
+#   - device memory at 95%: the memory finding;
+#   - nvmlInit failing, nvmlDeviceGetCount failing, a library without
+#     nvmlDeviceGetCount, an older driver's functions: a note with the reason, no crash,
+#     the host's own verdict;
+#   - no library at all: no GPU section, no note.
+. "$CPW_SRCDIR/tests/integration/tap.sh"
+
+W=$CPW_WORKLOADS
+FAKE=$CPW_BUILDDIR/tests/gpu
+plan 20
+
+if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
+	skip_all "the fake NVML is not built (make check builds it)"
+fi
+
+script() { printf '%s\n' "$@" >"$SCRATCH/nvml"; }
+# watch LIBDIR ARGS...: the report (text unless ARGS say otherwise) in $SCRATCH/out.
+watch() {
+	lib=$1
+	shift
+	CPW_FAKE_NVML="$SCRATCH/nvml" LD_LIBRARY_PATH="$FAKE/$lib" \
+		"$CPW" -o "$SCRATCH/out" "$@" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+	echo $? >"$SCRATCH/rc"
+}
+has() { # label file text
+	if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no '$3' in: $(cat "$2")"; fi
+}
+hasnt() {
+	if grep -qF -- "$3" "$2"; then not_ok "$1" "'$3' in: $(cat "$2")"; else ok "$1"; fi
+}
+
+# 1. Busy: gpu-bound.
+script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95"
+watch current -- "$W/spin" 3
+has "busy: the verdict is gpu-bound" "$SCRATCH/out" "Verdict: gpu-bound"
+has "busy: the host's verdict is the secondary (cpu-bound, or cpu-starved on a loaded machine)" "$SCRATCH/out" "), then cpu-"
+has "busy: the GPU section names the device and its busy share" "$SCRATCH/out" "GPU 0 NVIDIA Fake H100: busy 97% of the run"
+has "busy: the GPU section names spin and its SM share" "$SCRATCH/out" "spin: SM 95%, memory 30000 MiB"
+watch current --json -- "$W/spin" 2
+if command -v jq >/dev/null 2>&1; then
+	if jq -e '.verdict.class == "gpu-bound" and .gpu.source == "nvml" and (.gpu.devices[0].busy_share | . > 0.96 and . < 0.98)
+		and .gpu.processes[0].comm == "spin" and .gpu.processes[0].memory_bytes == 31457280000' \
+		"$SCRATCH/out" >/dev/null; then
+		ok "busy: JSON gpu {devices, processes}"
+	else
+		not_ok "busy: JSON gpu {devices, processes}" "$(jq -c '.gpu, .verdict.class' "$SCRATCH/out")"
+	fi
+else
+	missing "busy: JSON gpu {devices, processes}" jq
+fi
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+	if validate_json "$SCRATCH/out" >"$SCRATCH/valid" 2>&1; then ok "busy: the JSON report is schema-valid"
+	else not_ok "busy: the JSON report is schema-valid" "$(cat "$SCRATCH/valid")"; fi
+else
+	missing "busy: the JSON report is schema-valid" python3-jsonschema
+fi
+watch current --format openmetrics -- "$W/spin" 1
+has "busy: OpenMetrics cperfwatch_gpu_busy_ratio" "$SCRATCH/out" 'cperfwatch_gpu_busy_ratio{command="spin",mode="run",gpu="0",name="NVIDIA Fake H100"} 0.97'
+has "busy: OpenMetrics cperfwatch_gpu_process_sm_ratio" "$SCRATCH/out" 'cperfwatch_gpu_process_sm_ratio{command="spin",mode="run",gpu="0",pid="'
+
+# 2. Idle while the feeder computes: starved by the input pipeline.
+script "device NVIDIA_Fake_H100 81559 2000 5" "proc cat 0 2000 4"
+watch current -- sh -c "'$W/spin' 3 | cat"
+has "pipeline: starved by its input pipeline, the feeder named" "$SCRATCH/out" "starved by its input pipeline, cat waits on a pipe fed by spin (pid"
+has "pipeline: the advice says more data-loader workers" "$SCRATCH/out" "more data-loader workers"
+
+# 3. Idle while the holder computes: starved by the host.
+script "device NVIDIA_Fake_H100 81559 2000 5" "proc spin 0 2000 4"
+watch current -- "$W/spin" 3
+has "host: starved by the host" "$SCRATCH/out" "starved by the host, spin (pid"
+hasnt "host: the verdict is the host's, not gpu-bound" "$SCRATCH/out" "Verdict: gpu-bound"
+
+# 4. Memory nearly full.
+script "device NVIDIA_Fake_H100 1000 950 97" "proc spin 0 900 95"
+watch current -- "$W/spin" 2
+has "memory: 95% full is a finding" "$SCRATCH/out" "GPU memory is 95% full"
+
+# 5. Errors and versions: a note, never a crash.
+script "device NVIDIA_Fake_H100 81559 2000 97" "proc spin 0 2000 95" "fail nvmlInit 9"
+watch current -- "$W/spin" 1
+has "nvmlInit failing: a note with the reason" "$SCRATCH/out" "GPU: not read: nvmlInit failed: Driver Not Loaded (9)"
+script "device NVIDIA_Fake_H100 81559 2000 97" "proc spin 0 2000 95" "fail nvmlDeviceGetCount 999"
+watch current -- "$W/spin" 1
+has "nvmlDeviceGetCount failing: a note, the host's verdict" "$SCRATCH/out" "GPU: nvmlDeviceGetCount failed: Unknown Error (999)"
+watch broken -- "$W/spin" 1
+has "a missing symbol: a note naming it" "$SCRATCH/out" "GPU: not read: libnvidia-ml.so.1 lacks nvmlDeviceGetCount"
+script "device NVIDIA_Fake_H100 81559 2000 97" "proc spin 0 2000 95"
+watch old -- "$W/spin" 2
+has "an older driver: a note, the device still read" "$SCRATCH/out" "an older driver: compute processes through the first version"
+has "an older driver: gpu-bound from what it gives" "$SCRATCH/out" "Verdict: gpu-bound"
+has "an older driver: memory from the first version's layout, no SM share" "$SCRATCH/out" "spin: SM N/A, memory 2000 MiB"
+
+# 6. No library: nothing, and the exit status is the command's.
+LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null
+rc=$?
+if [ "$rc" = 0 ] && ! grep -q "GPU" "$SCRATCH/out"; then ok "no library: no GPU section, no note"
+else not_ok "no library: no GPU section, no note" "rc $rc: $(grep GPU "$SCRATCH/out")"; fi
+done_testing
