@@ -66,6 +66,11 @@ enum cpw_threshold_id {
 	CPW_T_POLL_FEW_FDS,
 	CPW_T_IDLE_THREAD_SAMPLES,
 	CPW_T_IDLE_THREAD_S,
+	/* Memory that grows and is not given back (classify/leak_finding.c). */
+	CPW_T_LEAK_MIN_GROWTH,
+	CPW_T_LEAK_MIN_SPAN_S,
+	CPW_T_LEAK_STEADY_SHARE,
+	CPW_T_LEAK_KEPT_SHARE,
 	CPW_T_COUNT
 };
 

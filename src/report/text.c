@@ -16,6 +16,7 @@
 #include "report/phases_report.h"
 #include "report/waits_report.h"
 #include "report/hotspots_report.h"
+#include "report/process_table.h"
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -126,7 +127,6 @@ static void write_attach_header(const struct cpw_report *r, FILE *out)
 static void write_tree_section(const struct cpw_report *r, FILE *out)
 {
 	const struct cpw_metrics *m = &r->metrics;
-	char esc[CPW_COMM_MAX * 4];
 
 	fputs("Tree:\n", out);
 	fprintf(out, "\tProcesses seen: %u\n", m->nprocs);
@@ -162,24 +162,7 @@ static void write_tree_section(const struct cpw_report *r, FILE *out)
 	else
 		fputs(" of N/A usable\n", out);
 
-	if (!r->tree || cpw_tree_size(r->tree) == 0)
-		return;
-	fprintf(out, "\t%7s %7s %8s %8s %10s %8s %8s  %s\n", "PID", "PPID", "USER_S", "SYS_S",
-		"MAXRSS_KB", "MAJFLT", "MINFLT", "COMMAND");
-	size_t n = cpw_tree_size(r->tree);
-	size_t shown = n > 50 ? 50 : n;
-	// cppcheck-suppress knownConditionTrueFalse ; n > 0 here (checked above)
-	for (size_t i = 0; i < shown; i++) {
-		const struct cpw_proc *p = cpw_tree_proc(r->tree, i);
-		cpw_escape_for_terminal(p->comm, esc, sizeof(esc));
-		fprintf(out, "\t%7d %7d %8.2f %8.2f %10llu %8llu %8llu  %s%s\n", (int)p->pid,
-			(int)p->ppid, p->user_s, p->sys_s, (unsigned long long)p->max_rss_kib,
-			(unsigned long long)p->majflt, (unsigned long long)p->minflt, esc,
-			p->alive ? "" : " (exited)");
-	}
-	// cppcheck-suppress knownConditionTrueFalse ; false positive: shown is min(n, 50)
-	if (shown < n)
-		fprintf(out, "\t... and %zu more (see --json for all)\n", n - shown);
+	cpw_process_table_write(r->tree, out); /* report/process_table.c */
 }
 
 static void print_share(FILE *out, const char *label, double v)

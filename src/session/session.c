@@ -20,6 +20,7 @@
 #include "classify/classify.h"
 #include "classify/phases.h"
 #include "classify/hotspot_advice.h" /* hotspots */
+#include "classify/leak_finding.h" /* leaks */
 #include "model/metrics.h"
 #include "model/timeline.h"
 #include "model/whole_run.h"
@@ -741,6 +742,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
 	cpw_phases_refine_verdict(&r->phases, &r->metrics, &r->verdict);
 	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
+	cpw_leak_finding_add(s->tree, &r->leaks, &r->verdict); /* leaks */
 	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
 
 	/* The groups go now, so that the kernel's clean-up of them overlaps the report; not
