@@ -6,13 +6,14 @@
 #   the text table shows each case's arguments with its start, end and duration, the slow
 #   case's duration is the longest; the shims' helpers are folded into one line under each
 #   case (no readlink or basename row); the PYTHON column and JSON processes[].python give
-#   the version of /usr/bin/python3; the plot has no lane for a helper.
+#   the version of /usr/bin/python3; the plot has no lane for a helper; a phase names its
+#   main process by its arguments.
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || { skip_all "process table" "no /usr/bin/python3"; }
-plan 8
+plan 9
 want=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
 cat >"$SCRATCH/case.py" <<'PYEOF'
@@ -87,5 +88,19 @@ if [ -s "$SCRATCH/r.svg" ] && ! grep -Eq '>(readlink|basename)<' "$SCRATCH/r.svg
 	ok "the plot has no lane for a helper"
 else
 	not_ok "the plot has no lane for a helper" "$(grep -Eo 'class="ytick">[^<]*' "$SCRATCH/r.svg" | head)"
+fi
+# Phases: the busy phase's main process by its arguments.
+cat >"$SCRATCH/busy.py" <<'PYEOF'
+import sys, time
+t = time.time()
+while time.time() - t < float(sys.argv[1]):
+    pass
+PYEOF
+"$CPW" -o "$SCRATCH/ph.txt" -- /bin/sh -c "sleep 0.8; $PY $SCRATCH/busy.py 1.5 --phase-marker"
+sed -n '/^Phases/,/^Timeline/p' "$SCRATCH/ph.txt" | sed 's/^/# /'
+if sed -n '/^Phases/,/^Timeline/p' "$SCRATCH/ph.txt" | grep -q "python3 .*busy.py 1.5 --phase-marker (pid [0-9]*)"; then
+	ok "a phase names its main process by its arguments"
+else
+	not_ok "a phase names its main process by its arguments"
 fi
 done_testing
