@@ -43,28 +43,6 @@ static void add(struct cpw_verdict *v, const char *text)
 	snprintf(v->findings[i], sizeof v->findings[0], "%s", text);
 }
 
-/* An ended process's last readings may catch its end freeing its memory (an interpreter's
- * shutdown frees every object, then the exit tears the rest down), and the tree's its
- * processes ending: memory freed at the end is not memory given back. The falling tail is
- * left out where it spans at most ENDING_S or ENDING_SHARE of the series. */
-#define ENDING_S 2.0
-#define ENDING_SHARE 0.1
-static enum cpw_leak_kind detect_ended(const struct cpw_rss_series *s, const struct cpw_leak_limits *lim,
-				       struct cpw_leak *k)
-{
-	double t[CPW_RSS_POINTS + 1], rss[CPW_RSS_POINTS + 1];
-	size_t n = cpw_leak_series_points(s, t, rss);
-	size_t top = n ? n - 1 : 0;
-	while (top > 0 && rss[top] < rss[top - 1])
-		top--;
-	if (n && top < n - 1) {
-		double tail = t[n - 1] - t[top], life = t[n - 1] - t[0];
-		if (tail <= ENDING_S || tail <= ENDING_SHARE * life)
-			n = top + 1;
-	}
-	return cpw_leak_detect(t, rss, n, lim, k);
-}
-
 void cpw_leak_finding_add(const struct cpw_tree *t, struct cpw_leaks *l, struct cpw_verdict *v)
 {
 	struct cpw_leak_limits lim;
@@ -77,12 +55,12 @@ void cpw_leak_finding_add(const struct cpw_tree *t, struct cpw_leaks *l, struct 
 	for (size_t i = 0; i < cpw_tree_size(t); i++) {
 		const struct cpw_proc *p = cpw_tree_proc(t, i);
 		bool growing = p->alive ? cpw_leak_detect_series(&p->rss_series, &lim, &k) == CPW_LEAK_GROWING
-					: detect_ended(&p->rss_series, &lim, &k) == CPW_LEAK_GROWING;
+					: cpw_leak_detect_ended(&p->rss_series, &lim, &k) == CPW_LEAK_GROWING;
 		if (growing)
 			keep(l, p, &k);
 	}
 	int nprocs = l->n;
-	if (detect_ended(cpw_tree_rss_series(t), &lim, &k) == CPW_LEAK_GROWING) {
+	if (cpw_leak_detect_ended(cpw_tree_rss_series(t), &lim, &k) == CPW_LEAK_GROWING) {
 		l->item[l->n].proc = NULL;
 		l->item[l->n++].leak = k;
 	}

@@ -170,3 +170,19 @@ enum cpw_leak_kind cpw_leak_detect_series(const struct cpw_rss_series *s,
 	size_t n = cpw_leak_series_points(s, t, rss);
 	return cpw_leak_detect(t, rss, n, lim, out);
 }
+
+enum cpw_leak_kind cpw_leak_detect_ended(const struct cpw_rss_series *s, const struct cpw_leak_limits *lim,
+					 struct cpw_leak *out)
+{
+	double t[CPW_RSS_POINTS + 1], rss[CPW_RSS_POINTS + 1];
+	size_t n = cpw_leak_series_points(s, t, rss);
+	size_t top = n ? n - 1 : 0;
+	while (top > 0 && rss[top] < rss[top - 1])
+		top--;
+	if (n && top < n - 1) {
+		double tail = t[n - 1] - t[top], life = t[n - 1] - t[0];
+		if (tail <= CPW_LEAK_ENDING_S || tail <= CPW_LEAK_ENDING_SHARE * life)
+			n = top + 1;
+	}
+	return cpw_leak_detect(t, rss, n, lim, out);
+}

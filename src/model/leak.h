@@ -67,4 +67,14 @@ enum cpw_leak_kind cpw_leak_detect(const double *t, const double *rss, size_t n,
 enum cpw_leak_kind cpw_leak_detect_series(const struct cpw_rss_series *s,
 					  const struct cpw_leak_limits *lim, struct cpw_leak *out);
 
+/* The same on the series of something that has ended (a process, or the run's tree): its
+ * last readings may catch its end freeing memory (an interpreter's shutdown frees every
+ * object, then the exit tears the rest down), which is not memory given back. A falling
+ * tail that spans at most CPW_LEAK_ENDING_S, or CPW_LEAK_ENDING_SHARE of the series, is
+ * left out. */
+#define CPW_LEAK_ENDING_S 2.0
+#define CPW_LEAK_ENDING_SHARE 0.1
+enum cpw_leak_kind cpw_leak_detect_ended(const struct cpw_rss_series *s, const struct cpw_leak_limits *lim,
+					 struct cpw_leak *out);
+
 #endif

@@ -6,6 +6,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "classify/leak_finding.h"
@@ -19,7 +20,8 @@ static double noise(int i) { return (double)((i * 7919) % 400) - 200.0; }
 
 typedef double (*shape_fn)(double t);
 
-static enum cpw_leak_kind run(shape_fn f, double seconds, struct cpw_leak *out)
+/* The series of f sampled every 0.1 s for seconds, read as alive or as ended. */
+static enum cpw_leak_kind sampled(shape_fn f, double seconds, bool ended, struct cpw_leak *out)
 {
 	struct cpw_rss_series s;
 	struct cpw_leak_limits lim;
@@ -29,7 +31,17 @@ static enum cpw_leak_kind run(shape_fn f, double seconds, struct cpw_leak *out)
 	for (int i = 0; i <= n; i++)
 		cpw_leak_series_add(&s, i * 0.1, f(i * 0.1) + noise(i));
 	CU_ASSERT(s.n <= CPW_RSS_POINTS);
-	return cpw_leak_detect_series(&s, &lim, out);
+	return ended ? cpw_leak_detect_ended(&s, &lim, out) : cpw_leak_detect_series(&s, &lim, out);
+}
+
+static enum cpw_leak_kind run(shape_fn f, double seconds, struct cpw_leak *out)
+{
+	return sampled(f, seconds, false, out);
+}
+
+static enum cpw_leak_kind run_ended(shape_fn f, double seconds, struct cpw_leak *out)
+{
+	return sampled(f, seconds, true, out);
 }
 
 static double leak_10(double t) { return 20 * MIB + 10 * MIB * t; }
@@ -108,6 +120,21 @@ static void test_long_run_bounded(void)
 	CU_ASSERT(fabs(k.rate_kib_s - 100) < 5);
 }
 
+/* A leak whose process frees it all in its last 0.4 s (an interpreter's shutdown). */
+static double leak_then_shutdown(double t) { return t < 5 ? 20 * MIB + 10 * MIB * t : 5 * MIB; }
+/* Grows 10 s, then gives it all back over 4 s: not a leak, ended or not. */
+static double leak_then_freed(double t) { return t < 10 ? 20 * MIB + 10 * MIB * t : 120 * MIB - 25 * MIB * (t - 10); }
+
+static void test_ended(void)
+{
+	struct cpw_leak k;
+	CU_ASSERT_EQUAL(run_ended(leak_then_shutdown, 5.4, &k), CPW_LEAK_GROWING);
+	CU_ASSERT(fabs(k.rate_kib_s - 10 * MIB) < 1.5 * MIB);
+	CU_ASSERT_NOT_EQUAL(run(leak_then_shutdown, 5.4, &k), CPW_LEAK_GROWING); /* alive: given back */
+	CU_ASSERT_NOT_EQUAL(run_ended(leak_then_freed, 14, &k), CPW_LEAK_GROWING);
+	CU_ASSERT_EQUAL(run_ended(leak_10, 4, &k), CPW_LEAK_GROWING); /* no tail: as it is */
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -120,5 +147,7 @@ int main(void)
 		    test_leak_behind_warm_up);
 	CU_add_test(s, "an hour stays in the bounded series and its slow leak is found",
 		    test_long_run_bounded);
+	CU_add_test(s, "an ended process's shutdown is no giving back; freeing it over seconds is",
+		    test_ended);
 	return cpw_cunit_run_tap();
 }
