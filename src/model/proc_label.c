@@ -28,6 +28,29 @@ static void put_word(char *buf, size_t len, size_t *at, const char *w, size_t wl
 	*at = n < 0 || (size_t)n >= len - *at ? len - 1 : *at + (size_t)n;
 }
 
+/* Whether p's name (comm, the kernel's 15 bytes) begins the last part of one of its
+ * command line's words: python3 for "/usr/bin/python3 x.py", runner for "bash ./runner". */
+static bool comm_named_by_args(const struct cpw_proc *p)
+{
+	size_t cl = strnlen(p->comm, 15);
+	if (cl == 0)
+		return true;
+	const char *w = p->cmdline;
+	while (*w) {
+		const char *end = strchr(w, ' ');
+		if (!end)
+			end = w + strlen(w);
+		const char *name = w;
+		for (const char *c = w; c < end; c++)
+			if (*c == '/' && c + 1 < end)
+				name = c + 1;
+		if ((size_t)(end - name) >= cl && memcmp(name, p->comm, cl) == 0)
+			return true;
+		w = *end ? end + 1 : end;
+	}
+	return false;
+}
+
 const char *cpw_proc_label_args(const struct cpw_proc *p, size_t max, char *buf, size_t len)
 {
 	if (len == 0)
@@ -40,11 +63,15 @@ const char *cpw_proc_label_args(const struct cpw_proc *p, size_t max, char *buf,
 		return buf;
 	}
 	/* The program by its name, then its arguments; path arguments by their last part
-	 * where the whole is longer than max; then cut, "..." showing the cut. */
-	char tmp[CPW_CMDLINE_MAX + 8];
+	 * where the whole is longer than max; then cut, "..." showing the cut. A process that
+	 * named itself (prctl, setproctitle: its name is no word's last part) is "[name] ...". */
+	char tmp[CPW_CMDLINE_MAX + CPW_COMM_MAX + 8];
+	bool named = comm_named_by_args(p);
 	for (int pass = 0; pass < 2; pass++) {
 		size_t at = 0;
 		tmp[0] = '\0';
+		if (!named)
+			at = (size_t)snprintf(tmp, sizeof tmp, "[%s]", p->comm);
 		const char *w = p->cmdline;
 		bool first = true;
 		while (*w && at + 1 < sizeof tmp) {

@@ -14,6 +14,7 @@
 #include "model/tree.h"
 
 /* p's command line with its program's directory left out ("python3 -m pytest -k slow"),
+ * after its name in brackets where it named itself ("[worker-3] python3 serve.py"),
  * cut to at most max characters with "..." where longer; its name (comm) where it has no
  * command line (a process gone before its first sample, a kernel thread). Raw: escape to
  * print. Returns buf. */

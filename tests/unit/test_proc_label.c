@@ -35,6 +35,9 @@ static void test_args(void)
 	const char *cut = args_of("/bin/prog aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "prog", 20);
 	CU_ASSERT_EQUAL(strlen(cut), 20);
 	CU_ASSERT_STRING_EQUAL(cut + 17, "...");
+	/* A process that named itself: its name first. */
+	CU_ASSERT_STRING_EQUAL(args_of("/usr/bin/python3 serve.py", "worker-3", 60), "[worker-3] python3 serve.py");
+	CU_ASSERT_STRING_EQUAL(args_of("/bin/bash /tmp/x/runner", "runner", 60), "bash /tmp/x/runner");
 	/* Short enough: paths stay whole. */
 	CU_ASSERT_STRING_EQUAL(args_of("sh /tmp/x/run.sh", "sh", 60), "sh /tmp/x/run.sh");
 }
