@@ -393,6 +393,8 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 	if (pr->cmdline_read && !pr->first) { /* proc_label: the helpers it ran before fold */
 		p->exec_s = now_s;
 		p->exec_drained_s = now_s + 2 * (isnan(t->interval_s) ? 0 : t->interval_s);
+		/* leaks: an exec replaces its memory: the new program's series starts here */
+		memset(&p->rss_series, 0, sizeof(p->rss_series));
 	}
 	if (pr->cmdline_read && pr->python_exe >= 0) { /* python version: read with the command line */
 		p->python_exe = pr->python_exe;
