@@ -6,8 +6,8 @@
  * one finding to the verdict: the process, its rate and when it began. A warm-up that
  * levels off is no leak and is not listed. Pure.
  */
-#ifndef CPERFWATCH_LEAK_FINDING_H
-#define CPERFWATCH_LEAK_FINDING_H
+#ifndef CPW_CLASSIFY_LEAK_FINDING_H
+#define CPW_CLASSIFY_LEAK_FINDING_H
 
 #include <stdbool.h>
 

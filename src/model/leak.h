@@ -8,8 +8,8 @@
  * grew and then levelled off is a warm-up. The detector takes its limits as arguments (the
  * classifier's thresholds: classify/thresholds.c) and reads nothing.
  */
-#ifndef CPERFWATCH_LEAK_H
-#define CPERFWATCH_LEAK_H
+#ifndef CPW_MODEL_LEAK_H
+#define CPW_MODEL_LEAK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * processes, that ran before it exec'd python). The text table, the plot's lanes, the
  * phases and the leak finding name processes with them. Pure.
  */
-#ifndef CPERFWATCH_PROC_LABEL_H
-#define CPERFWATCH_PROC_LABEL_H
+#ifndef CPW_MODEL_PROC_LABEL_H
+#define CPW_MODEL_PROC_LABEL_H
 
 #include <stdbool.h>
 #include <stddef.h>

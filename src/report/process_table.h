@@ -4,8 +4,8 @@
  * peak memory and, for Python, its version; the short-lived helpers of a wrapper (pyenv's
  * shims) folded into one line under the process they ran for (model/proc_label.h).
  */
-#ifndef CPERFWATCH_PROCESS_TABLE_H
-#define CPERFWATCH_PROCESS_TABLE_H
+#ifndef CPW_REPORT_PROCESS_TABLE_H
+#define CPW_REPORT_PROCESS_TABLE_H
 
 #include <stdio.h>
 
