@@ -33,6 +33,8 @@ struct cpw_phase {
 					 * aside ("network", "lock"); "" where none was sampled */
 	double cores_used;              /* CPU seconds / wall seconds in the phase */
 	struct cpw_tl_proc procs[CPW_TIMELINE_TOP]; /* the processes that did most, first first */
+	char who[48];   /* proc_label: procs[0]'s arguments shortened, where the session knew
+			 * them ("python3 case.py test_slow"; raw: escape to print); "" otherwise */
 };
 
 struct cpw_phases {

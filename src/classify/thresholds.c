@@ -231,6 +231,25 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"own calibration: at 90% of device memory the caching allocator retries and frees "
 		"(PyTorch's 'CUDA out of memory' comes soon after); smaller batches or activation "
 		"checkpointing" },
+	/* Leaks (classify/leak_finding.c, model/leak.c). */
+	[CPW_T_LEAK_MIN_GROWTH] = {
+		"leak_min_growth", 16384, "KiB",
+		"own calibration: glibc's malloc hands memory back above its trim threshold (128 KiB) "
+		"and maps blocks above its mmap threshold (up to 32 MiB) on their own, and an "
+		"interpreter's start-up moves its RSS by a few MiB; 16 MiB that stay are no noise" },
+	[CPW_T_LEAK_MIN_SPAN_S] = {
+		"leak_min_span_s", 2, "s",
+		"own calibration: growth over less than 2 s is a step (one large allocation, a file "
+		"read in), not a steady climb; at the 0.1 s default interval 2 s is 20 samples" },
+	[CPW_T_LEAK_STEADY_SHARE] = {
+		"leak_steady_share", 0.5, "share",
+		"own calibration: each third of the climb adds at least half its even share; a warm-up "
+		"(caches, pools, imports) adds nearly nothing in its last third, a leak at a steady "
+		"rate its full share" },
+	[CPW_T_LEAK_KEPT_SHARE] = {
+		"leak_kept_share", 0.9, "share",
+		"own calibration: memory is given back when the end holds less than 90% of the peak's "
+		"growth; a leak keeps all of it, allocator noise moves it by a few percent" },
 };
 
 const struct cpw_threshold *cpw_threshold_find(const char *name)

@@ -78,6 +78,11 @@ enum cpw_threshold_id {
 	CPW_T_GPU_FEEDER_CPU,
 	CPW_T_GPU_NET_WAIT,
 	CPW_T_GPU_MEM,
+	/* Memory that grows and is not given back (classify/leak_finding.c). */
+	CPW_T_LEAK_MIN_GROWTH,
+	CPW_T_LEAK_MIN_SPAN_S,
+	CPW_T_LEAK_STEADY_SHARE,
+	CPW_T_LEAK_KEPT_SHARE,
 	CPW_T_COUNT
 };
 

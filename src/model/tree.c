@@ -50,6 +50,7 @@ struct cpw_tree {
 	int last_pss_errno;     /* why a process's PSS could not be read, at the last such failure */
 	struct cpw_tree_totals totals;
 	struct cpw_history history;
+	struct cpw_rss_series rss_series; /* leaks: the tree's RSS sum (model/leak.h) */
 };
 
 static struct cpw_proc *find_proc(const struct cpw_tree *t, pid_t pid)
@@ -84,6 +85,8 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->raw_read = p->raw_write = NAN;
 	p->pss_kib = NAN;
 	p->is_python = -1;
+	p->python_exe = -1;
+	p->exec_s = p->exec_drained_s = NAN;
 	t->nprocs++;
 	t->totals.seen++;
 	return p;
@@ -387,6 +390,16 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 	}
 	if (pr->cmdline_read) /* first, or after an exec */
 		snprintf(p->cmdline, sizeof(p->cmdline), "%s", pr->cmdline);
+	if (pr->cmdline_read && !pr->first) { /* proc_label: the helpers it ran before fold */
+		p->exec_s = now_s;
+		p->exec_drained_s = now_s + 2 * (isnan(t->interval_s) ? 0 : t->interval_s);
+		/* leaks: an exec replaces its memory: the new program's series starts here */
+		memset(&p->rss_series, 0, sizeof(p->rss_series));
+	}
+	if (pr->cmdline_read && pr->python_exe >= 0) { /* python version: read with the command line */
+		p->python_exe = pr->python_exe;
+		snprintf(p->python, sizeof(p->python), "%s", pr->python);
+	}
 	if (pr->first)
 		snprintf(p->user, sizeof(p->user), "%s", pr->user);
 	p->generation = t->generation;
@@ -548,9 +561,12 @@ int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, dou
 	tt->cpu_pct = tt->minflt_rate = tt->majflt_rate = 0;
 	tt->read_rate = tt->write_rate = 0;
 	for (size_t i = 0; i < t->nprocs; i++) {
-		const struct cpw_proc *p = &t->procs[i];
+		struct cpw_proc *p = &t->procs[i];
 		if (!p->alive)
 			continue;
+		/* leaks: read now, not a stale figure; not a zombie's (its memory is gone) */
+		if (p->generation == t->generation && p->rss_kib > 0 && p->state != 'Z' && p->state != 'X')
+			cpw_leak_series_add(&p->rss_series, now_s, (double)p->rss_kib);
 		tt->alive++;
 		tt->rss_kib += p->rss_kib;
 		tt->cpu_pct += p->cpu_pct;
@@ -569,6 +585,7 @@ int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, dou
 		tt->peak_rss_kib = tt->rss_kib;
 	t->last_sample_s = now_s;
 	push_history(t);
+	cpw_leak_series_add(&t->rss_series, now_s, (double)tt->rss_kib); /* leaks */
 	return (int)tt->alive;
 }
 
@@ -720,6 +737,7 @@ const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid)
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t) { return &t->totals; }
 
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t) { return &t->history; }
+const struct cpw_rss_series *cpw_tree_rss_series(const struct cpw_tree *t) { return &t->rss_series; } /* leaks */
 
 double cpw_tree_history_at(const struct cpw_history *h, const double *series, size_t i)
 {

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "source/proc/proc_reader.h"
+#include "model/leak.h" /* leaks: the per-process resident-set series */
 
 /* One thread of a process at the last sample (the live view's thread rows). */
 struct cpw_thread_now {
@@ -89,6 +90,14 @@ struct cpw_proc {
 	uint64_t samples_in;  /* samples that read its threads */
 	uint64_t r_samples;   /* its threads seen in R, summed over those samples */
 	int is_python;        /* 1 / 0; -1 unknown (the reader asks once it has a second thread) */
+	double exec_s;        /* proc_label: the sample that found its last exec (its name or
+			       * command line changed); NAN where none was seen */
+	double exec_drained_s; /* by then the exit records of what ended before that exec are
+				* in (two intervals later: records come with the next samples) */
+	int python_exe;       /* its executable is Python: 1 / 0; -1 unknown (gone unsampled) */
+	char python[16];      /* the version its executable's name says ("3.11"); "" unknown */
+	/* leaks: its resident set over its life, at bounded memory (model/leak.h) */
+	struct cpw_rss_series rss_series;
 
 	/* private bookkeeping (tree.c) */
 	uint64_t starttime_ticks; /* tells a reused pid from the process we knew */
@@ -200,6 +209,8 @@ const struct cpw_thread_now *cpw_tree_proc_thread(const struct cpw_proc *p, size
 const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid);
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t);
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t);
+/* leaks: the tree's resident-set sum over the run, at bounded memory (model/leak.h). */
+const struct cpw_rss_series *cpw_tree_rss_series(const struct cpw_tree *t);
 /* Point i (0 = oldest) of one history series. */
 double cpw_tree_history_at(const struct cpw_history *h, const double *series, size_t i);
 

@@ -183,6 +183,8 @@ static json_object *process_object(struct cpw_json_doc *d, const struct cpw_proc
 	add(d, o, "alive", jbool(d, p->alive));
 	add(d, o, "preexisting", jbool(d, p->preexisting));
 	add(d, o, "verdict", cpw_process_report_verdict_json(d, pvs, p->pid)); /* issue 27, 3 */
+	/* python version: "" where it is Python of a version its names do not say */
+	add(d, o, "python", p->python_exe == 1 ? jstr(d, p->python) : p->is_python == 1 ? jtext(d, "") : NULL);
 	return o;
 }
 
@@ -219,6 +221,27 @@ static json_object *budget_object(struct cpw_json_doc *d, const struct cpw_budge
 	}
 	add(d, b, "result", jtext(d, br->broken ? "broken" : "ok"));
 	return b;
+}
+
+/* leaks: each process whose memory grows and is not given back, then the tree's sum. */
+static json_object *leaks_array(struct cpw_json_doc *d, const struct cpw_report *r)
+{
+	json_object *a = jarr(d);
+	for (int i = 0; i < r->leaks.n; i++) {
+		const struct cpw_leak_item *it = &r->leaks.item[i];
+		json_object *o = jobj(d);
+		add(d, o, "scope", jtext(d, it->proc ? "process" : "tree"));
+		add(d, o, "pid", it->proc ? jsmall(d, it->proc->pid) : NULL);
+		add(d, o, "command", it->proc ? jstr(d, it->proc->comm) : NULL);
+		add(d, o, "cmdline", it->proc ? jstr(d, it->proc->cmdline) : NULL);
+		add(d, o, "rate_kib_per_s", jnum(d, it->leak.rate_kib_s));
+		add(d, o, "start_s", jnum(d, it->leak.start_s));
+		add(d, o, "end_s", jnum(d, it->leak.end_s));
+		add(d, o, "start_rss_kib", jnum(d, it->leak.start_kib));
+		add(d, o, "end_rss_kib", jnum(d, it->leak.end_kib));
+		push(d, a, o);
+	}
+	return a;
 }
 
 static json_object *timeline_object(struct cpw_json_doc *d, const struct cpw_report *r)
@@ -296,6 +319,7 @@ static json_object *build(struct cpw_json_doc *d, const struct cpw_report *r)
 	add(d, root, "phases", cpw_json_value_need(d, cpw_phases_report_to_json(&r->phases)));
 	add(d, root, "hotspots", r->hotspots ? cpw_json_value_need(d, cpw_hotspots_report_to_json(r->hotspots, &r->phases)) : NULL);
 	add(d, root, "gpu", r->gpu ? cpw_json_value_need(d, cpw_gpu_report_to_json(r->gpu)) : NULL); /* gpu */
+	add(d, root, "leaks", leaks_array(d, r)); /* leaks */
 	/* Streamed too (a long run's columns held at once cost ~1 MB). */
 	add(d, root, "timeline", stream_processes ? jtext(d, TIMELINE_PLACEHOLDER) : timeline_object(d, r));
 	/* Written one process at a time by cpw_report_write_json(): a tree of 500 held as

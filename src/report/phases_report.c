@@ -119,11 +119,12 @@ int cpw_phases_report_write_text(const struct cpw_phases *ph, const struct cpw_t
 		fprintf(out, "Phases: %d (a phase lasts %.1f s at least)\n", ph->n, ph->min_len_s);
 	for (int i = 0; i < ph->n; i++) {
 		const struct cpw_phase *p = &ph->phase[i];
-		char range[48], who[64] = "";
+		char range[48], who[4 * sizeof p->who + 16] = "";
 		snprintf(range, sizeof range, "%.1f-%.1f s", p->start_s, p->end_s);
 		if (p->procs[0].pid) {
-			char comm[4 * 16];
-			cpw_escape_for_terminal(p->procs[0].comm, comm, sizeof comm);
+			/* proc_label: its arguments where known, else its name */
+			char comm[4 * sizeof p->who];
+			cpw_escape_for_terminal(p->who[0] ? p->who : p->procs[0].comm, comm, sizeof comm);
 			snprintf(who, sizeof who, "%s (pid %d)", comm, p->procs[0].pid);
 		}
 		cpw_escape_for_terminal(p->evidence, esc, sizeof esc);

@@ -14,10 +14,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/escape.h"
 #include "util/arith.h"
+#include "model/proc_label.h" /* proc_label */
 
 #define WIDTH 1000
 #define LEFT 78
@@ -310,10 +312,16 @@ static size_t pick_procs(const struct cpw_report *r, const struct cpw_proc *out[
 		if (p && !dup)
 			out[n++] = p;
 	}
+	/* proc_label: a wrapper's short-lived helpers get no lane (pyenv's shims add 40). */
+	bool *folded = r->tree ? calloc(cpw_tree_size(r->tree) + 1, sizeof(*folded)) : NULL;
+	if (folded)
+		cpw_proc_label_fold(r->tree, folded);
 	while (r->tree && n < PROCS_MAX) {
 		const struct cpw_proc *best = NULL;
 		for (size_t i = 0; i < cpw_tree_size(r->tree); i++) {
 			const struct cpw_proc *p = cpw_tree_proc(r->tree, i);
+			if (folded && folded[i])
+				continue;
 			bool dup = false;
 			for (size_t k = 0; k < n; k++)
 				dup = dup || out[k] == p;
@@ -324,6 +332,7 @@ static size_t pick_procs(const struct cpw_report *r, const struct cpw_proc *out[
 			break;
 		out[n++] = best;
 	}
+	free(folded);
 	return n;
 }
 
@@ -351,8 +360,13 @@ static void procs_panel(struct frame *f, const struct cpw_report *r)
 			xof(f, a), y + 3, xof(f, b) - xof(f, a) + 1, row - 6);
 		fprintf(f->out, "<text x=\"%d\" y=\"%d\" class=\"ytick\">", LEFT - 5, y + row - 5);
 		put_text(f->out, p->comm);
-		fprintf(f->out, "</text><text x=\"%d\" y=\"%d\" class=\"legend\">pid %d, %.2f s CPU</text>\n",
+		fprintf(f->out, "</text><text x=\"%d\" y=\"%d\" class=\"legend\">pid %d, %.2f s CPU</text>",
 			LEFT + PLOT_W + 10, y + row - 5, (int)p->pid, p->user_s + p->sys_s);
+		/* proc_label: its arguments, in its lane, tell the lanes apart */
+		char args[64];
+		fprintf(f->out, "<text x=\"%d\" y=\"%d\" class=\"legend\">", LEFT + 4, y + row - 5);
+		put_text(f->out, cpw_proc_label_args(p, 60, args, sizeof args));
+		fputs("</text>\n", f->out);
 	}
 	f->y += h + 30;
 }

@@ -23,6 +23,7 @@
 #include "model/timeline.h"
 #include "model/hotspots.h"
 #include "model/gpu.h"
+#include "classify/leak_finding.h" /* leaks */
 
 #define CPW_NOTES_MAX 24
 #define CPW_NOTE_LEN 512 /* room for a deep cgroup path and its reason */
@@ -48,6 +49,7 @@ struct cpw_report {
 	struct cpw_phases phases;            /* n = 0: no timeline */
 	const struct cpw_hotspots *hotspots; /* on-CPU samples by function; NULL: --no-hotspots */
 	const struct cpw_gpu *gpu;           /* gpu: the GPUs the run read; NULL: none */
+	struct cpw_leaks leaks;              /* memory that grows and is not given back */
 	char notes[CPW_NOTES_MAX][CPW_NOTE_LEN];
 	int nnotes;
 	struct cpw_budget_result budgets[CPW_BUDGETS_MAX];

@@ -19,6 +19,7 @@
 #include "report/hotspots_report.h"
 #include "report/process_report.h"
 #include "report/gpu_report.h" /* gpu */
+#include "report/process_table.h"
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -184,49 +185,13 @@ static void print_cores(const struct cpw_metrics *m, FILE *out)
 	}
 }
 
-/* The processes that did the most CPU work first; at most TABLE_ROWS of them. */
-#define TABLE_ROWS 10
-
+/* The processes of a tree, with their arguments, times and peaks (report/process_table.c). */
 static void write_process_table(const struct cpw_report *r, FILE *out)
 {
-	size_t n = r->tree ? cpw_tree_size(r->tree) : 0;
-	size_t top[TABLE_ROWS], shown = 0;
-	char esc[CPW_COMM_MAX * 4], rss[24];
-
 	/* One process: the time -v lines above are its figures. */
-	if (n <= 1)
+	if (!r->tree || cpw_tree_size(r->tree) <= 1)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct cpw_proc *p = cpw_tree_proc(r->tree, i);
-		double cpu = p->user_s + p->sys_s;
-		size_t at = shown;
-
-		while (at > 0) {
-			const struct cpw_proc *q = cpw_tree_proc(r->tree, top[at - 1]);
-			if (q->user_s + q->sys_s >= cpu)
-				break;
-			if (at < TABLE_ROWS)
-				top[at] = top[at - 1];
-			at--;
-		}
-		if (at < TABLE_ROWS) {
-			top[at] = i;
-			if (shown < TABLE_ROWS)
-				shown++;
-		}
-	}
-	fprintf(out, "\t%7s %7s %8s %8s %10s %8s %8s  %s\n", "PID", "PPID", "USER_S", "SYS_S",
-		"MAXRSS", "MAJFLT", "MINFLT", "COMMAND");
-	for (size_t i = 0; i < shown; i++) {
-		const struct cpw_proc *p = cpw_tree_proc(r->tree, top[i]);
-		cpw_escape_for_terminal(p->comm, esc, sizeof(esc));
-		kib_text((double)p->max_rss_kib, rss, sizeof rss);
-		fprintf(out, "\t%7d %7d %8.2f %8.2f %10s %8llu %8llu  %s%s\n", (int)p->pid,
-			(int)p->ppid, p->user_s, p->sys_s, rss, (unsigned long long)p->majflt,
-			(unsigned long long)p->minflt, esc, p->alive ? "" : " (exited)");
-	}
-	if (shown < n)
-		fprintf(out, "\t... and %zu more (see --json for all)\n", n - shown);
+	cpw_process_table_write(r->tree, out); /* report/process_table.c */
 }
 
 /* Storage bytes: /proc/PID/io, or the rusage blocks (512 bytes each) where those say more:

@@ -22,7 +22,9 @@
 #include "classify/hotspot_advice.h" /* hotspots */
 #include "classify/process_verdict.h" /* a verdict per process */
 #include "report/process_report.h"     /* ... judged as the writers judge them */
+#include "classify/leak_finding.h" /* leaks */
 #include "model/metrics.h"
+#include "model/proc_label.h" /* proc_label */
 #include "model/timeline.h"
 #include "model/whole_run.h"
 #include "session/sampling.h" /* hotspots */
@@ -747,6 +749,13 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	cpw_classify(&r->metrics, &r->verdict);
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
+	/* proc_label: each phase's main process by its arguments */
+	for (int i = 0; i < r->phases.n; i++) {
+		const struct cpw_proc *p = cpw_tree_find(s->tree, r->phases.phase[i].procs[0].pid);
+		if (p && r->phases.phase[i].procs[0].pid)
+			cpw_proc_label_args(p, sizeof r->phases.phase[i].who - 1, r->phases.phase[i].who,
+					    sizeof r->phases.phase[i].who);
+	}
 	cpw_phases_refine_verdict(&r->phases, &r->metrics, &r->verdict);
 	{ /* A verdict per process (issue 27, 3): the tree's advice holds for each. */
 		struct cpw_proc_verdicts pvs;
@@ -756,6 +765,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	}
 	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
 	cpw_gpu_verdict_apply(&r->metrics, &r->verdict); /* gpu: gpu-bound, and a held GPU that idles */
+	cpw_leak_finding_add(s->tree, &r->leaks, &r->verdict); /* leaks */
 	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
 
 	/* The groups go now, so that the kernel's clean-up of them overlaps the report; not

@@ -41,6 +41,28 @@ static void test_exe_names(void)
 	CU_ASSERT_FALSE(cpw_interp_exe_is_python(NULL));
 }
 
+/* python version: the version an executable's name says. */
+static void test_version_names(void)
+{
+	static const struct { const char *path; bool py; const char *version; } cases[] = {
+		{ "/usr/bin/python3.11", true, "3.11" },
+		{ "/root/.pyenv/versions/3.12.1/bin/python3.12", true, "3.12" },
+		{ "/usr/bin/python3.13d", true, "3.13" },
+		{ "/usr/bin/python3.7m (deleted)", true, "3.7" },
+		{ "/usr/bin/pypy3.9", true, "pypy3.9" },
+		{ "/usr/bin/python3", true, "" },
+		{ "/usr/bin/python", true, "" },
+		{ "/bin/bash", false, "" },
+		{ "/usr/bin/python3-config", false, "" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char v[16] = "x";
+		bool py = cpw_interp_python_version_from_name(cases[i].path, v, sizeof v);
+		if (py != cases[i].py || strcmp(v, cases[i].version) != 0)
+			CU_FAIL(cases[i].path);
+	}
+}
+
 static void test_maps_text(void)
 {
 	static const char embedded[] =
@@ -87,6 +109,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("interp", NULL, NULL);
 	CU_add_test(s, "python executable names", test_exe_names);
 	CU_add_test(s, "libpython in maps text", test_maps_text);
+	CU_add_test(s, "the Python version in executable names", test_version_names);
 	CU_add_test(s, "fixture /proc root", test_fixture_root);
 	CU_add_test(s, "this process", test_live);
 	return cpw_cunit_run_tap();

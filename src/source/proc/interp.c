@@ -51,6 +51,38 @@ bool cpw_interp_exe_is_python(const char *exe_path)
 	return name_is(name, end, "python") || name_is(name, end, "pypy");
 }
 
+bool cpw_interp_python_version_from_name(const char *exe_path, char *out, size_t len)
+{
+	if (len)
+		out[0] = '\0';
+	if (!cpw_interp_exe_is_python(exe_path))
+		return false;
+	const char *name = strrchr(exe_path, '/');
+	name = name ? name + 1 : exe_path;
+	bool pypy = strncmp(name, "pypy", 4) == 0;
+	const char *v = name + (pypy ? 4 : 6), *e = v;
+	while ((*e >= '0' && *e <= '9') || *e == '.')
+		e++;
+	/* "python3" alone says the major version only: no version, as "python" says none. */
+	if (e - v >= 3 && memchr(v, '.', (size_t)(e - v)) && len)
+		snprintf(out, len, "%s%.*s", pypy ? "pypy" : "", (int)(e - v), v);
+	return true;
+}
+
+int cpw_interp_process_python_version(const char *proc_root, pid_t pid, char *out, size_t len)
+{
+	char path[320], exe[PATH_MAX];
+
+	if (len)
+		out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%d/exe", proc_root, (int)pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENOENT;
+	exe[n] = '\0';
+	return cpw_interp_python_version_from_name(exe, out, len) ? 1 : 0;
+}
+
 /* One maps line: "start-end perms offset dev inode   path". */
 static bool line_maps_libpython(const char *line, const char *end)
 {

@@ -25,4 +25,13 @@ bool cpw_interp_maps_have_libpython(const char *buf, size_t len);
  * is read in pieces only when the executable's name does not already say python. */
 int cpw_interp_process_is_python(const char *proc_root, pid_t pid);
 
+/* The Python version an executable's name says: "3.11" for python3.11 or python3.13d,
+ * "pypy3.9" for pypy3.9; "" in out for python, python3 or pypy3 (Python, version not
+ * named). False, out "", where the name is not Python's. Pure. */
+bool cpw_interp_python_version_from_name(const char *exe_path, char *out, size_t len);
+
+/* 1 when process pid's executable is Python (out: its version, or "" where the name does
+ * not say it), 0 when it is not, -errno when it could not be read. One readlink. */
+int cpw_interp_process_python_version(const char *proc_root, pid_t pid, char *out, size_t len);
+
 #endif

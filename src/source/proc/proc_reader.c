@@ -634,8 +634,13 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		pr->is_python = py < 0 ? -1 : py;
 		h->python_asked = py >= 0; /* asked again next sample where it could not tell */
 	}
-	if (renamed) /* after an exec the command line is another */
+	pr->python_exe = -1;
+	if (renamed) { /* after an exec the command line is another */
 		read_cmdline(r, pr);
+		/* python version: one readlink of exe, at first sight or an exec */
+		int py = cpw_interp_process_python_version(r->proc_root, pid, pr->python, sizeof(pr->python));
+		pr->python_exe = py < 0 ? -1 : py;
+	}
 	if (first) {
 		if (reserve((void **)&r->new_readings, &r->new_alloc, r->nnew, sizeof(*r->new_readings), 64) == 0)
 			r->new_readings[r->nnew++] = r->nprocs - 1;

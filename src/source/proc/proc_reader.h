@@ -60,6 +60,10 @@ struct cpw_proc_reading {
 	int pss_errno;         /* why it could not be read (0: read, or not asked) */
 	int is_python;         /* 1 / 0 when asked in this sample (once it has a second
 				  thread, and again after an exec); -1 otherwise */
+	/* python version: where cmdline_read, whether its executable is Python (1 / 0; -1
+	 * unreadable) and the version its name says ("3.11"; "" where it says none). */
+	int python_exe;
+	char python[16];
 	size_t first_thread, nthreads; /* its threads in cpw_proc_sample.threads */
 };
 

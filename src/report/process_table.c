@@ -1,0 +1,143 @@
+/*
+ * process_table.c: the text report's table of processes. See process_table.h.
+ */
+#include "config.h"
+#include "report/process_table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/proc_label.h"
+#include "util/escape.h"
+
+#define ROWS_MAX 50
+#define ARGS_MAX 60
+#define NAMES_MAX 4
+
+/* What the helpers folded into one process add up to. */
+struct fold {
+	size_t count;
+	double cpu_s, first_s, last_s;
+	char name[NAMES_MAX][16];
+	size_t name_count[NAMES_MAX];
+	size_t other; /* helpers whose names did not fit */
+};
+
+static void add_helper(struct fold *f, const struct cpw_proc *p)
+{
+	if (f->count++ == 0) {
+		f->first_s = p->first_seen_s;
+		f->last_s = p->exited_s;
+	}
+	f->cpu_s += p->user_s + p->sys_s;
+	if (p->first_seen_s < f->first_s)
+		f->first_s = p->first_seen_s;
+	if (p->exited_s > f->last_s)
+		f->last_s = p->exited_s;
+	for (int k = 0; k < NAMES_MAX; k++) {
+		if (f->name_count[k] && strncmp(f->name[k], p->comm, sizeof f->name[k] - 1) == 0) {
+			f->name_count[k]++;
+			return;
+		}
+		if (!f->name_count[k]) {
+			snprintf(f->name[k], sizeof f->name[k], "%s", p->comm);
+			f->name_count[k] = 1;
+			return;
+		}
+	}
+	f->other++;
+}
+
+static void write_fold(const struct fold *f, FILE *out)
+{
+	char esc[64];
+	fprintf(out, "\t%15s  +%zu short-lived helper%s, %.2f-%.2f s, %.2f s CPU:", "", f->count,
+		f->count > 1 ? "s" : "", f->first_s, f->last_s, f->cpu_s);
+	for (int k = 0; k < NAMES_MAX && f->name_count[k]; k++) {
+		cpw_escape_for_terminal(f->name[k], esc, sizeof esc);
+		fprintf(out, "%s %zu %s", k ? "," : "", f->name_count[k], esc);
+	}
+	if (f->other)
+		fprintf(out, ", %zu other", f->other);
+	fputc('\n', out);
+}
+
+static void write_row(const struct cpw_proc *p, bool python_col, FILE *out)
+{
+	char args[ARGS_MAX + 4], esc[sizeof args * 4], rss[24], end[16], dur[16];
+	double until = !isnan(p->exited_s) ? p->exited_s : p->last_seen_s;
+	if (!isnan(p->exited_s))
+		snprintf(end, sizeof end, "%.2f", p->exited_s);
+	else
+		snprintf(end, sizeof end, "running");
+	snprintf(dur, sizeof dur, "%.2f", until > p->first_seen_s ? until - p->first_seen_s : 0.0);
+	cpw_proc_label_size((double)p->max_rss_kib, rss, sizeof rss);
+	cpw_escape_for_terminal(cpw_proc_label_args(p, ARGS_MAX, args, sizeof args), esc, sizeof esc);
+	fprintf(out, "\t%7d %7d %7.2f %7s %7s %7.2f %7.2f %10s", (int)p->pid, (int)p->ppid,
+		p->first_seen_s, end, dur, p->user_s, p->sys_s, rss);
+	if (python_col) {
+		/* python version: the version, "yes" where Python's names do not say it */
+		char py[24];
+		if (p->python_exe == 1 && p->python[0])
+			cpw_escape_for_terminal(p->python, py, sizeof py);
+		else
+			snprintf(py, sizeof py, "%s", p->python_exe == 1 || p->is_python == 1 ? "yes" : "-");
+		fprintf(out, " %7s", py);
+	}
+	fprintf(out, "  %s\n", esc);
+}
+
+void cpw_process_table_write(const struct cpw_tree *t, FILE *out)
+{
+	size_t n = t ? cpw_tree_size(t) : 0;
+	if (n == 0)
+		return;
+	bool *folded = calloc(n, sizeof(*folded));
+	struct fold *folds = calloc(n, sizeof(*folds));
+	if (!folded || !folds) { /* out of memory: every process on its own row */
+		free(folded);
+		free(folds);
+		folded = NULL;
+		folds = NULL;
+	}
+	const struct cpw_proc *first = cpw_tree_proc(t, 0);
+	if (folded) {
+		cpw_proc_label_fold(t, folded);
+		for (size_t i = 0; i < n; i++) {
+			const struct cpw_proc *p = cpw_tree_proc(t, i);
+			const struct cpw_proc *into = folded[i] ? cpw_proc_label_folded_into(t, folded, p) : NULL;
+			if (into)
+				add_helper(&folds[into - first], p);
+			else
+				folded[i] = false; /* nowhere to fold it: its own row */
+		}
+	}
+	bool python_col = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct cpw_proc *p = cpw_tree_proc(t, i);
+		python_col |= p->python_exe == 1 || p->is_python == 1;
+	}
+	fprintf(out, "\t%7s %7s %7s %7s %7s %7s %7s %10s", "PID", "PPID", "START_S", "END_S", "DUR_S",
+		"USER_S", "SYS_S", "MAXRSS");
+	if (python_col)
+		fprintf(out, " %7s", "PYTHON");
+	fputs("  COMMAND\n", out);
+	size_t rows = 0, left = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (folded && folded[i])
+			continue;
+		if (rows == ROWS_MAX) {
+			left++;
+			continue;
+		}
+		rows++;
+		write_row(cpw_tree_proc(t, i), python_col, out);
+		if (folds && folds[i].count)
+			write_fold(&folds[i], out);
+	}
+	if (left)
+		fprintf(out, "\t... and %zu more (see --json for all)\n", left);
+	free(folded);
+	free(folds);
+}
