@@ -517,10 +517,17 @@ static bool pressure_since_last_sample(struct cpw_session *s, struct cpw_tl_pres
 	return true;
 }
 
-/* The roots of one sample: run mode, cperfwatch's own children; attach mode, the target. */
+/* The roots of one sample: run mode, cperfwatch's own children; attach mode, the target,
+ * while its pid is still the process it was (a pid taken by another process since is not
+ * watched: its tree is not ours). */
 static size_t sample_roots(struct cpw_session *s)
 {
 	if (s->cfg->mode == CPW_MODE_ATTACH) {
+		struct cpw_stat_fields st;
+		if (s->target_start_ticks &&
+		    (cpw_proc_pid_stat(s->cfg->proc_root, s->cfg->pid, &st) < 0 ||
+		     st.starttime_ticks != s->target_start_ticks))
+			return 0;
 		s->roots[0] = s->cfg->pid;
 		return 1;
 	}
@@ -588,6 +595,9 @@ int cpw_session_sample(struct cpw_session *s)
 	remove_stale_groups(s);
 	size_t nroots = sample_roots(s);
 	if (nroots == 0) {
+		/* Attach mode: the target is gone (its pid may be another's): the watch is over. */
+		if (s->cfg->mode == CPW_MODE_ATTACH)
+			cpw_tree_end(s->tree, cpw_session_elapsed(s));
 		drain_exits(s);
 		return 0;
 	}
