@@ -11,6 +11,7 @@
 #include "report/hotspots_report.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
@@ -94,29 +95,52 @@ int cpw_hotspots_report_write_text(const struct cpw_hotspots *h, const struct cp
 	return ferror(out) ? (errno ? -errno : -EIO) : 0;
 }
 
+/* Out of memory anywhere in the document: it is dropped whole (the JSON writer then says
+ * so in one line), never written with holes nor handed to json-c as NULL. */
+static bool json_failed;
+
+static struct json_object *need(struct json_object *v)
+{
+	if (!v)
+		json_failed = true;
+	return v;
+}
+
+/* v may be NULL on purpose (a JSON null); o is NULL only when it could not be made. */
 static void add(struct json_object *o, const char *k, struct json_object *v)
 {
-	json_object_object_add(o, k, v);
+	if (!o || json_object_object_add(o, k, v) < 0) {
+		json_failed = true;
+		json_object_put(v);
+	}
+}
+
+static void append(struct json_object *a, struct json_object *v)
+{
+	if (!a || !v || json_object_array_add(a, v) < 0) {
+		json_failed = true;
+		json_object_put(v);
+	}
 }
 
 static struct json_object *json_share(uint64_t part, uint64_t whole)
 {
-	return json_object_new_double((double)cpw_round(share(part, whole) * 100) / 10000);
+	return need(json_object_new_double((double)cpw_round(share(part, whole) * 100) / 10000));
 }
 
 static struct json_object *fn_json(const struct cpw_hot_fn *f, uint64_t n)
 {
-	struct json_object *o = json_object_new_object();
-	add(o, "name", json_object_new_string(f->name));
-	add(o, "file", json_object_new_string(f->file));
-	add(o, "kind", json_object_new_string(cpw_sampler_code_kind_name(f->kind)));
-	add(o, "self_samples", json_object_new_int64((int64_t)f->self));
-	add(o, "total_samples", json_object_new_int64((int64_t)f->total));
+	struct json_object *o = need(json_object_new_object());
+	add(o, "name", need(json_object_new_string(f->name)));
+	add(o, "file", need(json_object_new_string(f->file)));
+	add(o, "kind", need(json_object_new_string(cpw_sampler_code_kind_name(f->kind))));
+	add(o, "self_samples", need(json_object_new_int64((int64_t)f->self)));
+	add(o, "total_samples", need(json_object_new_int64((int64_t)f->total)));
 	add(o, "self_share", json_share(f->self, n));
 	add(o, "total_share", json_share(f->total, n));
-	add(o, "pid", json_object_new_int(f->pid));
-	add(o, "comm", json_object_new_string(f->comm));
-	add(o, "processes", json_object_new_int((int)f->nprocs));
+	add(o, "pid", need(json_object_new_int(f->pid)));
+	add(o, "comm", need(json_object_new_string(f->comm)));
+	add(o, "processes", need(json_object_new_int((int)f->nprocs)));
 	return o;
 }
 
@@ -124,49 +148,54 @@ struct json_object *cpw_hotspots_report_to_json(const struct cpw_hotspots *h, co
 {
 	if (!h)
 		return NULL;
-	struct json_object *o = json_object_new_object();
+	json_failed = false;
+	struct json_object *o = need(json_object_new_object());
 	const char *why = cpw_hotspots_unavailable(h);
 	const struct cpw_sampler_stats *st = cpw_hotspots_source(h);
 	double armed = cpw_hotspots_armed_at(h);
 	uint64_t n = cpw_hotspots_samples(h);
-	add(o, "available", json_object_new_boolean(!why && !isnan(armed)));
-	add(o, "reason", why ? json_object_new_string(why)
-			     : isnan(armed) ? json_object_new_string("the run ended before sampling was armed")
+	add(o, "available", need(json_object_new_boolean(!why && !isnan(armed))));
+	add(o, "reason", why ? need(json_object_new_string(why))
+			     : isnan(armed) ? need(json_object_new_string("the run ended before sampling was armed"))
 					    : NULL);
-	add(o, "sample_hz", json_object_new_int(st->hz));
-	add(o, "samples", json_object_new_int64((int64_t)n));
-	add(o, "lost", json_object_new_int64((int64_t)st->lost));
-	add(o, "armed_at_s", isnan(armed) ? NULL : json_object_new_double((double)cpw_round(armed * 1000) / 1000));
-	struct json_object *kinds = json_object_new_object();
+	add(o, "sample_hz", need(json_object_new_int(st->hz)));
+	add(o, "samples", need(json_object_new_int64((int64_t)n)));
+	add(o, "lost", need(json_object_new_int64((int64_t)st->lost)));
+	add(o, "armed_at_s", isnan(armed) ? NULL : need(json_object_new_double((double)cpw_round(armed * 1000) / 1000)));
+	struct json_object *kinds = need(json_object_new_object());
 	for (int k = 0; k < CPW_CODE_KINDS; k++)
 		add(kinds, cpw_sampler_code_kind_name((enum cpw_code_kind)k),
 		    json_share(cpw_hotspots_kind_samples(h, (enum cpw_code_kind)k), n));
 	add(o, "kinds", kinds);
 	struct cpw_hot_fn top[32];
 	size_t nt = cpw_hotspots_top(h, top, 32);
-	struct json_object *fns = json_object_new_array();
+	struct json_object *fns = need(json_object_new_array());
 	for (size_t i = 0; i < nt; i++)
-		json_object_array_add(fns, fn_json(&top[i], n));
+		append(fns, fn_json(&top[i], n));
 	add(o, "functions", fns);
-	struct json_object *ph = json_object_new_array();
+	struct json_object *ph = need(json_object_new_array());
 	for (int i = 0; phases && i < phases->n; i++) {
 		struct cpw_hot_fn f;
 		uint64_t in_range;
 		if (!cpw_hotspots_top_between(h, phases->phase[i].start_s, phases->phase[i].end_s, &f, &in_range))
 			continue;
-		struct json_object *p = json_object_new_object();
-		add(p, "phase", json_object_new_int(i + 1));
-		add(p, "function", json_object_new_string(f.name));
-		add(p, "file", json_object_new_string(f.file));
+		struct json_object *p = need(json_object_new_object());
+		add(p, "phase", need(json_object_new_int(i + 1)));
+		add(p, "function", need(json_object_new_string(f.name)));
+		add(p, "file", need(json_object_new_string(f.file)));
 		add(p, "share", json_share(f.self, in_range));
-		json_object_array_add(ph, p);
+		append(ph, p);
 	}
 	add(o, "phases", ph);
-	struct json_object *chains = json_object_new_object();
-	add(chains, "cut_short", json_object_new_int64((int64_t)st->cut_short));
-	add(chains, "leaf_only", json_object_new_int64((int64_t)st->leaf_only));
-	add(chains, "unresolved", json_object_new_int64((int64_t)st->unresolved));
+	struct json_object *chains = need(json_object_new_object());
+	add(chains, "cut_short", need(json_object_new_int64((int64_t)st->cut_short)));
+	add(chains, "leaf_only", need(json_object_new_int64((int64_t)st->leaf_only)));
+	add(chains, "unresolved", need(json_object_new_int64((int64_t)st->unresolved)));
 	add(o, "chains", chains);
+	if (json_failed) {
+		json_object_put(o);
+		return NULL;
+	}
 	return o;
 }
 
