@@ -66,7 +66,7 @@ ok "cperfwatch --pid watches the idle process and writes JSON"
 if ! [ -s "$SCRATCH/w.dat.parent" ] || ! [ -s "$SCRATCH/w.dat.child" ]; then
 	skip "its faults, CPU and bytes written after 1.5 s idle are counted" "host too busy: not done in 6 s"
 	skip "the child it forked after looking idle is listed, with its CPU" "host too busy: not done in 6 s"
-	validate_json "$JSON" >/dev/null 2>&1 && ok "the report is valid" || not_ok "the report is valid" "see $JSON"
+	if validate_json "$JSON" >/dev/null 2>&1; then ok "the report is valid"; else not_ok "the report is valid" "see $JSON"; fi
 	done_testing
 fi
 PCPU=$(cat "$SCRATCH/w.dat.parent") CCPU=$(cat "$SCRATCH/w.dat.child")
@@ -85,6 +85,7 @@ else:
     print(p["minor_faults"], p["oncpu_s"], p["write_bytes"], len(kids), kids[0]["oncpu_s"] if kids else 0)
 EOF2
 )
+# shellcheck disable=SC2086 # the fields of one line
 set -- $FIGS
 # CPU: at least what it says it used after the sleep (getrusage counts in ticks: 20 ms slack).
 if [ "$1" != none ] && [ "$1" -ge 10000 ] && awk -v c="$2" -v s="$PCPU" 'BEGIN { exit !(c >= s - 0.02) }' &&
