@@ -20,7 +20,7 @@
 #include "util/outname.h"
 #include "util/round.h"
 
-void cpw_config_defaults(struct cpw_config *cfg)
+void cpw_options_defaults(struct cpw_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mode = CPW_MODE_RUN;
@@ -139,7 +139,7 @@ static int parse_with_units(const char *text, const struct unit *units, double *
 	return -EINVAL;
 }
 
-int cpw_parse_seconds(const char *text, double *seconds)
+int cpw_cli_parse_seconds(const char *text, double *seconds)
 {
 	static const struct unit units[] = {
 		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "m", 60 }, { "min", 60 }, { "h", 3600 }, { NULL, 0 },
@@ -147,7 +147,7 @@ int cpw_parse_seconds(const char *text, double *seconds)
 	return parse_with_units(text, units, seconds);
 }
 
-int cpw_parse_bytes_kib(const char *text, uint64_t *kib)
+int cpw_cli_parse_bytes_kib(const char *text, uint64_t *kib)
 {
 	static const struct unit units[] = {
 		{ "", 1.0 / 1024 }, { "B", 1.0 / 1024 },
@@ -164,7 +164,7 @@ int cpw_parse_bytes_kib(const char *text, uint64_t *kib)
 	return 0;
 }
 
-int cpw_parse_pid(const char *text, pid_t *pid)
+int cpw_cli_parse_pid(const char *text, pid_t *pid)
 {
 	char *end;
 	if (!text || *text < '0' || *text > '9')
@@ -189,7 +189,7 @@ static int parse_fail_on(const char *text, unsigned *mask)
 		comma = strchr(tok, ',');
 		if (comma)
 			*comma = '\0';
-		int cls = cpw_class_from_name(tok);
+		int cls = cpw_verdict_class_from_name(tok);
 		if (cls < 0)
 			return -EINVAL;
 		*mask |= 1u << cls;
@@ -209,9 +209,9 @@ static int check_label(const char *arg, const struct cpw_config *cfg, FILE *err)
 	}
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
-	if (!cpw_expo_label_name_ok(name)) {
+	if (!cpw_exposition_label_name_ok(name)) {
 		fprintf(err, "cperfwatch: invalid label name '%s': expected letters, digits and _, "
-			"not starting with a digit or __, and none of: %s\n", name, cpw_expo_reserved_labels);
+			"not starting with a digit or __, and none of: %s\n", name, cpw_exposition_reserved_labels);
 		return -1;
 	}
 	if (strlen(eq + 1) > CPW_LABEL_VALUE_MAX) {
@@ -244,7 +244,7 @@ static int expand_output(struct cpw_config *cfg, FILE *err)
 	static char host[256];
 	char why[512];
 	const char *var;
-	cpw_short_hostname(host, sizeof(host));
+	cpw_outname_short_hostname(host, sizeof(host));
 	struct cpw_outname_env env = { getenv_var, NULL, host, (long)getpid() };
 	cfg->host = host[0] ? host : NULL;
 	long rank = cpw_outname_rank(&env, &var);
@@ -318,19 +318,19 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 	double seconds;
 	int c;
 
-	cpw_config_defaults(cfg);
+	cpw_options_defaults(cfg);
 	opterr = 0;
 	optind = 0; /* glibc: 0 also resets getopt's internal state from an earlier call */
 	while ((c = getopt_long(argc, argv, optstring, long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (cpw_parse_pid(optarg, &cfg->pid) < 0)
+			if (cpw_cli_parse_pid(optarg, &cfg->pid) < 0)
 				FAIL("invalid process id '%s': expected a positive number", optarg);
 			have_pid = true;
 			break;
 		case 'i':
 			interval_given = true;
-			if (cpw_parse_seconds(optarg, &seconds) < 0)
+			if (cpw_cli_parse_seconds(optarg, &seconds) < 0)
 				FAIL("invalid interval '%s': expected a time such as 100ms or 0.5s", optarg);
 			if (seconds * 1000 < CPW_INTERVAL_MIN_MS - 1e-9)
 				FAIL("interval '%s' is below the kernel's accounting resolution (%ums)",
@@ -340,7 +340,7 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 			cfg->interval_ms = (unsigned)cpw_round(seconds * 1000);
 			break;
 		case 'd':
-			if (cpw_parse_seconds(optarg, &seconds) < 0 || seconds <= 0 || seconds > 1e7)
+			if (cpw_cli_parse_seconds(optarg, &seconds) < 0 || seconds <= 0 || seconds > 1e7)
 				FAIL("invalid duration '%s': expected a positive time such as 30s or 5m", optarg);
 			cfg->duration_s = seconds;
 			break;
@@ -401,14 +401,14 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 			break;
 		case OPT_MAX_WALL:
 		case OPT_MAX_CPU:
-			if (cpw_parse_seconds(optarg, &seconds) < 0 || seconds <= 0)
+			if (cpw_cli_parse_seconds(optarg, &seconds) < 0 || seconds <= 0)
 				FAIL("invalid time '%s' for --%s: expected a positive time such as 500ms or 2m",
 				     optarg, c == OPT_MAX_WALL ? "max-wall" : "max-cpu");
 			*(c == OPT_MAX_WALL ? &cfg->max_wall_s : &cfg->max_cpu_s) = seconds;
 			break;
 		case OPT_TIMEOUT:
 		case OPT_KILL_AFTER:
-			if (cpw_parse_seconds(optarg, &seconds) < 0 || seconds <= 0 || seconds > 1e7)
+			if (cpw_cli_parse_seconds(optarg, &seconds) < 0 || seconds <= 0 || seconds > 1e7)
 				FAIL("invalid time '%s' for --%s: expected a positive time such as 30s or 5m",
 				     optarg, c == OPT_TIMEOUT ? "timeout" : "kill-after");
 			*(c == OPT_TIMEOUT ? &cfg->timeout_s : &cfg->kill_after_s) = seconds;
@@ -420,7 +420,7 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 			cfg->series_path = optarg;
 			break;
 		case OPT_MAX_RSS:
-			if (cpw_parse_bytes_kib(optarg, &cfg->max_rss_kib) < 0 || cfg->max_rss_kib == 0)
+			if (cpw_cli_parse_bytes_kib(optarg, &cfg->max_rss_kib) < 0 || cfg->max_rss_kib == 0)
 				FAIL("invalid size '%s' for --max-rss: expected a positive size such as 512M or 2G",
 				     optarg);
 			break;

@@ -1,8 +1,8 @@
 /*
  * cli.h: the command line into a struct cpw_config.
  */
-#ifndef CPERFWATCH_CLI_H
-#define CPERFWATCH_CLI_H
+#ifndef CPW_CLI_H
+#define CPW_CLI_H
 
 #include <stdio.h>
 #include "options.h"
@@ -18,9 +18,9 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 				  FILE *err);
 
 /* Value parsers, shared with tests. Each returns 0 on success, -EINVAL otherwise. */
-int cpw_parse_seconds(const char *text, double *seconds);   /* 500ms, 2s, 2m, 1h, 1.5 */
-int cpw_parse_bytes_kib(const char *text, uint64_t *kib);    /* 512K, 512M, 2G, plain = bytes */
-int cpw_parse_pid(const char *text, pid_t *pid);
+int cpw_cli_parse_seconds(const char *text, double *seconds);   /* 500ms, 2s, 2m, 1h, 1.5 */
+int cpw_cli_parse_bytes_kib(const char *text, uint64_t *kib);    /* 512K, 512M, 2G, plain = bytes */
+int cpw_cli_parse_pid(const char *text, pid_t *pid);
 
 void cpw_cli_usage(FILE *out);
 

@@ -5,8 +5,8 @@
  * codes cperfwatch uses for its own outcomes. They follow the coreutils convention that GNU
  * time and env use, so scripts that know those tools read them the same way.
  */
-#ifndef CPERFWATCH_EXITCODES_H
-#define CPERFWATCH_EXITCODES_H
+#ifndef CPW_EXITCODES_H
+#define CPW_EXITCODES_H
 
 enum cpw_exit {
 	CPW_EXIT_OK = 0,

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		break;
 	}
 	if (cfg.mode == CPW_MODE_LIST_EVENTS) {
-		int rc = cpw_counters_list(stdout);
+		int rc = cpw_perf_list(stdout);
 		if (rc < 0 || fflush(stdout) != 0) {
 			fprintf(stderr, "cperfwatch: cannot list events: %s\n", strerror(rc < 0 ? -rc : errno));
 			return CPW_EXIT_FAILURE;

@@ -3,8 +3,8 @@
  *
  * cli.c fills it; every other module reads it and none writes it.
  */
-#ifndef CPERFWATCH_CONFIG_H
-#define CPERFWATCH_CONFIG_H
+#ifndef CPW_OPTIONS_H
+#define CPW_OPTIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,6 +70,6 @@ struct cpw_config {
 /* --kill-after's default: the grace between SIGTERM and SIGKILL of a --timeout. */
 #define CPW_KILL_AFTER_DEFAULT_S 5.0
 
-void cpw_config_defaults(struct cpw_config *cfg);
+void cpw_options_defaults(struct cpw_config *cfg);
 
 #endif

@@ -100,7 +100,7 @@ static void cpu_detail(const struct cpw_advice_facts *f, struct cpw_verdict *v)
 	} else if (f->oversub && cpw_known(f->cores)) {
 		snprintf(extra, sizeof extra,
 			 " It runs %s threads on %s usable CPU%s: more threads will not help.",
-			 cpw_figure(f->runnable).s, cpw_figure(f->cores).s, cpw_figure_plural(f->cores));
+			 cpw_verdict_figure(f->runnable).s, cpw_verdict_figure(f->cores).s, cpw_verdict_figure_plural(f->cores));
 		append(v, extra);
 	} else if (several && !f->saturated && cpw_known(f->cores_used) && v->cls == CPW_CLASS_CPU_BOUND) {
 		if (f->python)
@@ -108,11 +108,11 @@ static void cpu_detail(const struct cpw_advice_facts *f, struct cpw_verdict *v)
 				 " It uses %.1f of %s usable cores: parallelise with processes "
 				 "(multiprocessing, concurrent.futures.ProcessPoolExecutor) to use the "
 				 "rest; Python threads take turns on the GIL.", f->cores_used,
-				 cpw_figure(f->cores).s);
+				 cpw_verdict_figure(f->cores).s);
 		else
 			snprintf(extra, sizeof extra,
 				 " It uses %.1f of %s usable cores: parallelise (threads, processes, "
-				 "make -j) to use the rest.", f->cores_used, cpw_figure(f->cores).s);
+				 "make -j) to use the rest.", f->cores_used, cpw_verdict_figure(f->cores).s);
 		append(v, extra);
 	}
 }
@@ -127,7 +127,7 @@ void cpw_advice_fill(const struct cpw_metrics *m, const struct cpw_advice_facts 
 		append(v, advice_full[CPW_CLASS_MIXED]);
 		if (v->secondary != CPW_CLASS_NONE) {
 			append(v, " Mostly ");
-			append(v, cpw_class_name(v->secondary));
+			append(v, cpw_verdict_class_name(v->secondary));
 			append(v, ": ");
 			append(v, short_for(v->secondary));
 			append(v, ".");

@@ -41,10 +41,10 @@ static void add_fail_on(struct cpw_budget_result *out, int *n, unsigned mask, en
 		if (mask & (1u << c)) {
 			size_t used = strlen(res->limit);
 			snprintf(res->limit + used, sizeof(res->limit) - used, "%s%s", used ? "," : "",
-				 cpw_class_name((enum cpw_class)c));
+				 cpw_verdict_class_name((enum cpw_class)c));
 		}
 	snprintf(res->name, sizeof(res->name), "fail-on");
-	snprintf(res->value, sizeof(res->value), "%s", cpw_class_name(cls));
+	snprintf(res->value, sizeof(res->value), "%s", cpw_verdict_class_name(cls));
 	res->unit = CPW_BUDGET_CLASS;
 	res->limit_num = res->value_num = NAN;
 	res->limit_classes = mask;

@@ -258,7 +258,7 @@ static bool top_is_python(const struct cpw_metrics *m)
 
 	if (m->top_process_is_python >= 0)
 		return m->top_process_is_python == 1;
-	return cpw_exe_name_is_python(m->top_process_comm) ||
+	return cpw_interp_exe_is_python(m->top_process_comm) ||
 	       (len > 3 && strcmp(m->top_process_comm + len - 3, ".py") == 0);
 }
 
@@ -479,7 +479,7 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 		add_evidence(v, "avg_runnable_threads", c->runnable, c->cores, SRC_SAMPLED,
 			     "%s runnable threads on average for %s usable CPU%s%s: they explain %.0f%% of "
 			     "the wait, the rest comes from other load",
-			     cpw_figure(c->runnable).s, cpw_figure(c->cores).s, cpw_figure_plural(c->cores),
+			     cpw_verdict_figure(c->runnable).s, cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores),
 			     c->cores_known ? "" : " (assumed, unknown)", pct(c->runq_own));
 		if (decisive)
 			psi_line(v, "psi_cpu_some_share", m->psi_cpu_some_s, c->wall,
@@ -497,7 +497,7 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 		add_evidence(v, "avg_runnable_threads", c->runnable,
 			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
 			     "%s runnable threads on average for %s usable CPU%s: it saturates what it may use",
-			     cpw_figure(c->runnable).s, cpw_figure(c->cores).s, cpw_figure_plural(c->cores));
+			     cpw_verdict_figure(c->runnable).s, cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores));
 	if (c->cpu_label == CPW_CLASS_MEMORY_BOUND && c->mem_by_counters) {
 		if (cpw_known(m->topdown_memory_bound))
 			add_evidence(v, "topdown_memory_bound", m->topdown_memory_bound,
@@ -786,23 +786,23 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 		if (m->cpus_allowed_sampled[0] != '\0')
 			add_finding(v, "the command limited itself to CPU%s %.40s (%s of the %s it was started with)",
 				    strpbrk(m->cpus_allowed_sampled, ",-") ? "s" : "", m->cpus_allowed_sampled,
-				    cpw_figure(c->cores).s, cpw_figure(m->cores_usable).s);
+				    cpw_verdict_figure(c->cores).s, cpw_verdict_figure(m->cores_usable).s);
 		else
 			add_finding(v, "the command limited itself to %s CPU%s (of the %s it was started with)",
-				    cpw_figure(c->cores).s, cpw_figure_plural(c->cores),
-				    cpw_figure(m->cores_usable).s);
+				    cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores),
+				    cpw_verdict_figure(m->cores_usable).s);
 	}
 	if (c->oversub && c->share[LANE_CPU] >= cpw_threshold(CPW_T_NOTABLE_SHARE)) {
 		if (c->cores_known)
 			add_finding(v, "the tree oversubscribes its %s usable CPU%s (%s runnable threads on average)",
-				    cpw_figure(c->cores).s, cpw_figure_plural(c->cores), cpw_figure(c->runnable).s);
+				    cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores), cpw_verdict_figure(c->runnable).s);
 		else
 			add_finding(v, "the tree keeps %.1f threads runnable on average (usable CPUs unknown)",
 				    c->runnable);
 	}
 	if (cpu_verdict && c->cores_known && c->cores > 1 && !c->oversub &&
 	    used <= c->cores * cpw_threshold(CPW_T_CORES_IDLE_RATIO))
-		add_finding(v, "uses %.1f of %s usable cores", used, cpw_figure(c->cores).s);
+		add_finding(v, "uses %.1f of %s usable cores", used, cpw_verdict_figure(c->cores).s);
 	if (m->nprocs > 1 && cpw_known(m->top_process_cpu_share) &&
 	    m->top_process_cpu_share >= cpw_threshold(CPW_T_TOP_PROCESS_SHARE))
 		add_finding(v, "one process (pid %d, %.31s) did %.0f%% of the CPU work", m->top_process_pid,
@@ -1053,8 +1053,8 @@ void cpw_classify(const struct cpw_metrics *m, struct cpw_verdict *v)
 		v->secondary = lane_class(&c, a);
 		v->confidence = (0.3 + 0.25 * clamp01(c.share[b] / c.share[a])) * c.samples_quality;
 		add_finding(v, "no single resource dominates: %s (%.0f%%) and %s (%.0f%%)",
-			    cpw_class_name(lane_class(&c, a)), pct(c.share[a]),
-			    cpw_class_name(lane_class(&c, b)), pct(c.share[b]));
+			    cpw_verdict_class_name(lane_class(&c, a)), pct(c.share[a]),
+			    cpw_verdict_class_name(lane_class(&c, b)), pct(c.share[b]));
 		evidence_lane(&c, v, a, true);
 		evidence_lane(&c, v, b, true);
 	}

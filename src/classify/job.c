@@ -156,7 +156,7 @@ enum cpw_job_add cpw_job_add(struct cpw_job *job, const struct cpw_rank_report *
 			     size_t whylen)
 {
 	char file[512];
-	int cls = cpw_class_from_name(said->cls);
+	int cls = cpw_verdict_class_from_name(said->cls);
 	cpw_escape_for_terminal(said->file, file, sizeof(file));
 	if (cls < 0) {
 		char safe[4 * sizeof(said->cls)];

@@ -36,9 +36,9 @@ struct run {
 	uint64_t samples;
 };
 
-enum cpw_phase_lane cpw_phase_lane_of(const struct cpw_tl_point *p)
+enum cpw_phase_lane cpw_phases_lane_of(const struct cpw_tl_point *p)
 {
-	uint64_t ts = cpw_tl_point_thread_samples(p);
+	uint64_t ts = cpw_timeline_point_thread_samples(p);
 	if (ts == 0 || p->samples == 0 || !(p->dt_s > 0))
 		return CPW_LANE_NONE;
 	/* As the classifier does: shares of the busy lifetime, max(wall, busy thread-seconds),
@@ -72,10 +72,10 @@ static enum cpw_phase_lane smoothed_lane(const struct cpw_tl_point *points, size
 		a--;
 	while (b + 1 < n && points[b + 1].start_s - points[i].start_s <= half_s)
 		b++;
-	cpw_tl_point_init(&w, points[a].start_s);
+	cpw_timeline_point_init(&w, points[a].start_s);
 	for (size_t k = a; k <= b; k++)
-		cpw_tl_point_merge(&w, &points[k]);
-	return cpw_phase_lane_of(&w);
+		cpw_timeline_point_merge(&w, &points[k]);
+	return cpw_phases_lane_of(&w);
 }
 
 void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t last,
@@ -83,9 +83,9 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 {
 	struct cpw_tl_point w;
 
-	cpw_tl_point_init(&w, points[first].start_s);
+	cpw_timeline_point_init(&w, points[first].start_s);
 	for (size_t i = first; i <= last; i++)
-		cpw_tl_point_merge(&w, &points[i]);
+		cpw_timeline_point_merge(&w, &points[i]);
 	cpw_metrics_init(m);
 	m->wall_s = w.dt_s;
 	m->user_s = w.user_s;
@@ -94,7 +94,7 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 	if (w.dt_s > 0)
 		m->cores_used = (w.user_s + w.sys_s) / w.dt_s;
 	m->samples = w.samples;
-	m->thread_samples = cpw_tl_point_thread_samples(&w);
+	m->thread_samples = cpw_timeline_point_thread_samples(&w);
 	m->st_running = w.states[CPW_TL_RUNNING];
 	m->st_disk_wait = w.states[CPW_TL_DISK_WAIT];
 	m->st_d_other = w.states[CPW_TL_D_OTHER];
@@ -118,7 +118,7 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 		waited += w.wait_s[k];
 	m->wait_child_s = w.wait_s[CPW_WAIT_CHILD];
 	if (waited > 0) {
-		int k = cpw_wait_seconds_dominant(w.wait_s, &m->wait_kind_share);
+		int k = cpw_waits_seconds_dominant(w.wait_s, &m->wait_kind_share);
 		m->wait_child_share = w.wait_s[CPW_WAIT_CHILD] / waited;
 		if (k >= 0)
 			snprintf(m->wait_kind, sizeof(m->wait_kind), "%s", cpw_wait_kind_name((enum cpw_wait_kind)k));
@@ -237,10 +237,10 @@ static void sharpen_boundaries(const struct cpw_tl_point *points, struct run *ru
 		size_t k = b->first; /* the first point of b */
 		double at = points[k].start_s;
 		while (k > a->first + 1 && at - points[k - 1].start_s <= half_s &&
-		       cpw_phase_lane_of(&points[k - 1]) == b->lane)
+		       cpw_phases_lane_of(&points[k - 1]) == b->lane)
 			k--;
 		while (k < b->last && points[k].start_s - at <= half_s &&
-		       cpw_phase_lane_of(&points[k]) == a->lane)
+		       cpw_phases_lane_of(&points[k]) == a->lane)
 			k++;
 		for (size_t i = b->first; i < k; i++) { /* b's first points go to a */
 			a->dur_s += points[i].dt_s;
@@ -302,9 +302,9 @@ static void classify_phase(const struct cpw_tl_point *points, double cores_usabl
 			 100.0 * m.wait_kind_share, m.wait_kind);
 	}
 	ph->cores_used = m.cores_used;
-	cpw_tl_point_init(&w, ph->start_s);
+	cpw_timeline_point_init(&w, ph->start_s);
 	for (size_t i = ph->first; i <= ph->last; i++)
-		cpw_tl_point_merge(&w, &points[i]);
+		cpw_timeline_point_merge(&w, &points[i]);
 	memcpy(ph->procs, w.top, sizeof(ph->procs));
 	order_procs(ph->procs, ph->cls);
 }
@@ -588,13 +588,13 @@ static void phase_is_run(struct cpw_phase *p, const struct cpw_verdict *v)
 static void phases_finding(const struct cpw_phases *ph, const struct cpw_verdict *v, char *buf,
 			   size_t len)
 {
-	size_t used = (size_t)snprintf(buf, len, "%s overall", cpw_class_name(v->cls));
+	size_t used = (size_t)snprintf(buf, len, "%s overall", cpw_verdict_class_name(v->cls));
 	for (int i = 0; i < ph->n && used < len; i++) {
 		const struct cpw_phase *p = &ph->phase[i];
 		if (p->cls == v->cls)
 			continue;
 		used += (size_t)snprintf(buf + used, len - used, "; %.1f-%.1f s %s%s%.15s",
-					 p->start_s, p->end_s, cpw_class_name(p->cls),
+					 p->start_s, p->end_s, cpw_verdict_class_name(p->cls),
 					 p->procs[0].pid ? ": " : "", p->procs[0].comm);
 	}
 }
@@ -650,13 +650,13 @@ void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *
 	if (idle && v->nfindings < CPW_FINDINGS_MAX)
 		snprintf(v->findings[v->nfindings++], sizeof(v->findings[0]),
 			 "uses %.1f of %s usable cores in its cpu-bound phases", judged.cores_used,
-			 cpw_figure(m->cores_usable).s);
+			 cpw_verdict_figure(m->cores_usable).s);
 	cpw_classify_advise(&judged, v);
 	phases_finding(ph, v, text, sizeof(text));
 	put_finding_first(v, text);
 }
 
-int cpw_phase_at(const struct cpw_phases *ph, double t)
+int cpw_phases_at(const struct cpw_phases *ph, double t)
 {
 	if (ph->n == 0)
 		return -1;
@@ -666,7 +666,7 @@ int cpw_phase_at(const struct cpw_phases *ph, double t)
 	return ph->n - 1;
 }
 
-char cpw_phase_mark(int i)
+char cpw_phases_mark(int i)
 {
 	return i < 0 ? ' ' : i < 9 ? (char)('1' + i) : (char)('a' + i - 9);
 }

@@ -57,7 +57,7 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 			double cores_usable, struct cpw_metrics *m);
 
 /* The lane of one point (CPW_LANE_NONE without thread samples). */
-enum cpw_phase_lane cpw_phase_lane_of(const struct cpw_tl_point *p);
+enum cpw_phase_lane cpw_phases_lane_of(const struct cpw_tl_point *p);
 
 /* Makes the phases and the run's verdict one story (doc/classification.md, "Phases"):
  *  - a single phase is the run: it takes the run's verdict;
@@ -73,9 +73,9 @@ void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *
 			       struct cpw_verdict *v);
 
 /* The phase that holds time t (the last one for t past the end); -1 without phases. */
-int cpw_phase_at(const struct cpw_phases *ph, double t);
+int cpw_phases_at(const struct cpw_phases *ph, double t);
 /* The mark of phase i in the timeline rows (text report and live view): 1-9, then a, b, c;
  * a blank for -1. */
-char cpw_phase_mark(int i);
+char cpw_phases_mark(int i);
 
 #endif

@@ -6,8 +6,8 @@
  * analysis, our own calibration). Reports and documentation cite them from here, so a
  * recalibration is one edit in src/classify/thresholds.c.
  */
-#ifndef CPERFWATCH_THRESHOLDS_H
-#define CPERFWATCH_THRESHOLDS_H
+#ifndef CPW_CLASSIFY_THRESHOLDS_H
+#define CPW_CLASSIFY_THRESHOLDS_H
 
 enum cpw_threshold_id {
 	/* Enough data to say anything. */

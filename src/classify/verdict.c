@@ -20,7 +20,7 @@ static const char *const class_names[CPW_CLASS_COUNT] = {
 	[CPW_CLASS_UNKNOWN] = "unknown",
 };
 
-const char *cpw_class_name(enum cpw_class cls)
+const char *cpw_verdict_class_name(enum cpw_class cls)
 {
 	if (cls == CPW_CLASS_NONE)
 		return "none";
@@ -29,7 +29,7 @@ const char *cpw_class_name(enum cpw_class cls)
 	return class_names[cls];
 }
 
-int cpw_class_from_name(const char *name)
+int cpw_verdict_class_from_name(const char *name)
 {
 	if (name == NULL)
 		return -1;
@@ -39,7 +39,7 @@ int cpw_class_from_name(const char *name)
 	return -1;
 }
 
-struct cpw_figure cpw_figure(double v)
+struct cpw_figure cpw_verdict_figure(double v)
 {
 	struct cpw_figure f;
 	double a = fabs(v);
@@ -55,9 +55,9 @@ struct cpw_figure cpw_figure(double v)
 	return f;
 }
 
-const char *cpw_figure_plural(double v)
+const char *cpw_verdict_figure_plural(double v)
 {
-	struct cpw_figure f = cpw_figure(v);
+	struct cpw_figure f = cpw_verdict_figure(v);
 
 	return strcmp(f.s, "1") == 0 || strcmp(f.s, "1.0") == 0 ? "" : "s";
 }

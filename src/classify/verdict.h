@@ -43,16 +43,16 @@ struct cpw_verdict {
 	char advice[768];
 };
 
-const char *cpw_class_name(enum cpw_class cls);      /* "cpu-bound", ... */
-int cpw_class_from_name(const char *name);           /* enum value, or -1 */
+const char *cpw_verdict_class_name(enum cpw_class cls);      /* "cpu-bound", ... */
+int cpw_verdict_class_from_name(const char *name);           /* enum value, or -1 */
 
 /* A figure in the verdict's words as a person reads it: a whole number as it is ("2",
  * "128"), else two significant digits ("1.0" for 1.03226, "1.5", "0.75", "12" for 12.4).
  * The evidence's value and threshold keep the exact figures (JSON prints them). Use the
- * member at once: cpw_figure(x).s lives until the end of the full expression. */
+ * member at once: cpw_verdict_figure(x).s lives until the end of the full expression. */
 struct cpw_figure { char s[24]; };
-struct cpw_figure cpw_figure(double v);
+struct cpw_figure cpw_verdict_figure(double v);
 /* "" when that figure reads as one ("1", "1.0"), else "s": "1.0 usable CPU", "2 usable CPUs". */
-const char *cpw_figure_plural(double v);
+const char *cpw_verdict_figure_plural(double v);
 
 #endif

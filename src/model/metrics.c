@@ -124,7 +124,7 @@ void cpw_metrics_from_counters(struct cpw_metrics *m, const struct cpw_counter_f
 	m->hw_counters_available = !isnan(m->cycles) && !isnan(m->instructions);
 }
 
-void cpw_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s)
+void cpw_metrics_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s)
 {
 	double n = (double)m->thread_samples;
 	if (m->thread_samples == 0) {

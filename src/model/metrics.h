@@ -5,8 +5,8 @@
  * fixture. A double that could not be measured is NAN (test with cpw_known()); the reason
  * goes into the report's notes, never a 0. Counts that are always measurable are integers.
  */
-#ifndef CPERFWATCH_METRICS_H
-#define CPERFWATCH_METRICS_H
+#ifndef CPW_MODEL_METRICS_H
+#define CPW_MODEL_METRICS_H
 
 #include <math.h>
 #include <stdbool.h>
@@ -152,6 +152,6 @@ void cpw_metrics_from_waits(struct cpw_metrics *m, const struct cpw_waits *w, co
 struct cpw_thread_shares {
 	double running, runnable, disk_wait, d_other, sleeping, other;
 };
-void cpw_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s);
+void cpw_metrics_thread_shares(const struct cpw_metrics *m, struct cpw_thread_shares *s);
 
 #endif

@@ -63,7 +63,7 @@ void cpw_timeline_free(struct cpw_timeline *tl)
 	free(tl);
 }
 
-void cpw_tl_point_init(struct cpw_tl_point *p, double start_s)
+void cpw_timeline_point_init(struct cpw_tl_point *p, double start_s)
 {
 	memset(p, 0, sizeof(*p));
 	p->start_s = start_s;
@@ -72,7 +72,7 @@ void cpw_tl_point_init(struct cpw_tl_point *p, double start_s)
 	p->psi_cpu_s = p->psi_io_s = p->psi_mem_s = NAN;
 }
 
-uint64_t cpw_tl_point_thread_samples(const struct cpw_tl_point *p)
+uint64_t cpw_timeline_point_thread_samples(const struct cpw_tl_point *p)
 {
 	uint64_t n = 0;
 	for (int i = 0; i < CPW_TL_STATE_COUNT; i++)
@@ -140,7 +140,7 @@ static void offer(struct cpw_tl_proc top[CPW_TIMELINE_TOP], const struct cpw_tl_
 	}
 }
 
-void cpw_tl_point_merge(struct cpw_tl_point *into, const struct cpw_tl_point *next)
+void cpw_timeline_point_merge(struct cpw_tl_point *into, const struct cpw_tl_point *next)
 {
 	struct cpw_tl_proc old[CPW_TIMELINE_TOP];
 
@@ -190,7 +190,7 @@ static void compact(struct cpw_timeline *tl)
 	size_t n = 0;
 	for (size_t i = 0; i + 1 < tl->count; i += 2) {
 		struct cpw_tl_point p = tl->points[i];
-		cpw_tl_point_merge(&p, &tl->points[i + 1]);
+		cpw_timeline_point_merge(&p, &tl->points[i + 1]);
 		tl->points[n++] = p;
 	}
 	if (tl->count % 2)
@@ -202,7 +202,7 @@ static void compact(struct cpw_timeline *tl)
 void cpw_timeline_add(struct cpw_timeline *tl, const struct cpw_tl_point *p)
 {
 	if (tl->count > 0 && tl->points[tl->count - 1].samples < tl->stride) {
-		cpw_tl_point_merge(&tl->points[tl->count - 1], p);
+		cpw_timeline_point_merge(&tl->points[tl->count - 1], p);
 		return;
 	}
 	if (tl->count == CPW_TIMELINE_CAPACITY)
@@ -318,7 +318,7 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 	double prev_s = tl->have_prev ? tl->prev_s : 0;
 
 	tree_sums(t, &now);
-	cpw_tl_point_init(&pt, prev_s);
+	cpw_timeline_point_init(&pt, prev_s);
 	pt.dt_s = now_s > prev_s ? now_s - prev_s : 0;
 	pt.samples = 1;
 	for (int i = 0; i < CPW_TL_STATE_COUNT; i++)
@@ -363,9 +363,9 @@ void cpw_timeline_column(const struct cpw_timeline *tl, size_t c, size_t ncols, 
 	size_t n = tl ? cpw_timeline_count(tl) : 0;
 	size_t from = n * c / ncols, to = n * (c + 1) / ncols;
 
-	cpw_tl_point_init(out, 0);
+	cpw_timeline_point_init(out, 0);
 	if (to <= from && from < n)
 		to = from + 1;
 	for (size_t i = from; i < to && i < n; i++)
-		cpw_tl_point_merge(out, cpw_timeline_point(tl, i));
+		cpw_timeline_point_merge(out, cpw_timeline_point(tl, i));
 }

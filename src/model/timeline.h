@@ -11,8 +11,8 @@
  * Each point also names the few processes that did most of its work (CPU seconds and
  * storage bytes), so that a phase can name its main process.
  */
-#ifndef CPERFWATCH_TIMELINE_H
-#define CPERFWATCH_TIMELINE_H
+#ifndef CPW_MODEL_TIMELINE_H
+#define CPW_MODEL_TIMELINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -95,12 +95,12 @@ const struct cpw_tl_point *cpw_timeline_point(const struct cpw_timeline *tl, siz
 uint64_t cpw_timeline_stride(const struct cpw_timeline *tl);
 
 /* An empty point: zero sums, NAN bytes and pressure, no processes. */
-void cpw_tl_point_init(struct cpw_tl_point *p, double start_s);
+void cpw_timeline_point_init(struct cpw_tl_point *p, double start_s);
 /* Adds next (the point that follows) into into: sums added, durations joined, memory the
  * larger, processes merged by pid and the largest kept. */
-void cpw_tl_point_merge(struct cpw_tl_point *into, const struct cpw_tl_point *next);
+void cpw_timeline_point_merge(struct cpw_tl_point *into, const struct cpw_tl_point *next);
 /* Threads seen in the point, summed over its samples. */
-uint64_t cpw_tl_point_thread_samples(const struct cpw_tl_point *p);
+uint64_t cpw_timeline_point_thread_samples(const struct cpw_tl_point *p);
 
 /* The column c (of ncols) of the series: points c*n/ncols up to (c+1)*n/ncols merged.
  * Used by the text timeline, the SVG plot and the live view. */

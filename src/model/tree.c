@@ -154,7 +154,7 @@ static void count_state(struct cpw_tree *t, char state, const char *wchan)
 		t->totals.st_running++;
 		break;
 	case 'D':
-		if (cpw_wchan_is_storage(wchan))
+		if (cpw_proc_parse_wchan_is_storage(wchan))
 			t->totals.st_disk_wait++;
 		else
 			t->totals.st_d_other++;
@@ -702,14 +702,14 @@ const struct cpw_proc *cpw_tree_proc(const struct cpw_tree *t, size_t i)
 	return i < t->nprocs ? &t->procs[i] : NULL;
 }
 
-size_t cpw_proc_thread_count(const struct cpw_proc *p)
+size_t cpw_tree_proc_thread_count(const struct cpw_proc *p)
 {
 	return p->alive ? p->nthreads_used : 0;
 }
 
-const struct cpw_thread_now *cpw_proc_thread(const struct cpw_proc *p, size_t i)
+const struct cpw_thread_now *cpw_tree_proc_thread(const struct cpw_proc *p, size_t i)
 {
-	return i < cpw_proc_thread_count(p) ? &p->threads[i].now : NULL;
+	return i < cpw_tree_proc_thread_count(p) ? &p->threads[i].now : NULL;
 }
 
 const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid)
@@ -721,7 +721,7 @@ const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t) { return
 
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t) { return &t->history; }
 
-double cpw_history_at(const struct cpw_history *h, const double *series, size_t i)
+double cpw_tree_history_at(const struct cpw_history *h, const double *series, size_t i)
 {
 	if (i >= h->count)
 		return NAN;

@@ -6,8 +6,8 @@
  * tree totals and a bounded history for the live view. It reads nothing itself.
  * Processes that exit stay in the table (alive = false) so totals never lose them.
  */
-#ifndef CPERFWATCH_TREE_H
-#define CPERFWATCH_TREE_H
+#ifndef CPW_MODEL_TREE_H
+#define CPW_MODEL_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -131,7 +131,7 @@ struct cpw_tree_totals {
 	double read_rate, write_rate, majflt_rate, minflt_rate; /* tree, last interval */
 };
 
-/* A bounded ring of tree-level points, oldest first when read with cpw_history_at. */
+/* A bounded ring of tree-level points, oldest first when read with cpw_tree_history_at. */
 struct cpw_history {
 	double cpu_pct[CPW_HISTORY_LEN];
 	double rss_kib[CPW_HISTORY_LEN];
@@ -195,13 +195,13 @@ size_t cpw_tree_size(const struct cpw_tree *t);
 const struct cpw_proc *cpw_tree_proc(const struct cpw_tree *t, size_t i); /* order of first sight */
 /* The threads of p seen at the last sample (none once it has exited), in the order the
  * reader lists them; valid until the next sample. */
-size_t cpw_proc_thread_count(const struct cpw_proc *p);
-const struct cpw_thread_now *cpw_proc_thread(const struct cpw_proc *p, size_t i);
+size_t cpw_tree_proc_thread_count(const struct cpw_proc *p);
+const struct cpw_thread_now *cpw_tree_proc_thread(const struct cpw_proc *p, size_t i);
 const struct cpw_proc *cpw_tree_find(const struct cpw_tree *t, pid_t pid);
 const struct cpw_tree_totals *cpw_tree_totals(const struct cpw_tree *t);
 const struct cpw_history *cpw_tree_history(const struct cpw_tree *t);
 /* Point i (0 = oldest) of one history series. */
-double cpw_history_at(const struct cpw_history *h, const double *series, size_t i);
+double cpw_tree_history_at(const struct cpw_history *h, const double *series, size_t i);
 
 /* Where the tree's off-CPU thread time went (model/waits.h), probed at each sample. */
 struct cpw_waits;

@@ -76,7 +76,7 @@ static void add_proc(struct cpw_waits *w, pid_t pid, const char *comm, enum cpw_
 	p->total_s += seconds;
 }
 
-bool cpw_wait_idle_kind(pid_t pid, const struct cpw_wait *wait)
+bool cpw_waits_idle_kind(pid_t pid, const struct cpw_wait *wait)
 {
 	if (wait->tid <= 0 || wait->tid == pid)
 		return false;
@@ -179,7 +179,7 @@ void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struc
 	t->target = target;
 	t->wait_s += seconds;
 	if (t->samples >= CPW_WAIT_IDLE_SAMPLES && t->wait_s >= CPW_WAIT_IDLE_S - 1e-9 &&
-	    cpw_wait_idle_kind(pid, wait))
+	    cpw_waits_idle_kind(pid, wait))
 		make_idle(w, t, comm);
 }
 
@@ -210,7 +210,7 @@ void cpw_waits_sort(struct cpw_waits *w)
 }
 
 /* The largest of seconds[], the child kind aside unless it is all there is. */
-int cpw_wait_seconds_dominant(const double seconds[CPW_WAIT_KIND_COUNT], double *share)
+int cpw_waits_seconds_dominant(const double seconds[CPW_WAIT_KIND_COUNT], double *share)
 {
 	double counted = 0, best_s = 0;
 	int best = -1;
@@ -235,7 +235,7 @@ int cpw_wait_seconds_dominant(const double seconds[CPW_WAIT_KIND_COUNT], double 
 
 int cpw_waits_dominant(const struct cpw_waits *w, double *share)
 {
-	return cpw_wait_seconds_dominant(w->seconds, share);
+	return cpw_waits_seconds_dominant(w->seconds, share);
 }
 
 const struct cpw_wait_target_time *cpw_waits_top_target(const struct cpw_waits *w, enum cpw_wait_kind kind)
@@ -257,5 +257,5 @@ const struct cpw_wait_proc_time *cpw_waits_proc(const struct cpw_waits *w, pid_t
 
 int cpw_waits_proc_dominant(const struct cpw_wait_proc_time *p, double *share)
 {
-	return cpw_wait_seconds_dominant(p->seconds, share);
+	return cpw_waits_seconds_dominant(p->seconds, share);
 }

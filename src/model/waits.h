@@ -13,8 +13,8 @@
  *
  * A plain struct of fixed size (no pointers), so report fixtures can fill one.
  */
-#ifndef CPERFWATCH_MODEL_WAITS_H
-#define CPERFWATCH_MODEL_WAITS_H
+#ifndef CPW_MODEL_WAITS_H
+#define CPW_MODEL_WAITS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,7 +85,7 @@ void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struc
 		   double seconds);
 /* Whether a wait of thread tid of pid, not run since it began, may be idle by design: not
  * the main thread; a lock, a pipe queue, a poll on several descriptors, an event loop. */
-bool cpw_wait_idle_kind(pid_t pid, const struct cpw_wait *wait);
+bool cpw_waits_idle_kind(pid_t pid, const struct cpw_wait *wait);
 
 /* Keeps a copy of the probe's counts for the report's notes. */
 void cpw_waits_set_probe_stats(struct cpw_waits *w, const struct cpw_wait_probe_stats *s);
@@ -99,7 +99,7 @@ int cpw_waits_dominant(const struct cpw_waits *w, double *share);
 /* The same over thread-seconds per kind (a timeline point's, a phase's): the kind with the
  * most, waits for a child aside unless they are all there is; -1 with none. *share (may be
  * NULL): its share of those counted. */
-int cpw_wait_seconds_dominant(const double seconds[CPW_WAIT_KIND_COUNT], double *share);
+int cpw_waits_seconds_dominant(const double seconds[CPW_WAIT_KIND_COUNT], double *share);
 /* The target of kind with the most thread-seconds (after cpw_waits_sort), NULL if none. */
 const struct cpw_wait_target_time *cpw_waits_top_target(const struct cpw_waits *w, enum cpw_wait_kind kind);
 /* The process record of pid, NULL when it never waited or was past the table. */

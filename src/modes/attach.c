@@ -49,7 +49,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out,
 			end.cause = CPW_END_TARGET_EXITED;
 			break;
 		}
-		if (cpw_signal_received)
+		if (cpw_signals_received)
 			break;
 		if (cfg->duration_s > 0 && cpw_session_elapsed(s) >= cfg->duration_s)
 			break;
@@ -59,15 +59,15 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out,
 			break;
 		}
 		if (step == CPW_WATCH_NO_VIEW)
-			cpw_pacer_wait(&pacer, cfg->interval_ms);
-		if (cpw_signal_received)
+			cpw_watch_pacer_wait(&pacer, cfg->interval_ms);
+		if (cpw_signals_received)
 			break;
 	}
 	/* The watch ends here: the time spent on the final view below is not watched. */
 	bool ended = end.cause == CPW_END_TARGET_EXITED;
-	if (cpw_signal_received) {
+	if (cpw_signals_received) {
 		end.cause = CPW_END_SIGNAL;
-		end.signal = (int)cpw_signal_received;
+		end.signal = (int)cpw_signals_received;
 	}
 	bool budget_broken;
 	const struct cpw_report *report = cpw_session_end(s, &end, &budget_broken);
@@ -75,7 +75,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out,
 	snprintf(notice, sizeof(notice), "process %d exited %s press q for the report",
 		 (int)cfg->pid, MB_CUR_MAX > 1 ? "\u2014" : "--");
 	/* The terminal is back before anything is printed. */
-	cpw_watch_view_end(&view, s, ended && !cpw_signal_received ? notice : NULL);
+	cpw_watch_view_end(&view, s, ended && !cpw_signals_received ? notice : NULL);
 	int status = cpw_report_emit(report, report_out) != 0 ? CPW_EXIT_FAILURE
 		     : budget_broken ? CPW_EXIT_BUDGET : CPW_EXIT_OK;
 	/* As in run mode: the broken budgets in one line where the report is not on stderr. */

@@ -12,8 +12,8 @@
  * listener is set up while the child joins its groups). Exec failures come back over a
  * close-on-exec pipe, so "not found" (127) and "cannot run" (126) are told apart exactly.
  */
-#ifndef CPERFWATCH_LAUNCH_H
-#define CPERFWATCH_LAUNCH_H
+#ifndef CPW_MODES_LAUNCH_H
+#define CPW_MODES_LAUNCH_H
 
 #include <stdbool.h>
 #include <sys/types.h>

@@ -2,8 +2,8 @@
  * merge.h: merge mode (merge.c): cperfwatch --merge FILE... reads the JSON reports of a
  * job's ranks and writes one job report.
  */
-#ifndef CPERFWATCH_MERGE_H
-#define CPERFWATCH_MERGE_H
+#ifndef CPW_MODES_MERGE_H
+#define CPW_MODES_MERGE_H
 
 #include "options.h"
 

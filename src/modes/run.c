@@ -254,7 +254,7 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out, st
 			break; /* cannot happen: the command is our child until reaped */
 
 		/* The command decides what each signal means to it; we report after. */
-		for (int sig; (sig = cpw_signal_take()) != 0;)
+		for (int sig; (sig = cpw_signals_take()) != 0;)
 			if (!main_done)
 				kill(launch.pid, sig);
 		cpw_session_sample(s);
@@ -263,9 +263,9 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out, st
 		if (cpw_watch_view_step(&view, s, launch.pid) == CPW_WATCH_NO_VIEW) {
 			unsigned wait_ms = stopper_wait_ms(&stop, s, cfg);
 			if (wait_ms < cfg->interval_ms)
-				cpw_sleep_interruptible(wait_ms); /* the stop is due before the sample */
+				cpw_signals_sleep(wait_ms); /* the stop is due before the sample */
 			else
-				cpw_pacer_wait(&pacer, cfg->interval_ms);
+				cpw_watch_pacer_wait(&pacer, cfg->interval_ms);
 		}
 	}
 	/* Everything reaped so far is in end.ru: the command, what it waited for, and the

@@ -4,7 +4,7 @@
  * The view is opened after a sample, so that its title can name the target's command, and
  * is closed before anything is printed; an interval the user changed in it goes into the
  * report's notes, so the report says at which pace it was sampled. Without a view the
- * loop keeps its pace with cpw_pacer_wait().
+ * loop keeps its pace with cpw_watch_pacer_wait().
  */
 #include "config.h"
 #include "modes/watch.h"
@@ -119,7 +119,7 @@ static long long ms_between(const struct timespec *from, const struct timespec *
 	return ((long long)to->tv_sec - from->tv_sec) * 1000 + (to->tv_nsec - from->tv_nsec) / 1000000;
 }
 
-void cpw_pacer_wait(struct cpw_pacer *p, unsigned interval_ms)
+void cpw_watch_pacer_wait(struct cpw_pacer *p, unsigned interval_ms)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -137,14 +137,14 @@ void cpw_pacer_wait(struct cpw_pacer *p, unsigned interval_ms)
 	}
 	long long left_ms = ms_between(&now, &p->next);
 	if (left_ms > 0)
-		cpw_sleep_interruptible((unsigned)left_ms);
+		cpw_signals_sleep((unsigned)left_ms);
 }
 
 void cpw_watch_view_end(struct cpw_watch_view *w, struct cpw_session *s, const char *notice)
 {
 	/* Told to stop (timeout, a service manager, a job runner): no one may be there to
 	 * press q. */
-	if (w->ui && notice && !cpw_signal_stop)
+	if (w->ui && notice && !cpw_signals_stop)
 		cpw_tui_hold(w->ui, notice);
 	close_view(w, s);
 }

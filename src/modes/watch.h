@@ -41,7 +41,7 @@ enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_ses
 struct cpw_pacer {
 	struct timespec next; /* when the next sample is due; zero: not started */
 };
-void cpw_pacer_wait(struct cpw_pacer *p, unsigned interval_ms);
+void cpw_watch_pacer_wait(struct cpw_pacer *p, unsigned interval_ms);
 
 /* The watch is over: shows notice until q or a signal (where a view is open, notice is not
  * NULL and cperfwatch caught no signal: one told to stop does not wait), then closes the

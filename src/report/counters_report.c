@@ -110,7 +110,7 @@ static const char *missing_label(const struct cpw_counter_reading *v)
 	return "<not supported>";
 }
 
-int cpw_counters_write_text(const struct cpw_counter_values *c, FILE *out)
+int cpw_counters_report_write_text(const struct cpw_counter_values *c, FILE *out)
 {
 	if (!c)
 		return 0;
@@ -146,7 +146,7 @@ int cpw_counters_write_text(const struct cpw_counter_values *c, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-const char *cpw_counters_status_name(enum cpw_counter_status s)
+const char *cpw_counters_report_status_name(enum cpw_counter_status s)
 {
 	switch (s) {
 	case CPW_COUNTER_COUNTED: return "counted";
@@ -173,32 +173,32 @@ static struct json_object *json_number(double v, bool integral)
 static struct json_object *doc_number(struct cpw_json_doc *d, double v, bool integral)
 {
 	struct json_object *o = json_number(v, integral);
-	return isnan(v) ? o : cpw_json_need(d, o);
+	return isnan(v) ? o : cpw_json_value_need(d, o);
 }
 
-struct json_object *cpw_counters_to_json(const struct cpw_counter_values *c)
+struct json_object *cpw_counters_report_to_json(const struct cpw_counter_values *c)
 {
 	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
-	struct json_object *obj = cpw_json_doc_object(d);
+	struct json_object *obj = cpw_json_value_doc_object(d);
 	for (size_t i = 0; !d->failed && i < c->n; i++) {
 		const struct cpw_counter_reading *v = &c->ev[i];
-		struct json_object *e = cpw_json_doc_object(d);
+		struct json_object *e = cpw_json_value_doc_object(d);
 		bool msec = strcmp(v->unit, "msec") == 0;
-		cpw_json_put(d, e, "value", has_number(v) ? doc_number(d, v->value, !msec) : NULL);
-		cpw_json_put(d, e, "status", cpw_json_doc_text(d, cpw_counters_status_name(v->status)));
-		cpw_json_put(d, e, "reason", v->reason[0] ? cpw_json_doc_text(d, v->reason) : NULL);
-		cpw_json_put(d, e, "unit", cpw_json_doc_text(d, v->unit));
-		cpw_json_put(d, e, "running_fraction", doc_number(d, v->running_fraction, false));
-		cpw_json_put(d, obj, v->name, e);
+		cpw_json_value_put(d, e, "value", has_number(v) ? doc_number(d, v->value, !msec) : NULL);
+		cpw_json_value_put(d, e, "status", cpw_json_value_doc_text(d, cpw_counters_report_status_name(v->status)));
+		cpw_json_value_put(d, e, "reason", v->reason[0] ? cpw_json_value_doc_text(d, v->reason) : NULL);
+		cpw_json_value_put(d, e, "unit", cpw_json_value_doc_text(d, v->unit));
+		cpw_json_value_put(d, e, "running_fraction", doc_number(d, v->running_fraction, false));
+		cpw_json_value_put(d, obj, v->name, e);
 	}
-	return cpw_json_doc_end(d, obj);
+	return cpw_json_value_doc_end(d, obj);
 }
 
-struct json_object *cpw_counters_derived_json(const struct cpw_counter_values *c)
+struct json_object *cpw_counters_report_derived_json(const struct cpw_counter_values *c)
 {
 	const struct cpw_counters_derived d = c->derived;
 	struct cpw_json_doc doc = { .failed = false }, *dj = &doc;
-	struct json_object *obj = cpw_json_doc_object(dj);
+	struct json_object *obj = cpw_json_value_doc_object(dj);
 	const struct { const char *key; double v; } fields[] = {
 		{ "ipc", d.ipc },
 		{ "cache_miss_ratio", d.cache_miss_ratio },
@@ -214,6 +214,6 @@ struct json_object *cpw_counters_derived_json(const struct cpw_counter_values *c
 		{ "topdown_memory_bound", d.topdown_memory_bound },
 	};
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		cpw_json_put(dj, obj, fields[i].key, doc_number(dj, fields[i].v, false));
-	return cpw_json_doc_end(dj, obj);
+		cpw_json_value_put(dj, obj, fields[i].key, doc_number(dj, fields[i].v, false));
+	return cpw_json_value_doc_end(dj, obj);
 }

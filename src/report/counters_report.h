@@ -5,8 +5,8 @@
  * <not supported> / <not permitted> / <not counted> with the reason), and the JSON
  * objects the report writer puts under "counters" and "derived" keys.
  */
-#ifndef CPERFWATCH_COUNTERS_REPORT_H
-#define CPERFWATCH_COUNTERS_REPORT_H
+#ifndef CPW_REPORT_COUNTERS_REPORT_H
+#define CPW_REPORT_COUNTERS_REPORT_H
 
 #include <stdio.h>
 #include <json-c/json.h>
@@ -15,16 +15,16 @@
 /* Writes the lines of the counters section (the caller prints its heading): a note when
  * only user space is counted, then one tab-indented line per event. Returns 0, or -errno
  * when writing failed. Writes nothing for c == NULL. */
-int cpw_counters_write_text(const struct cpw_counter_values *c, FILE *out);
+int cpw_counters_report_write_text(const struct cpw_counter_values *c, FILE *out);
 /* "counted", "not-supported", "not-permitted", "multiplexed". */
-const char *cpw_counters_status_name(enum cpw_counter_status s);
+const char *cpw_counters_report_status_name(enum cpw_counter_status s);
 /* {NAME: {value, status, reason, unit, running_fraction}}: value is null unless counted or
  * multiplexed, reason null when counted, running_fraction null when the event never opened.
  * Returns a new reference (NULL on allocation failure). */
-struct json_object *cpw_counters_to_json(const struct cpw_counter_values *c);
+struct json_object *cpw_counters_report_to_json(const struct cpw_counter_values *c);
 /* {ipc, cache_miss_ratio, llc_mpki, branch_mpki, branch_miss_ratio, stalled_frontend_share,
  *  stalled_backend_share, topdown_retiring, topdown_bad_spec, topdown_frontend_bound,
  *  topdown_backend_bound, topdown_memory_bound}, null where not computable. */
-struct json_object *cpw_counters_derived_json(const struct cpw_counter_values *c);
+struct json_object *cpw_counters_report_derived_json(const struct cpw_counter_values *c);
 
 #endif

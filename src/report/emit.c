@@ -60,7 +60,7 @@ static int emit_plot(const char *path, const struct cpw_report *r)
 	}
 	name_output(r, "plot", what, sizeof(what));
 	int rc = cpw_output_begin(&plot);
-	return cpw_output_finish(&plot, rc == 0 ? cpw_plot_write_svg(r, plot.stream) : rc, what);
+	return cpw_output_finish(&plot, rc == 0 ? cpw_plot_svg_write(r, plot.stream) : rc, what);
 }
 
 /* --folded: the collapsed stacks go to the file main.c checked before the run, made now
@@ -75,7 +75,7 @@ static int emit_folded(const char *path, const struct cpw_report *r)
 	}
 	name_output(r, "folded stacks", what, sizeof(what));
 	int rc = cpw_output_begin(&folded);
-	return cpw_output_finish(&folded, rc == 0 ? cpw_hotspots_write_folded(r->hotspots, folded.stream) : rc,
+	return cpw_output_finish(&folded, rc == 0 ? cpw_hotspots_report_write_folded(r->hotspots, folded.stream) : rc,
 				 what);
 }
 

@@ -13,9 +13,9 @@
 #include "report/report.h"
 #include "util/escape.h"
 
-const char cpw_expo_reserved_labels[] = "command mode class budget rank host file le quantile";
+const char cpw_exposition_reserved_labels[] = "command mode class budget rank host file le quantile";
 
-void cpw_expo_init(struct cpw_expo *e, FILE *out, enum cpw_expo_dialect dialect)
+void cpw_exposition_init(struct cpw_expo *e, FILE *out, enum cpw_expo_dialect dialect)
 {
 	e->out = out;
 	e->dialect = dialect;
@@ -28,7 +28,7 @@ static size_t utf8_len(unsigned char c)
 	return c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
 }
 
-void cpw_expo_label_value(const char *src, char *dst, size_t len)
+void cpw_exposition_label_value(const char *src, char *dst, size_t len)
 {
 	char clean[1024];
 	size_t n = 0;
@@ -63,15 +63,15 @@ void cpw_expo_label_value(const char *src, char *dst, size_t len)
 	dst[n] = '\0';
 }
 
-void cpw_expo_add_label(struct cpw_expo *e, const char *name, const char *value)
+void cpw_exposition_add_label(struct cpw_expo *e, const char *name, const char *value)
 {
 	char esc[1024];
 	size_t used = strlen(e->labels);
-	cpw_expo_label_value(value, esc, sizeof(esc));
+	cpw_exposition_label_value(value, esc, sizeof(esc));
 	snprintf(e->labels + used, sizeof(e->labels) - used, "%s%s=\"%s\"", used ? "," : "", name, esc);
 }
 
-void cpw_expo_add_config_labels(struct cpw_expo *e, const struct cpw_config *cfg)
+void cpw_exposition_add_config_labels(struct cpw_expo *e, const struct cpw_config *cfg)
 {
 	for (int i = 0; i < cfg->nlabels; i++) {
 		const char *eq = strchr(cfg->labels[i], '=');
@@ -80,11 +80,11 @@ void cpw_expo_add_config_labels(struct cpw_expo *e, const struct cpw_config *cfg
 			continue; /* cli.c let no such label through */
 		memcpy(name, cfg->labels[i], (size_t)(eq - cfg->labels[i]));
 		name[eq - cfg->labels[i]] = '\0';
-		cpw_expo_add_label(e, name, eq + 1);
+		cpw_exposition_add_label(e, name, eq + 1);
 	}
 }
 
-void cpw_expo_family(struct cpw_expo *e, const char *base, bool counter, const char *unit,
+void cpw_exposition_family(struct cpw_expo *e, const char *base, bool counter, const char *unit,
 		     const char *help)
 {
 	const char *type = counter ? "counter" : "gauge";
@@ -101,7 +101,7 @@ void cpw_expo_family(struct cpw_expo *e, const char *base, bool counter, const c
 	fprintf(e->out, "# TYPE %s%s %s\n", base, suffix, type);
 }
 
-void cpw_expo_sample(struct cpw_expo *e, const char *base, bool counter, const char *extra,
+void cpw_exposition_sample(struct cpw_expo *e, const char *base, bool counter, const char *extra,
 		     double v)
 {
 	char text[64];
@@ -115,30 +115,30 @@ void cpw_expo_sample(struct cpw_expo *e, const char *base, bool counter, const c
 		e->labels[0] && has_extra ? "," : "", has_extra ? extra : "", text);
 }
 
-void cpw_expo_gauge(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v)
+void cpw_exposition_gauge(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v)
 {
 	if (!cpw_known(v))
 		return;
-	cpw_expo_family(e, base, false, unit, help);
-	cpw_expo_sample(e, base, false, NULL, v);
+	cpw_exposition_family(e, base, false, unit, help);
+	cpw_exposition_sample(e, base, false, NULL, v);
 }
 
-void cpw_expo_counter(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v)
+void cpw_exposition_counter(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v)
 {
 	if (!cpw_known(v))
 		return;
-	cpw_expo_family(e, base, true, unit, help);
-	cpw_expo_sample(e, base, true, NULL, v);
+	cpw_exposition_family(e, base, true, unit, help);
+	cpw_exposition_sample(e, base, true, NULL, v);
 }
 
-int cpw_expo_end(struct cpw_expo *e)
+int cpw_exposition_end(struct cpw_expo *e)
 {
 	if (e->dialect == CPW_EXPO_OPENMETRICS)
 		fputs("# EOF\n", e->out);
 	return ferror(e->out) ? (errno ? -errno : -EIO) : 0;
 }
 
-bool cpw_expo_label_name_ok(const char *name)
+bool cpw_exposition_label_name_ok(const char *name)
 {
 	if (!name[0] || (name[0] >= '0' && name[0] <= '9') || strncmp(name, "__", 2) == 0)
 		return false;
@@ -147,7 +147,7 @@ bool cpw_expo_label_name_ok(const char *name)
 		      *s == '_'))
 			return false;
 	size_t len = strlen(name);
-	for (const char *w = cpw_expo_reserved_labels; *w;) {
+	for (const char *w = cpw_exposition_reserved_labels; *w;) {
 		size_t wl = strcspn(w, " ");
 		if (wl == len && strncmp(w, name, len) == 0)
 			return false;

@@ -9,8 +9,8 @@
  * read) names every family as its samples are named, gives # HELP then # TYPE, and has no
  * # UNIT and no # EOF.
  */
-#ifndef CPERFWATCH_EXPOSITION_H
-#define CPERFWATCH_EXPOSITION_H
+#ifndef CPW_REPORT_EXPOSITION_H
+#define CPW_REPORT_EXPOSITION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,45 +32,45 @@ struct cpw_expo {
 };
 
 /* Starts a writer on out; its labels are empty. */
-void cpw_expo_init(struct cpw_expo *e, FILE *out, enum cpw_expo_dialect dialect);
+void cpw_exposition_init(struct cpw_expo *e, FILE *out, enum cpw_expo_dialect dialect);
 
 /* Appends name="value" to the labels of every sample, value escaped as
- * cpw_expo_label_value() does. */
-void cpw_expo_add_label(struct cpw_expo *e, const char *name, const char *value);
+ * cpw_exposition_label_value() does. */
+void cpw_exposition_add_label(struct cpw_expo *e, const char *name, const char *value);
 
 /* Appends the --label pairs of cfg. */
-void cpw_expo_add_config_labels(struct cpw_expo *e, const struct cpw_config *cfg);
+void cpw_exposition_add_config_labels(struct cpw_expo *e, const struct cpw_config *cfg);
 
 /* Escapes a label value into dst (always NUL-terminated), cut between characters where
  * dst is short: backslash, double quote and newline as the formats want (\\ \" \n); the
  * other control bytes (DEL and C1 included) and invalid UTF-8 as the text \xNN, as the
  * text report shows them (util/escape.h), its backslash escaped. What comes out is UTF-8
  * and has no byte below 0x20. */
-void cpw_expo_label_value(const char *src, char *dst, size_t len);
+void cpw_exposition_label_value(const char *src, char *dst, size_t len);
 
 /* Announces a family. base is the name without _total; counter says whether it is one;
  * unit is NULL for none. */
-void cpw_expo_family(struct cpw_expo *e, const char *base, bool counter, const char *unit,
+void cpw_exposition_family(struct cpw_expo *e, const char *base, bool counter, const char *unit,
 		     const char *help);
 
 /* One sample of the family base (with _total for a counter), with the writer's labels and
  * extra (name="value",..., already escaped, or NULL). */
-void cpw_expo_sample(struct cpw_expo *e, const char *base, bool counter, const char *extra,
+void cpw_exposition_sample(struct cpw_expo *e, const char *base, bool counter, const char *extra,
 		     double v);
 
 /* A family of one sample; nothing at all where v was not measured (NAN). */
-void cpw_expo_gauge(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v);
-void cpw_expo_counter(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v);
+void cpw_exposition_gauge(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v);
+void cpw_exposition_counter(struct cpw_expo *e, const char *base, const char *unit, const char *help, double v);
 
 /* Ends the exposition (# EOF in OpenMetrics). Returns 0 or -errno. */
-int cpw_expo_end(struct cpw_expo *e);
+int cpw_exposition_end(struct cpw_expo *e);
 
 /* Whether name is a label name a user may add with --label: the Prometheus grammar
  * [a-zA-Z_][a-zA-Z0-9_]*, not starting with __ (reserved), and none of the names
- * cperfwatch writes itself (cpw_expo_reserved_labels). */
-bool cpw_expo_label_name_ok(const char *name);
+ * cperfwatch writes itself (cpw_exposition_reserved_labels). */
+bool cpw_exposition_label_name_ok(const char *name);
 
 /* The label names cperfwatch writes itself, space-separated, for messages. */
-extern const char cpw_expo_reserved_labels[];
+extern const char cpw_exposition_reserved_labels[];
 
 #endif

@@ -30,7 +30,7 @@ static void write_kinds(const struct cpw_hotspots *h, FILE *out)
 		uint64_t v = cpw_hotspots_kind_samples(h, (enum cpw_code_kind)k);
 		if (!v)
 			continue;
-		fprintf(out, "%s%s %.1f%%", sep, cpw_code_kind_name((enum cpw_code_kind)k), share(v, n));
+		fprintf(out, "%s%s %.1f%%", sep, cpw_sampler_code_kind_name((enum cpw_code_kind)k), share(v, n));
 		sep = ", ";
 	}
 	fputc('\n', out);
@@ -52,7 +52,7 @@ static void write_phase_tops(const struct cpw_hotspots *h, const struct cpw_phas
 	}
 }
 
-int cpw_hotspots_write_text(const struct cpw_hotspots *h, const struct cpw_phases *phases, FILE *out)
+int cpw_hotspots_report_write_text(const struct cpw_hotspots *h, const struct cpw_phases *phases, FILE *out)
 {
 	if (!h)
 		return 0;
@@ -108,7 +108,7 @@ static struct json_object *fn_json(const struct cpw_hot_fn *f, uint64_t n)
 	struct json_object *o = json_object_new_object();
 	add(o, "name", json_object_new_string(f->name));
 	add(o, "file", json_object_new_string(f->file));
-	add(o, "kind", json_object_new_string(cpw_code_kind_name(f->kind)));
+	add(o, "kind", json_object_new_string(cpw_sampler_code_kind_name(f->kind)));
 	add(o, "self_samples", json_object_new_int64((int64_t)f->self));
 	add(o, "total_samples", json_object_new_int64((int64_t)f->total));
 	add(o, "self_share", json_share(f->self, n));
@@ -119,7 +119,7 @@ static struct json_object *fn_json(const struct cpw_hot_fn *f, uint64_t n)
 	return o;
 }
 
-struct json_object *cpw_hotspots_to_json(const struct cpw_hotspots *h, const struct cpw_phases *phases)
+struct json_object *cpw_hotspots_report_to_json(const struct cpw_hotspots *h, const struct cpw_phases *phases)
 {
 	if (!h)
 		return NULL;
@@ -138,7 +138,7 @@ struct json_object *cpw_hotspots_to_json(const struct cpw_hotspots *h, const str
 	add(o, "armed_at_s", isnan(armed) ? NULL : json_object_new_double(round(armed * 1000) / 1000));
 	struct json_object *kinds = json_object_new_object();
 	for (int k = 0; k < CPW_CODE_KINDS; k++)
-		add(kinds, cpw_code_kind_name((enum cpw_code_kind)k),
+		add(kinds, cpw_sampler_code_kind_name((enum cpw_code_kind)k),
 		    json_share(cpw_hotspots_kind_samples(h, (enum cpw_code_kind)k), n));
 	add(o, "kinds", kinds);
 	struct cpw_hot_fn top[32];
@@ -189,7 +189,7 @@ static int folded_line(void *ctx, const char *comm, const char *const *frames, i
 	return ferror(out) ? -EIO : 0;
 }
 
-int cpw_hotspots_write_folded(const struct cpw_hotspots *h, FILE *out)
+int cpw_hotspots_report_write_folded(const struct cpw_hotspots *h, FILE *out)
 {
 	if (!h)
 		return 0;

@@ -16,14 +16,14 @@
 #define CPW_HOTSPOTS_REPORT_TOP 10 /* functions in the text report */
 
 /* Writes the section, heading included; nothing for h == NULL. Returns 0 or -errno. */
-int cpw_hotspots_write_text(const struct cpw_hotspots *h, const struct cpw_phases *phases, FILE *out);
+int cpw_hotspots_report_write_text(const struct cpw_hotspots *h, const struct cpw_phases *phases, FILE *out);
 /* {available, reason, sample_hz, samples, lost, armed_at_s, kinds: {KIND: share},
  *  functions: [{name, file, kind, self_samples, total_samples, self_share, total_share,
  *  pid, comm, processes}], phases: [{start_s, end_s, function, file, share}],
  *  chains: {cut_short, leaf_only, unresolved}}; JSON null for h == NULL. New reference. */
-struct json_object *cpw_hotspots_to_json(const struct cpw_hotspots *h, const struct cpw_phases *phases);
+struct json_object *cpw_hotspots_report_to_json(const struct cpw_hotspots *h, const struct cpw_phases *phases);
 /* --folded: the collapsed stacks (nothing where h is NULL or nothing was sampled). Returns
  * 0 or -errno. */
-int cpw_hotspots_write_folded(const struct cpw_hotspots *h, FILE *out);
+int cpw_hotspots_report_write_folded(const struct cpw_hotspots *h, FILE *out);
 
 #endif

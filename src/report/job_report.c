@@ -44,7 +44,7 @@ static int write_text(const struct cpw_job *job, FILE *out)
 		fixed(job->peak_rss_kib / 1024, 1, a, sizeof(a)), fixed(job->peak_rss_sum_kib / 1024, 1, b, sizeof(b)));
 	if (job->failed)
 		fprintf(out, "  Ranks whose command failed: %zu\n", job->failed);
-	fprintf(out, "Verdict: %s (%zu of %zu ranks)\n\n", cpw_class_name(job->cls), job->cls_ranks, job->nranks);
+	fprintf(out, "Verdict: %s (%zu of %zu ranks)\n\n", cpw_verdict_class_name(job->cls), job->cls_ranks, job->nranks);
 	fprintf(out, "  %-16s %6s %9s %9s %10s  %s\n", "host", "rank", "wall s", "CPU s", "peak MiB", "class");
 	for (size_t i = 0; i < job->nranks; i++) {
 		const struct cpw_job_rank *r = &job->ranks[i];
@@ -53,7 +53,7 @@ static int write_text(const struct cpw_job *job, FILE *out)
 		cpw_escape_for_terminal(r->said.host[0] ? r->said.host : "-", safe, sizeof(safe));
 		fprintf(out, "  %-16s %6s %9s %9s %10s  %s%s\n", safe, rank, fixed(r->said.wall_s, 2, a, sizeof(a)),
 			fixed(r->said.cpu_s, 2, b, sizeof(b)), fixed(r->said.peak_kib / 1024, 1, d, sizeof(d)),
-			cpw_class_name(r->cls), (long)i == job->straggler && job->straggler_named ? "  <- straggler" : "");
+			cpw_verdict_class_name(r->cls), (long)i == job->straggler && job->straggler_named ? "  <- straggler" : "");
 	}
 	if (job->nfindings) {
 		fputs("\nImbalance:\n", out);
@@ -89,13 +89,13 @@ static json_object *made(struct doc *d, json_object *v)
 
 static json_object *new_object(struct doc *d) { return made(d, json_object_new_object()); }
 static json_object *new_array(struct doc *d) { return made(d, json_object_new_array()); }
-static json_object *new_text(struct doc *d, const char *s) { return made(d, cpw_json_string(s)); }
+static json_object *new_text(struct doc *d, const char *s) { return made(d, cpw_json_value_string(s)); }
 static json_object *new_count(struct doc *d, int64_t v) { return made(d, json_object_new_int64(v)); }
 
 /* A figure, null where unknown. */
 static json_object *new_figure(struct doc *d, double v)
 {
-	return isfinite(v) ? made(d, cpw_json_number(v)) : NULL;
+	return isfinite(v) ? made(d, cpw_json_value_number(v)) : NULL;
 }
 
 /* Adds v (NULL: JSON null) to o as key. */
@@ -184,7 +184,7 @@ static json_object *json_ranks(struct doc *d, const struct cpw_job *job)
 		put(d, o, "user_s", new_figure(d, r->user_s));
 		put(d, o, "sys_s", new_figure(d, r->sys_s));
 		put(d, o, "peak_rss_kib", new_figure(d, r->peak_kib));
-		put(d, o, "class", new_text(d, cpw_class_name(job->ranks[i].cls)));
+		put(d, o, "class", new_text(d, cpw_verdict_class_name(job->ranks[i].cls)));
 		put(d, o, "exit_code", r->exit_code >= 0 ? new_count(d, r->exit_code) : NULL);
 		put(d, o, "exit_signal", r->exit_signal ? new_count(d, r->exit_signal) : NULL);
 		append(d, ranks, o);
@@ -200,7 +200,7 @@ static int write_json(const struct cpw_job *job, FILE *out)
 	put(&d, root, "version", new_text(&d, PACKAGE_VERSION));
 	put(&d, root, "totals", json_totals(&d, job));
 	json_object *v = new_object(&d);
-	put(&d, v, "class", new_text(&d, cpw_class_name(job->cls)));
+	put(&d, v, "class", new_text(&d, cpw_verdict_class_name(job->cls)));
 	put(&d, v, "ranks_with_class", new_count(&d, (int64_t)job->cls_ranks));
 	put(&d, root, "verdict", v);
 	put(&d, root, "imbalance", json_imbalance(&d, job));
@@ -258,14 +258,14 @@ static char *rank_labels(const struct cpw_job_rank *r, bool hashed)
 	 * 8, so that nothing is cut. */
 	char name[LABEL_FILE_MAX + 64], esc[8 * sizeof(name)];
 	telling_name(r, hashed, name, sizeof(name));
-	cpw_expo_label_value(name, esc, sizeof(esc));
+	cpw_exposition_label_value(name, esc, sizeof(esc));
 	char *labels = NULL;
 	int rc;
 	if (r->said.rank >= 0) {
 		rc = asprintf(&labels, "rank=\"%d\",host=\"%s\"", r->said.rank, esc);
 	} else {
 		char host[8 * (CPW_JOB_READ_HOST_MAX + 1)];
-		cpw_expo_label_value(r->said.host, host, sizeof(host));
+		cpw_exposition_label_value(r->said.host, host, sizeof(host));
 		rc = asprintf(&labels, "rank=\"\",file=\"%s\",host=\"%s\"", esc, host);
 	}
 	return rc < 0 ? NULL : labels;
@@ -355,11 +355,11 @@ static void per_rank(struct cpw_expo *e, const struct cpw_job *job, char *const 
 		any = !isnan(figure(&job->ranks[i]));
 	if (!any)
 		return;
-	cpw_expo_family(e, base, counter, unit, help);
+	cpw_exposition_family(e, base, counter, unit, help);
 	for (size_t i = 0; i < job->nranks; i++) {
 		double v = figure(&job->ranks[i]);
 		if (!isnan(v))
-			cpw_expo_sample(e, base, counter, labels[i], v);
+			cpw_exposition_sample(e, base, counter, labels[i], v);
 	}
 }
 
@@ -370,25 +370,25 @@ static int write_prometheus(const struct cpw_job *job, const struct cpw_config *
 	if (rc != 0)
 		return rc;
 	struct cpw_expo e;
-	cpw_expo_init(&e, out, CPW_EXPO_PROMETHEUS);
-	cpw_expo_add_config_labels(&e, cfg);
-	cpw_expo_gauge(&e, "cperfwatch_job_ranks", NULL, "Ranks merged into the job.", (double)job->nranks);
-	cpw_expo_gauge(&e, "cperfwatch_job_wall_seconds", "seconds", "Wall-clock time of the slowest rank.",
+	cpw_exposition_init(&e, out, CPW_EXPO_PROMETHEUS);
+	cpw_exposition_add_config_labels(&e, cfg);
+	cpw_exposition_gauge(&e, "cperfwatch_job_ranks", NULL, "Ranks merged into the job.", (double)job->nranks);
+	cpw_exposition_gauge(&e, "cperfwatch_job_wall_seconds", "seconds", "Wall-clock time of the slowest rank.",
 		       job->wall_s);
-	cpw_expo_counter(&e, "cperfwatch_job_cpu_seconds", "seconds", "User and system CPU time of all ranks.",
+	cpw_exposition_counter(&e, "cperfwatch_job_cpu_seconds", "seconds", "User and system CPU time of all ranks.",
 			 job->cpu_s);
-	cpw_expo_gauge(&e, "cperfwatch_job_peak_rss_bytes", "bytes", "Peak resident set of the largest rank.",
+	cpw_exposition_gauge(&e, "cperfwatch_job_peak_rss_bytes", "bytes", "Peak resident set of the largest rank.",
 		       isnan(job->peak_rss_kib) ? NAN : job->peak_rss_kib * 1024);
-	cpw_expo_gauge(&e, "cperfwatch_job_failed_ranks", NULL, "Ranks whose command failed.", (double)job->failed);
-	cpw_expo_gauge(&e, "cperfwatch_job_straggler_lead_seconds", "seconds",
+	cpw_exposition_gauge(&e, "cperfwatch_job_failed_ranks", NULL, "Ranks whose command failed.", (double)job->failed);
+	cpw_exposition_gauge(&e, "cperfwatch_job_straggler_lead_seconds", "seconds",
 		       "How much longer the slowest rank ran than the median other rank.", job->straggler_lead_s);
-	cpw_expo_gauge(&e, "cperfwatch_job_cpu_spread_ratio", NULL,
+	cpw_exposition_gauge(&e, "cperfwatch_job_cpu_spread_ratio", NULL,
 		       "CPU time across ranks: (max - min) / mean.", job->cpu_spread);
-	cpw_expo_family(&e, "cperfwatch_job_verdict", false, NULL, "What bounds the job (1 for its class).");
+	cpw_exposition_family(&e, "cperfwatch_job_verdict", false, NULL, "What bounds the job (1 for its class).");
 	for (int c = 0; c < CPW_CLASS_COUNT; c++) {
 		char label[64];
-		snprintf(label, sizeof(label), "class=\"%s\"", cpw_class_name((enum cpw_class)c));
-		cpw_expo_sample(&e, "cperfwatch_job_verdict", false, label, job->cls == (enum cpw_class)c);
+		snprintf(label, sizeof(label), "class=\"%s\"", cpw_verdict_class_name((enum cpw_class)c));
+		cpw_exposition_sample(&e, "cperfwatch_job_verdict", false, label, job->cls == (enum cpw_class)c);
 	}
 	per_rank(&e, job, labels, "cperfwatch_rank_wall_seconds", false, "seconds", "Wall-clock time of the rank.",
 		 rank_wall);
@@ -397,7 +397,7 @@ static int write_prometheus(const struct cpw_job *job, const struct cpw_config *
 	per_rank(&e, job, labels, "cperfwatch_rank_peak_rss_bytes", false, "bytes", "Peak resident set of the rank.",
 		 rank_rss_bytes);
 	free_labels(labels, job->nranks);
-	return cpw_expo_end(&e);
+	return cpw_exposition_end(&e);
 }
 
 int cpw_job_report_write(const struct cpw_job *job, const struct cpw_config *cfg, FILE *out)

@@ -2,8 +2,8 @@
  * job_report.h: the merged report of a job's ranks (job_report.c), in text, JSON
  * ("cperfwatch-job/1") or the Prometheus text format, from what cpw_job_judge() found.
  */
-#ifndef CPERFWATCH_JOB_REPORT_H
-#define CPERFWATCH_JOB_REPORT_H
+#ifndef CPW_REPORT_JOB_REPORT_H
+#define CPW_REPORT_JOB_REPORT_H
 
 #include <stdio.h>
 

@@ -21,16 +21,16 @@
 #include "report/json_value.h"
 
 /* The document's values, each checked (json_value.h): d fails where one cannot be made. */
-static json_object *jint(struct cpw_json_doc *d, uint64_t v) { return cpw_json_doc_int(d, (int64_t)v); }
-static json_object *jsmall(struct cpw_json_doc *d, int v) { return cpw_json_doc_int(d, v); }
-static json_object *jbool(struct cpw_json_doc *d, bool v) { return cpw_json_need(d, json_object_new_boolean(v)); }
-static json_object *jtext(struct cpw_json_doc *d, const char *s) { return cpw_json_doc_text(d, s); }
-static json_object *jobj(struct cpw_json_doc *d) { return cpw_json_doc_object(d); }
-static json_object *jarr(struct cpw_json_doc *d) { return cpw_json_doc_array(d); }
-static json_object *jnum(struct cpw_json_doc *d, double v) { return cpw_json_doc_number(d, v); }
-static json_object *jstr(struct cpw_json_doc *d, const char *s) { return cpw_json_doc_string(d, s); }
-static void add(struct cpw_json_doc *d, json_object *o, const char *key, json_object *v) { cpw_json_put(d, o, key, v); }
-static void push(struct cpw_json_doc *d, json_object *a, json_object *v) { cpw_json_append(d, a, v); }
+static json_object *jint(struct cpw_json_doc *d, uint64_t v) { return cpw_json_value_doc_int(d, (int64_t)v); }
+static json_object *jsmall(struct cpw_json_doc *d, int v) { return cpw_json_value_doc_int(d, v); }
+static json_object *jbool(struct cpw_json_doc *d, bool v) { return cpw_json_value_need(d, json_object_new_boolean(v)); }
+static json_object *jtext(struct cpw_json_doc *d, const char *s) { return cpw_json_value_doc_text(d, s); }
+static json_object *jobj(struct cpw_json_doc *d) { return cpw_json_value_doc_object(d); }
+static json_object *jarr(struct cpw_json_doc *d) { return cpw_json_value_doc_array(d); }
+static json_object *jnum(struct cpw_json_doc *d, double v) { return cpw_json_value_doc_number(d, v); }
+static json_object *jstr(struct cpw_json_doc *d, const char *s) { return cpw_json_value_doc_string(d, s); }
+static void add(struct cpw_json_doc *d, json_object *o, const char *key, json_object *v) { cpw_json_value_put(d, o, key, v); }
+static void push(struct cpw_json_doc *d, json_object *a, json_object *v) { cpw_json_value_append(d, a, v); }
 
 static double tv_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
@@ -84,7 +84,7 @@ static json_object *threads_object(struct cpw_json_doc *d, const struct cpw_repo
 	const struct cpw_metrics *m = &r->metrics;
 	struct cpw_thread_shares s;
 	json_object *o = jobj(d);
-	cpw_thread_shares(m, &s);
+	cpw_metrics_thread_shares(m, &s);
 	add(d, o, "running", jnum(d, s.running));
 	add(d, o, "runnable", jnum(d, s.runnable));
 	add(d, o, "disk_wait", jnum(d, s.disk_wait));
@@ -124,7 +124,7 @@ static json_object *verdict_object(struct cpw_json_doc *d, const struct cpw_repo
 {
 	const struct cpw_verdict *v = &r->verdict;
 	json_object *o = jobj(d);
-	add(d, o, "class", jtext(d, cpw_class_name(v->cls)));
+	add(d, o, "class", jtext(d, cpw_verdict_class_name(v->cls)));
 	add(d, o, "confidence", jnum(d, v->confidence));
 	json_object *ev = jarr(d);
 	for (int i = 0; i < v->nevidence; i++) {
@@ -139,7 +139,7 @@ static json_object *verdict_object(struct cpw_json_doc *d, const struct cpw_repo
 	}
 	add(d, o, "evidence", ev);
 	add(d, o, "secondary", v->secondary == CPW_CLASS_NONE ? NULL
-					 : jtext(d, cpw_class_name(v->secondary)));
+					 : jtext(d, cpw_verdict_class_name(v->secondary)));
 	json_object *findings = jarr(d);
 	for (int i = 0; i < v->nfindings; i++)
 		push(d, findings, jstr(d, v->findings[i]));
@@ -204,9 +204,9 @@ static json_object *budget_object(struct cpw_json_doc *d, const struct cpw_budge
 		json_object *classes = jarr(d);
 		for (int c = 0; c < CPW_CLASS_COUNT; c++)
 			if (br->limit_classes & (1u << c))
-				push(d, classes, jtext(d, cpw_class_name((enum cpw_class)c)));
+				push(d, classes, jtext(d, cpw_verdict_class_name((enum cpw_class)c)));
 		add(d, b, "limit_classes", classes);
-		add(d, b, "value_class", br->value_class >= 0 ? jtext(d, cpw_class_name((enum cpw_class)br->value_class))
+		add(d, b, "value_class", br->value_class >= 0 ? jtext(d, cpw_verdict_class_name((enum cpw_class)br->value_class))
 							     : NULL);
 		break;
 	}
@@ -217,7 +217,7 @@ static json_object *budget_object(struct cpw_json_doc *d, const struct cpw_budge
 
 static json_object *timeline_object(struct cpw_json_doc *d, const struct cpw_report *r)
 {
-	return cpw_json_need(d, cpw_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
+	return cpw_json_value_need(d, cpw_phases_report_timeline_to_json(r->timeline, r->cfg->interval_ms / 1000.0));
 }
 
 static json_object *build(struct cpw_json_doc *d, const struct cpw_report *r)
@@ -281,14 +281,14 @@ static json_object *build(struct cpw_json_doc *d, const struct cpw_report *r)
 	add(d, root, "descendants_running", jsmall(d, (int)r->descendants_running));
 	/* The other writers' parts are NULL only where they ran out of memory (the waits
 	 * also where there are none). */
-	add(d, root, "counters", cpw_json_need(d, r->counters ? cpw_counters_to_json(r->counters)
+	add(d, root, "counters", cpw_json_value_need(d, r->counters ? cpw_counters_report_to_json(r->counters)
 							     : json_object_new_object()));
-	add(d, root, "derived", cpw_json_need(d, r->counters ? cpw_counters_derived_json(r->counters)
+	add(d, root, "derived", cpw_json_value_need(d, r->counters ? cpw_counters_report_derived_json(r->counters)
 							    : json_object_new_object()));
-	add(d, root, "waits", r->waits ? cpw_json_need(d, cpw_waits_to_json(r->waits)) : NULL);
+	add(d, root, "waits", r->waits ? cpw_json_value_need(d, cpw_waits_report_to_json(r->waits)) : NULL);
 	add(d, root, "verdict", verdict_object(d, r));
-	add(d, root, "phases", cpw_json_need(d, cpw_phases_to_json(&r->phases)));
-	add(d, root, "hotspots", r->hotspots ? cpw_json_need(d, cpw_hotspots_to_json(r->hotspots, &r->phases)) : NULL);
+	add(d, root, "phases", cpw_json_value_need(d, cpw_phases_report_to_json(&r->phases)));
+	add(d, root, "hotspots", r->hotspots ? cpw_json_value_need(d, cpw_hotspots_report_to_json(r->hotspots, &r->phases)) : NULL);
 	/* Streamed too (a long run's columns held at once cost ~1 MB). */
 	add(d, root, "timeline", stream_processes ? jtext(d, TIMELINE_PLACEHOLDER) : timeline_object(d, r));
 	/* Written one process at a time by cpw_report_write_json(): a tree of 500 held as
@@ -322,12 +322,12 @@ static void put_indented(const char *text, const char *indent, FILE *out)
  * member; false where memory ran out (d failed). */
 static bool write_timeline(struct cpw_json_doc *d, const struct cpw_report *r, FILE *out)
 {
-	size_t n = cpw_timeline_json_members();
+	size_t n = cpw_phases_report_timeline_json_members();
 	fputs("{\n", out);
 	for (size_t i = 0; i < n && !d->failed; i++) {
 		const char *key;
-		json_object *v = cpw_timeline_json_member(r->timeline, r->cfg->interval_ms / 1000.0, i, &key);
-		const char *text = cpw_json_need(d, v) ? cpw_json_text(d, v, JSON_FLAGS) : NULL;
+		json_object *v = cpw_phases_report_timeline_json_member(r->timeline, r->cfg->interval_ms / 1000.0, i, &key);
+		const char *text = cpw_json_value_need(d, v) ? cpw_json_value_text(d, v, JSON_FLAGS) : NULL;
 		if (text) {
 			fprintf(out, "    \"%s\": ", key);
 			put_indented(text, "    ", out);
@@ -347,7 +347,7 @@ static bool write_processes(struct cpw_json_doc *d, const struct cpw_report *r, 
 	fputs("[\n", out);
 	for (size_t i = 0; i < n && !d->failed; i++) {
 		json_object *o = process_object(d, cpw_tree_proc(r->tree, i));
-		const char *text = d->failed ? NULL : cpw_json_text(d, o, JSON_FLAGS);
+		const char *text = d->failed ? NULL : cpw_json_value_text(d, o, JSON_FLAGS);
 		if (text) {
 			fputs("    ", out);
 			put_indented(text, "    ", out);
@@ -392,7 +392,7 @@ int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 {
 	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
 	json_object *root = build(d, r);
-	const char *text = d->failed ? NULL : cpw_json_text(d, root, JSON_FLAGS);
+	const char *text = d->failed ? NULL : cpw_json_value_text(d, root, JSON_FLAGS);
 	const char *tl = text && stream_processes ? strstr(text, TIMELINE_AT) : NULL;
 	const char *pr = text && stream_processes ? strstr(text, PROCESSES_AT) : NULL;
 	errno = 0;
@@ -407,7 +407,7 @@ int cpw_report_write_json(const struct cpw_report *r, FILE *out)
 			push(d, all, process_object(d, cpw_tree_proc(r->tree, i)));
 		add(d, root, "timeline", timeline_object(d, r));
 		add(d, root, "processes", all);
-		text = d->failed ? NULL : cpw_json_text(d, root, JSON_FLAGS);
+		text = d->failed ? NULL : cpw_json_value_text(d, root, JSON_FLAGS);
 		if (text)
 			fputs(text, out);
 	}

@@ -11,7 +11,7 @@
 #include "report/report.h"
 #include "util/escape.h"
 
-struct json_object *cpw_json_number(double v)
+struct json_object *cpw_json_value_number(double v)
 {
 	if (!isfinite(v))
 		return NULL; /* json-c writes NULL as null */
@@ -20,52 +20,52 @@ struct json_object *cpw_json_number(double v)
 	return json_object_new_double_s(v, text);
 }
 
-struct json_object *cpw_json_string(const char *s)
+struct json_object *cpw_json_value_string(const char *s)
 {
 	char clean[1024];
 	cpw_escape_utf8(s, clean, sizeof(clean));
 	return json_object_new_string(clean);
 }
 
-struct json_object *cpw_json_need(struct cpw_json_doc *doc, struct json_object *v)
+struct json_object *cpw_json_value_need(struct cpw_json_doc *doc, struct json_object *v)
 {
 	if (!v)
 		doc->failed = true;
 	return v;
 }
 
-struct json_object *cpw_json_doc_object(struct cpw_json_doc *doc)
+struct json_object *cpw_json_value_doc_object(struct cpw_json_doc *doc)
 {
-	return cpw_json_need(doc, json_object_new_object());
+	return cpw_json_value_need(doc, json_object_new_object());
 }
 
-struct json_object *cpw_json_doc_array(struct cpw_json_doc *doc)
+struct json_object *cpw_json_value_doc_array(struct cpw_json_doc *doc)
 {
-	return cpw_json_need(doc, json_object_new_array());
+	return cpw_json_value_need(doc, json_object_new_array());
 }
 
-struct json_object *cpw_json_doc_int(struct cpw_json_doc *doc, int64_t v)
+struct json_object *cpw_json_value_doc_int(struct cpw_json_doc *doc, int64_t v)
 {
-	return cpw_json_need(doc, json_object_new_int64(v));
+	return cpw_json_value_need(doc, json_object_new_int64(v));
 }
 
-struct json_object *cpw_json_doc_text(struct cpw_json_doc *doc, const char *s)
+struct json_object *cpw_json_value_doc_text(struct cpw_json_doc *doc, const char *s)
 {
-	return cpw_json_need(doc, json_object_new_string(s));
+	return cpw_json_value_need(doc, json_object_new_string(s));
 }
 
-struct json_object *cpw_json_doc_number(struct cpw_json_doc *doc, double v)
+struct json_object *cpw_json_value_doc_number(struct cpw_json_doc *doc, double v)
 {
-	struct json_object *o = cpw_json_number(v);
-	return isfinite(v) ? cpw_json_need(doc, o) : o;
+	struct json_object *o = cpw_json_value_number(v);
+	return isfinite(v) ? cpw_json_value_need(doc, o) : o;
 }
 
-struct json_object *cpw_json_doc_string(struct cpw_json_doc *doc, const char *s)
+struct json_object *cpw_json_value_doc_string(struct cpw_json_doc *doc, const char *s)
 {
-	return cpw_json_need(doc, cpw_json_string(s));
+	return cpw_json_value_need(doc, cpw_json_value_string(s));
 }
 
-void cpw_json_put(struct cpw_json_doc *doc, struct json_object *o, const char *key, struct json_object *v)
+void cpw_json_value_put(struct cpw_json_doc *doc, struct json_object *o, const char *key, struct json_object *v)
 {
 	/* json_object_object_add() asserts that o is an object: NULL is not asked. */
 	if (!o || json_object_object_add(o, key, v) != 0) {
@@ -74,7 +74,7 @@ void cpw_json_put(struct cpw_json_doc *doc, struct json_object *o, const char *k
 	}
 }
 
-void cpw_json_append(struct cpw_json_doc *doc, struct json_object *a, struct json_object *v)
+void cpw_json_value_append(struct cpw_json_doc *doc, struct json_object *a, struct json_object *v)
 {
 	if (!a || json_object_array_add(a, v) != 0) {
 		json_object_put(v);
@@ -82,7 +82,7 @@ void cpw_json_append(struct cpw_json_doc *doc, struct json_object *a, struct jso
 	}
 }
 
-struct json_object *cpw_json_doc_end(struct cpw_json_doc *doc, struct json_object *v)
+struct json_object *cpw_json_value_doc_end(struct cpw_json_doc *doc, struct json_object *v)
 {
 	if (!doc->failed)
 		return v;
@@ -90,7 +90,7 @@ struct json_object *cpw_json_doc_end(struct cpw_json_doc *doc, struct json_objec
 	return NULL;
 }
 
-const char *cpw_json_text(struct cpw_json_doc *doc, struct json_object *v, int flags)
+const char *cpw_json_value_text(struct cpw_json_doc *doc, struct json_object *v, int flags)
 {
 	/* json-c appends to its print buffer unchecked: a buffer that cannot grow leaves a
 	 * piece out of the text, and only the last append of each value is checked. A failed

@@ -15,8 +15,8 @@
  * directory, a block device) is refused: a FIFO planted in a shared directory would
  * receive the report, or block cperfwatch before the command runs.
  */
-#ifndef CPERFWATCH_OUTPUT_H
-#define CPERFWATCH_OUTPUT_H
+#ifndef CPW_REPORT_OUTPUT_H
+#define CPW_REPORT_OUTPUT_H
 
 #include <stdbool.h>
 #include <stdio.h>

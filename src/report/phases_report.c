@@ -45,7 +45,7 @@ static void fill_rows(const struct cpw_phases *ph, const struct cpw_timeline *tl
 		r->mem_kib[c] = isnan(p.rss_kib_max) ? 0 : p.rss_kib_max;
 		r->disk[c] = bytes_rate(&p);
 		r->disk_known = r->disk_known || !isnan(p.read_bytes);
-		r->phase[c] = cpw_phase_at(ph, p.start_s + p.dt_s / 2);
+		r->phase[c] = cpw_phases_at(ph, p.start_s + p.dt_s / 2);
 	}
 }
 
@@ -101,11 +101,11 @@ static void write_timeline(const struct cpw_phases *ph, const struct cpw_timelin
 	spark_row(out, "disk", r.disk, r.ncols, disk_top, scale);
 	fprintf(out, "\t%-7s|", "phase");
 	for (size_t c = 0; c < r.ncols; c++)
-		fputc(cpw_phase_mark(r.phase[c]), out);
+		fputc(cpw_phases_mark(r.phase[c]), out);
 	fputs("|\n", out);
 }
 
-int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline *tl,
+int cpw_phases_report_write_text(const struct cpw_phases *ph, const struct cpw_timeline *tl,
 			  double cores_usable, FILE *out)
 {
 	char esc[4 * 160];
@@ -114,7 +114,7 @@ int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline
 		return 0;
 	if (ph->n == 1)
 		fprintf(out, "Phases: one (the whole run is %s; a phase lasts %.1f s at least)\n",
-			cpw_class_name(ph->phase[0].cls), ph->min_len_s);
+			cpw_verdict_class_name(ph->phase[0].cls), ph->min_len_s);
 	else
 		fprintf(out, "Phases: %d (a phase lasts %.1f s at least)\n", ph->n, ph->min_len_s);
 	for (int i = 0; i < ph->n; i++) {
@@ -127,8 +127,8 @@ int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline
 			snprintf(who, sizeof who, "%s (pid %d)", comm, p->procs[0].pid);
 		}
 		cpw_escape_for_terminal(p->evidence, esc, sizeof esc);
-		fprintf(out, "\t[%c] %-13s %-12s %3.0f%%  %-24s %s\n", cpw_phase_mark(i), range,
-			cpw_class_name(p->cls), 100 * p->confidence, who[0] ? who : "-", esc);
+		fprintf(out, "\t[%c] %-13s %-12s %3.0f%%  %-24s %s\n", cpw_phases_mark(i), range,
+			cpw_verdict_class_name(p->cls), 100 * p->confidence, who[0] ? who : "-", esc);
 	}
 	write_timeline(ph, tl, cores_usable, out);
 	return ferror(out) ? (errno ? -errno : -EIO) : 0;
@@ -136,35 +136,35 @@ int cpw_phases_write_text(const struct cpw_phases *ph, const struct cpw_timeline
 
 /* ---- JSON ---- */
 
-struct json_object *cpw_phases_to_json(const struct cpw_phases *ph)
+struct json_object *cpw_phases_report_to_json(const struct cpw_phases *ph)
 {
 	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
-	struct json_object *arr = cpw_json_doc_array(d);
+	struct json_object *arr = cpw_json_value_doc_array(d);
 	for (int i = 0; !d->failed && i < ph->n; i++) {
 		const struct cpw_phase *p = &ph->phase[i];
-		struct json_object *o = cpw_json_doc_object(d), *procs = cpw_json_doc_array(d);
-		cpw_json_put(d, o, "start_s", cpw_json_doc_number(d, p->start_s));
-		cpw_json_put(d, o, "end_s", cpw_json_doc_number(d, p->end_s));
-		cpw_json_put(d, o, "class", cpw_json_doc_text(d, cpw_class_name(p->cls)));
-		cpw_json_put(d, o, "confidence", cpw_json_doc_number(d, p->confidence));
-		cpw_json_put(d, o, "secondary", p->secondary == CPW_CLASS_NONE ? NULL
-						: cpw_json_doc_text(d, cpw_class_name(p->secondary)));
-		cpw_json_put(d, o, "evidence", cpw_json_doc_string(d, p->evidence));
-		cpw_json_put(d, o, "cores_used", cpw_json_doc_number(d, p->cores_used));
-		cpw_json_put(d, o, "wait_kind", p->wait_kind[0] ? cpw_json_doc_text(d, p->wait_kind) : NULL);
+		struct json_object *o = cpw_json_value_doc_object(d), *procs = cpw_json_value_doc_array(d);
+		cpw_json_value_put(d, o, "start_s", cpw_json_value_doc_number(d, p->start_s));
+		cpw_json_value_put(d, o, "end_s", cpw_json_value_doc_number(d, p->end_s));
+		cpw_json_value_put(d, o, "class", cpw_json_value_doc_text(d, cpw_verdict_class_name(p->cls)));
+		cpw_json_value_put(d, o, "confidence", cpw_json_value_doc_number(d, p->confidence));
+		cpw_json_value_put(d, o, "secondary", p->secondary == CPW_CLASS_NONE ? NULL
+						: cpw_json_value_doc_text(d, cpw_verdict_class_name(p->secondary)));
+		cpw_json_value_put(d, o, "evidence", cpw_json_value_doc_string(d, p->evidence));
+		cpw_json_value_put(d, o, "cores_used", cpw_json_value_doc_number(d, p->cores_used));
+		cpw_json_value_put(d, o, "wait_kind", p->wait_kind[0] ? cpw_json_value_doc_text(d, p->wait_kind) : NULL);
 		for (int k = 0; k < CPW_TIMELINE_TOP && p->procs[k].pid; k++) {
-			struct json_object *e = cpw_json_doc_object(d);
-			cpw_json_put(d, e, "pid", cpw_json_doc_int(d, p->procs[k].pid));
-			cpw_json_put(d, e, "command", cpw_json_doc_string(d, p->procs[k].comm));
-			cpw_json_put(d, e, "cpu_s", cpw_json_doc_number(d, p->procs[k].cpu_s));
-			cpw_json_put(d, e, "io_bytes", cpw_json_doc_number(d, p->procs[k].io_bytes));
-			cpw_json_put(d, e, "wait_s", cpw_json_doc_number(d, p->procs[k].wait_s));
-			cpw_json_append(d, procs, e);
+			struct json_object *e = cpw_json_value_doc_object(d);
+			cpw_json_value_put(d, e, "pid", cpw_json_value_doc_int(d, p->procs[k].pid));
+			cpw_json_value_put(d, e, "command", cpw_json_value_doc_string(d, p->procs[k].comm));
+			cpw_json_value_put(d, e, "cpu_s", cpw_json_value_doc_number(d, p->procs[k].cpu_s));
+			cpw_json_value_put(d, e, "io_bytes", cpw_json_value_doc_number(d, p->procs[k].io_bytes));
+			cpw_json_value_put(d, e, "wait_s", cpw_json_value_doc_number(d, p->procs[k].wait_s));
+			cpw_json_value_append(d, procs, e);
 		}
-		cpw_json_put(d, o, "processes", procs);
-		cpw_json_append(d, arr, o);
+		cpw_json_value_put(d, o, "processes", procs);
+		cpw_json_value_append(d, arr, o);
 	}
-	return cpw_json_doc_end(d, arr);
+	return cpw_json_value_doc_end(d, arr);
 }
 
 /* The series' columns: name, unit, and how to read one point. */
@@ -253,15 +253,15 @@ static const char *psi_scope(const struct cpw_timeline *tl)
 /* Members: interval_s, samples_per_point, points, one per column, then units. */
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
-size_t cpw_timeline_json_members(void) { return 3 + NCOLUMNS + 1; }
+size_t cpw_phases_report_timeline_json_members(void) { return 3 + NCOLUMNS + 1; }
 
-void cpw_timeline_point_put(struct cpw_json_doc *d, struct json_object *o, const struct cpw_tl_point *p)
+void cpw_phases_report_point_put(struct cpw_json_doc *d, struct json_object *o, const struct cpw_tl_point *p)
 {
 	for (size_t k = 0; !d->failed && k < NCOLUMNS; k++)
-		cpw_json_put(d, o, columns[k].name, cpw_json_doc_number(d, column_value(&columns[k], p)));
+		cpw_json_value_put(d, o, columns[k].name, cpw_json_value_doc_number(d, column_value(&columns[k], p)));
 }
 
-struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, double interval_s, size_t i,
+struct json_object *cpw_phases_report_timeline_json_member(const struct cpw_timeline *tl, double interval_s, size_t i,
 					     const char **key)
 {
 	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
@@ -270,7 +270,7 @@ struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, doub
 	switch (i) {
 	case 0:
 		*key = "interval_s";
-		return cpw_json_number(interval_s);
+		return cpw_json_value_number(interval_s);
 	case 1:
 		*key = "samples_per_point";
 		return json_object_new_int64((int64_t)(tl ? cpw_timeline_stride(tl) : 1));
@@ -282,14 +282,14 @@ struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, doub
 	}
 	if (i - 3 < NCOLUMNS) {
 		const struct column *c = &columns[i - 3];
-		struct json_object *arr = cpw_json_need(d, json_object_new_array_ext((int)n));
+		struct json_object *arr = cpw_json_value_need(d, json_object_new_array_ext((int)n));
 		*key = c->name;
 		for (size_t k = 0; !d->failed && k < n; k++)
-			cpw_json_append(d, arr, cpw_json_doc_number(d, column_value(c, cpw_timeline_point(tl, k))));
-		return cpw_json_doc_end(d, arr);
+			cpw_json_value_append(d, arr, cpw_json_value_doc_number(d, column_value(c, cpw_timeline_point(tl, k))));
+		return cpw_json_value_doc_end(d, arr);
 	}
 	*key = "units";
-	struct json_object *units = cpw_json_doc_object(d);
+	struct json_object *units = cpw_json_value_doc_object(d);
 	const char *scope = psi_scope(tl);
 	for (size_t k = 0; !d->failed && k < NCOLUMNS; k++) {
 		char unit[96];
@@ -297,20 +297,20 @@ struct json_object *cpw_timeline_json_member(const struct cpw_timeline *tl, doub
 			snprintf(unit, sizeof unit, "%s, %s", columns[k].unit, scope);
 		else
 			snprintf(unit, sizeof unit, "%s", columns[k].unit);
-		cpw_json_put(d, units, columns[k].name, cpw_json_doc_text(d, unit));
+		cpw_json_value_put(d, units, columns[k].name, cpw_json_value_doc_text(d, unit));
 	}
-	return cpw_json_doc_end(d, units);
+	return cpw_json_value_doc_end(d, units);
 }
 
-struct json_object *cpw_timeline_to_json(const struct cpw_timeline *tl, double interval_s)
+struct json_object *cpw_phases_report_timeline_to_json(const struct cpw_timeline *tl, double interval_s)
 {
 	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
-	struct json_object *o = cpw_json_doc_object(d);
+	struct json_object *o = cpw_json_value_doc_object(d);
 
-	for (size_t i = 0; !d->failed && i < cpw_timeline_json_members(); i++) {
+	for (size_t i = 0; !d->failed && i < cpw_phases_report_timeline_json_members(); i++) {
 		const char *key;
-		struct json_object *v = cpw_timeline_json_member(tl, interval_s, i, &key);
-		cpw_json_put(d, o, key, cpw_json_need(d, v));
+		struct json_object *v = cpw_phases_report_timeline_json_member(tl, interval_s, i, &key);
+		cpw_json_value_put(d, o, key, cpw_json_value_need(d, v));
 	}
-	return cpw_json_doc_end(d, o);
+	return cpw_json_value_doc_end(d, o);
 }

@@ -379,7 +379,7 @@ static void phase_bands(const struct frame *f, const struct cpw_phases *ph, int 
 		fprintf(f->out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\" "
 			"fill-opacity=\"0.55\"/>\n", a, top, b - a, colour);
 		fprintf(f->out, "<text x=\"%.1f\" y=\"%d\" class=\"phase\">[%d] %s</text>\n", (a + b) / 2,
-			top + 12, i + 1, cpw_class_name(p->cls));
+			top + 12, i + 1, cpw_verdict_class_name(p->cls));
 	}
 }
 
@@ -412,7 +412,7 @@ static void title(FILE *out, const struct cpw_report *r)
 		fprintf(out, "pid %d", (int)r->pid);
 	}
 	fputs("</text>\n<text x=\"16\" y=\"44\" class=\"subtitle\">", out);
-	fprintf(out, "Verdict: %s (confidence %.0f%%)", cpw_class_name(r->verdict.cls), 100 * r->verdict.confidence);
+	fprintf(out, "Verdict: %s (confidence %.0f%%)", cpw_verdict_class_name(r->verdict.cls), 100 * r->verdict.confidence);
 	if (cpw_known(r->metrics.wall_s))
 		fprintf(out, "; %.2f s wall, %.2f s CPU", r->metrics.wall_s,
 			(cpw_known(r->metrics.user_s) ? r->metrics.user_s : 0) +
@@ -454,7 +454,7 @@ static const char style[] =
 	".life { fill: #5c6bc0; }\n"
 	"</style>\n";
 
-int cpw_plot_write_svg(const struct cpw_report *r, FILE *out)
+int cpw_plot_svg_write(const struct cpw_report *r, FILE *out)
 {
 	const struct cpw_timeline *tl = r->timeline;
 	size_t n = tl ? cpw_timeline_count(tl) : 0;

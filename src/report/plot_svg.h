@@ -5,14 +5,14 @@
  * phases as labelled bands, the main processes' lifetimes; the command and the verdict in
  * the title. Drawn from the finished report only (its timeline, phases and tree).
  */
-#ifndef CPERFWATCH_PLOT_SVG_H
-#define CPERFWATCH_PLOT_SVG_H
+#ifndef CPW_REPORT_PLOT_SVG_H
+#define CPW_REPORT_PLOT_SVG_H
 
 #include <stdio.h>
 
 #include "report/report.h"
 
 /* Writes the SVG document. Returns 0, or -errno when writing failed. */
-int cpw_plot_write_svg(const struct cpw_report *r, FILE *out);
+int cpw_plot_svg_write(const struct cpw_report *r, FILE *out);
 
 #endif

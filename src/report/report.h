@@ -4,8 +4,8 @@
  * Writers (report/text.c, json.c, openmetrics.c, plot_svg.c) read this and nothing else: none
  * of them reads the kernel. (The live view draws the session's snapshot, view/tui.h.)
  */
-#ifndef CPERFWATCH_REPORT_H
-#define CPERFWATCH_REPORT_H
+#ifndef CPW_REPORT_REPORT_H
+#define CPW_REPORT_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

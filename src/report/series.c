@@ -72,24 +72,24 @@ int cpw_series_format(const struct cpw_tl_point *p, int64_t unix_time_ms, unsign
 		      size_t len)
 {
 	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
-	json_object *o = cpw_json_doc_object(d);
+	json_object *o = cpw_json_value_doc_object(d);
 
-	cpw_json_put(d, o, "unix_time_ms", cpw_json_doc_int(d, unix_time_ms));
-	cpw_timeline_point_put(d, o, p);
-	cpw_json_put(d, o, "processes_alive", cpw_json_doc_int(d, alive));
-	json_object *top = cpw_json_doc_array(d);
+	cpw_json_value_put(d, o, "unix_time_ms", cpw_json_value_doc_int(d, unix_time_ms));
+	cpw_phases_report_point_put(d, o, p);
+	cpw_json_value_put(d, o, "processes_alive", cpw_json_value_doc_int(d, alive));
+	json_object *top = cpw_json_value_doc_array(d);
 	for (int i = 0; i < CPW_TIMELINE_TOP && p->top[i].pid; i++) {
-		json_object *t = cpw_json_doc_object(d);
-		cpw_json_put(d, t, "pid", cpw_json_doc_int(d, p->top[i].pid));
+		json_object *t = cpw_json_value_doc_object(d);
+		cpw_json_value_put(d, t, "pid", cpw_json_value_doc_int(d, p->top[i].pid));
 		char comm[sizeof(p->top[i].comm) + 1];
 		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(p->top[i].comm), p->top[i].comm);
-		cpw_json_put(d, t, "comm", cpw_json_doc_string(d, comm));
-		cpw_json_put(d, t, "cpu_s", cpw_json_doc_number(d, p->top[i].cpu_s));
-		cpw_json_put(d, t, "io_bytes", cpw_json_doc_number(d, p->top[i].io_bytes));
-		cpw_json_append(d, top, t);
+		cpw_json_value_put(d, t, "comm", cpw_json_value_doc_string(d, comm));
+		cpw_json_value_put(d, t, "cpu_s", cpw_json_value_doc_number(d, p->top[i].cpu_s));
+		cpw_json_value_put(d, t, "io_bytes", cpw_json_value_doc_number(d, p->top[i].io_bytes));
+		cpw_json_value_append(d, top, t);
 	}
-	cpw_json_put(d, o, "top", top);
-	const char *text = d->failed ? NULL : cpw_json_text(d, o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	cpw_json_value_put(d, o, "top", top);
+	const char *text = d->failed ? NULL : cpw_json_value_text(d, o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	int n = -1;
 	if (text && strlen(text) + 2 <= len)
 		n = snprintf(buf, len, "%s\n", text);

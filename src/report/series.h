@@ -11,8 +11,8 @@
  * timeline, here one number each, null where not measured), "processes_alive", and "top":
  * the processes that did most of the sample's work [{pid, comm, cpu_s, io_bytes}].
  */
-#ifndef CPERFWATCH_SERIES_H
-#define CPERFWATCH_SERIES_H
+#ifndef CPW_REPORT_SERIES_H
+#define CPW_REPORT_SERIES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -195,7 +195,7 @@ static void write_threads_section(const struct cpw_report *r, FILE *out)
 	const struct cpw_metrics *m = &r->metrics;
 	struct cpw_thread_shares s;
 
-	cpw_thread_shares(m, &s);
+	cpw_metrics_thread_shares(m, &s);
 	fprintf(out, "Thread states (%llu samples every %u ms, %llu thread samples):\n",
 		(unsigned long long)m->samples, r->cfg->interval_ms,
 		(unsigned long long)m->thread_samples);
@@ -231,9 +231,9 @@ static void write_pressure_section(const struct cpw_report *r, FILE *out)
 static void write_verdict_section(const struct cpw_report *r, FILE *out)
 {
 	const struct cpw_verdict *v = &r->verdict;
-	fprintf(out, "Verdict: %s (confidence %.0f%%)", cpw_class_name(v->cls), 100 * v->confidence);
+	fprintf(out, "Verdict: %s (confidence %.0f%%)", cpw_verdict_class_name(v->cls), 100 * v->confidence);
 	if (v->secondary != CPW_CLASS_NONE)
-		fprintf(out, ", then %s", cpw_class_name(v->secondary));
+		fprintf(out, ", then %s", cpw_verdict_class_name(v->secondary));
 	fputc('\n', out);
 	/* Evidence and findings may quote a command name: escape everything. */
 	char esc[sizeof(v->advice) * 4];
@@ -262,11 +262,11 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 	write_pressure_section(r, out);
 	if (r->counters) {
 		fputs("Counters:\n", out);
-		cpw_counters_write_text(r->counters, out);
+		cpw_counters_report_write_text(r->counters, out);
 	}
-	cpw_waits_write_text(r->waits, out);
-	cpw_phases_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
-	cpw_hotspots_write_text(r->hotspots, &r->phases, out);
+	cpw_waits_report_write_text(r->waits, out);
+	cpw_phases_report_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
+	cpw_hotspots_report_write_text(r->hotspots, &r->phases, out);
 	write_verdict_section(r, out);
 	if (r->nbudgets) {
 		fputs("Budgets:\n", out);

@@ -67,7 +67,7 @@ static int probe_notes(const struct cpw_waits *w, char notes[NOTES_MAX][200])
 	return n;
 }
 
-int cpw_waits_write_text(const struct cpw_waits *w, FILE *out)
+int cpw_waits_report_write_text(const struct cpw_waits *w, FILE *out)
 {
 	char esc[CPW_WAIT_TARGET_LEN * 4];
 	int order[CPW_WAIT_KIND_COUNT];
@@ -134,14 +134,14 @@ static struct json_object *probe_json(struct cpw_json_doc *d, const struct cpw_w
 	const struct cpw_wait_probe_stats *s = &w->probe;
 	if (!w->probed)
 		return NULL;
-	struct json_object *o = cpw_json_doc_object(d);
-	cpw_json_put(d, o, "threads_probed", cpw_json_doc_int(d, (int64_t)s->probed));
-	cpw_json_put(d, o, "denied", cpw_json_doc_int(d, (int64_t)s->denied));
-	cpw_json_put(d, o, "no_syscall_file", cpw_json_doc_int(d, (int64_t)s->no_syscall));
-	cpw_json_put(d, o, "over_budget", cpw_json_doc_int(d, (int64_t)s->over_budget));
-	cpw_json_put(d, o, "samples_over_budget", cpw_json_doc_int(d, (int64_t)s->samples_over_budget));
-	cpw_json_put(d, o, "budget_reads_per_sample", cpw_json_doc_int(d, (int64_t)s->budget));
-	cpw_json_put(d, o, "poll_denied", cpw_json_doc_int(d, (int64_t)s->poll_denied));
+	struct json_object *o = cpw_json_value_doc_object(d);
+	cpw_json_value_put(d, o, "threads_probed", cpw_json_value_doc_int(d, (int64_t)s->probed));
+	cpw_json_value_put(d, o, "denied", cpw_json_value_doc_int(d, (int64_t)s->denied));
+	cpw_json_value_put(d, o, "no_syscall_file", cpw_json_value_doc_int(d, (int64_t)s->no_syscall));
+	cpw_json_value_put(d, o, "over_budget", cpw_json_value_doc_int(d, (int64_t)s->over_budget));
+	cpw_json_value_put(d, o, "samples_over_budget", cpw_json_value_doc_int(d, (int64_t)s->samples_over_budget));
+	cpw_json_value_put(d, o, "budget_reads_per_sample", cpw_json_value_doc_int(d, (int64_t)s->budget));
+	cpw_json_value_put(d, o, "poll_denied", cpw_json_value_doc_int(d, (int64_t)s->poll_denied));
 	return o;
 }
 
@@ -149,32 +149,32 @@ static struct json_object *probe_json(struct cpw_json_doc *d, const struct cpw_w
 static struct json_object *kinds_json(struct cpw_json_doc *d, const struct cpw_waits *sorted)
 {
 	int order[CPW_WAIT_KIND_COUNT];
-	struct json_object *kinds = cpw_json_doc_object(d);
+	struct json_object *kinds = cpw_json_value_doc_object(d);
 	int nkinds = kinds_by_time(sorted, order);
 	for (int i = 0; !d->failed && i < nkinds; i++) {
 		int k = order[i];
-		struct json_object *kind = cpw_json_doc_object(d);
-		cpw_json_put(d, kind, "thread_s", cpw_json_doc_number(d, sorted->seconds[k]));
-		cpw_json_put(d, kind, "share", cpw_json_doc_number(d, sorted->total_s > 0 ? sorted->seconds[k] / sorted->total_s : 0));
-		struct json_object *targets = cpw_json_doc_array(d);
+		struct json_object *kind = cpw_json_value_doc_object(d);
+		cpw_json_value_put(d, kind, "thread_s", cpw_json_value_doc_number(d, sorted->seconds[k]));
+		cpw_json_value_put(d, kind, "share", cpw_json_value_doc_number(d, sorted->total_s > 0 ? sorted->seconds[k] / sorted->total_s : 0));
+		struct json_object *targets = cpw_json_value_doc_array(d);
 		for (size_t t = 0; !d->failed && t < sorted->ntargets; t++) {
 			const struct cpw_wait_target_time *x = &sorted->targets[t];
 			if ((int)x->kind != k || !(x->seconds > 0))
 				continue;
-			struct json_object *e = cpw_json_doc_object(d);
-			cpw_json_put(d, e, "target", cpw_json_doc_string(d, x->target));
-			cpw_json_put(d, e, "thread_s", cpw_json_doc_number(d, x->seconds));
-			cpw_json_put(d, e, "pid", cpw_json_doc_int(d, x->pid));
-			cpw_json_put(d, e, "peer_pid", x->peer_pid ? cpw_json_doc_int(d, x->peer_pid) : NULL);
-			cpw_json_append(d, targets, e);
+			struct json_object *e = cpw_json_value_doc_object(d);
+			cpw_json_value_put(d, e, "target", cpw_json_value_doc_string(d, x->target));
+			cpw_json_value_put(d, e, "thread_s", cpw_json_value_doc_number(d, x->seconds));
+			cpw_json_value_put(d, e, "pid", cpw_json_value_doc_int(d, x->pid));
+			cpw_json_value_put(d, e, "peer_pid", x->peer_pid ? cpw_json_value_doc_int(d, x->peer_pid) : NULL);
+			cpw_json_value_append(d, targets, e);
 		}
-		cpw_json_put(d, kind, "targets", targets);
-		cpw_json_put(d, kinds, cpw_wait_kind_name((enum cpw_wait_kind)k), kind);
+		cpw_json_value_put(d, kind, "targets", targets);
+		cpw_json_value_put(d, kinds, cpw_wait_kind_name((enum cpw_wait_kind)k), kind);
 	}
 	return kinds;
 }
 
-struct json_object *cpw_waits_to_json(const struct cpw_waits *w)
+struct json_object *cpw_waits_report_to_json(const struct cpw_waits *w)
 {
 	struct cpw_json_doc doc = { .failed = false }, *d = &doc;
 
@@ -185,38 +185,38 @@ struct json_object *cpw_waits_to_json(const struct cpw_waits *w)
 		return NULL;
 	*sorted = *w;
 	cpw_waits_sort(sorted);
-	struct json_object *o = cpw_json_doc_object(d);
-	cpw_json_put(d, o, "total_thread_s", cpw_json_doc_number(d, sorted->total_s));
-	cpw_json_put(d, o, "kinds", kinds_json(d, sorted));
-	struct json_object *procs = cpw_json_doc_array(d);
+	struct json_object *o = cpw_json_value_doc_object(d);
+	cpw_json_value_put(d, o, "total_thread_s", cpw_json_value_doc_number(d, sorted->total_s));
+	cpw_json_value_put(d, o, "kinds", kinds_json(d, sorted));
+	struct json_object *procs = cpw_json_value_doc_array(d);
 	for (size_t i = 0; !d->failed && i < sorted->nprocs; i++) {
 		const struct cpw_wait_proc_time *p = &sorted->procs[i];
-		struct json_object *e = cpw_json_doc_object(d), *pk = cpw_json_doc_object(d);
-		cpw_json_put(d, e, "pid", cpw_json_doc_int(d, p->pid));
-		cpw_json_put(d, e, "comm", cpw_json_doc_string(d, p->comm));
-		cpw_json_put(d, e, "thread_s", cpw_json_doc_number(d, p->total_s));
+		struct json_object *e = cpw_json_value_doc_object(d), *pk = cpw_json_value_doc_object(d);
+		cpw_json_value_put(d, e, "pid", cpw_json_value_doc_int(d, p->pid));
+		cpw_json_value_put(d, e, "comm", cpw_json_value_doc_string(d, p->comm));
+		cpw_json_value_put(d, e, "thread_s", cpw_json_value_doc_number(d, p->total_s));
 		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
 			if (p->seconds[k] > 0)
-				cpw_json_put(d, pk, cpw_wait_kind_name((enum cpw_wait_kind)k),
-					     cpw_json_doc_number(d, p->seconds[k]));
-		cpw_json_put(d, e, "kinds", pk);
-		cpw_json_put(d, e, "idle_by_design_s", cpw_json_doc_number(d, p->idle_s));
-		cpw_json_append(d, procs, e);
+				cpw_json_value_put(d, pk, cpw_wait_kind_name((enum cpw_wait_kind)k),
+					     cpw_json_value_doc_number(d, p->seconds[k]));
+		cpw_json_value_put(d, e, "kinds", pk);
+		cpw_json_value_put(d, e, "idle_by_design_s", cpw_json_value_doc_number(d, p->idle_s));
+		cpw_json_value_append(d, procs, e);
 	}
-	cpw_json_put(d, o, "processes", procs);
-	cpw_json_put(d, o, "untracked_target_s", cpw_json_doc_number(d, sorted->untracked_target_s));
-	cpw_json_put(d, o, "untracked_process_s", cpw_json_doc_number(d, sorted->untracked_proc_s));
-	struct json_object *idle = cpw_json_doc_object(d);
-	cpw_json_put(d, idle, "thread_s", cpw_json_doc_number(d, sorted->idle_s));
-	cpw_json_put(d, idle, "threads", cpw_json_doc_int(d, sorted->idle_threads));
-	cpw_json_put(d, o, "idle_by_design", idle);
-	cpw_json_put(d, o, "probe", probe_json(d, sorted));
+	cpw_json_value_put(d, o, "processes", procs);
+	cpw_json_value_put(d, o, "untracked_target_s", cpw_json_value_doc_number(d, sorted->untracked_target_s));
+	cpw_json_value_put(d, o, "untracked_process_s", cpw_json_value_doc_number(d, sorted->untracked_proc_s));
+	struct json_object *idle = cpw_json_value_doc_object(d);
+	cpw_json_value_put(d, idle, "thread_s", cpw_json_value_doc_number(d, sorted->idle_s));
+	cpw_json_value_put(d, idle, "threads", cpw_json_value_doc_int(d, sorted->idle_threads));
+	cpw_json_value_put(d, o, "idle_by_design", idle);
+	cpw_json_value_put(d, o, "probe", probe_json(d, sorted));
 	char notes[NOTES_MAX][200];
 	int nnotes = probe_notes(sorted, notes);
-	struct json_object *jn = cpw_json_doc_array(d);
+	struct json_object *jn = cpw_json_value_doc_array(d);
 	for (int i = 0; i < nnotes; i++)
-		cpw_json_append(d, jn, cpw_json_doc_text(d, notes[i]));
-	cpw_json_put(d, o, "notes", jn);
+		cpw_json_value_append(d, jn, cpw_json_value_doc_text(d, notes[i]));
+	cpw_json_value_put(d, o, "notes", jn);
 	free(sorted);
-	return cpw_json_doc_end(d, o);
+	return cpw_json_value_doc_end(d, o);
 }

@@ -15,12 +15,12 @@
 
 /* Writes the section, heading included; nothing for w == NULL or nothing waited. Returns
  * 0, or -errno when writing failed. */
-int cpw_waits_write_text(const struct cpw_waits *w, FILE *out);
+int cpw_waits_report_write_text(const struct cpw_waits *w, FILE *out);
 
 /* {total_thread_s, kinds: {KIND: {thread_s, share, targets: [{target, thread_s, pid,
  *  peer_pid}]}}, processes: [{pid, comm, thread_s, kinds: {KIND: thread_s}}],
  *  untracked_target_s, probe: {...}, notes: [...]}; NULL (JSON null) for w == NULL.
  * Returns a new reference. */
-struct json_object *cpw_waits_to_json(const struct cpw_waits *w);
+struct json_object *cpw_waits_report_to_json(const struct cpw_waits *w);
 
 #endif

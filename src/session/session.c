@@ -97,7 +97,7 @@ static void close_sources(struct cpw_session *s)
 {
 	cpw_psi_files_close(&s->psi_files);
 	cpw_psi_files_close(&s->view_psi_files);
-	cpw_held_file_close(&s->vmstat_file);
+	cpw_kfile_held_close(&s->vmstat_file);
 	cpw_taskstats_unlisten(s->exits);
 	s->exits = NULL;
 	if (s->cgroup)
@@ -203,7 +203,7 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 
 bool cpw_session_gate_wanted(const struct cpw_session *s)
 {
-	return cpw_counters_may_open(s->cfg->events);
+	return cpw_perf_may_open(s->cfg->events);
 }
 
 struct cpw_cgroup_placement *cpw_session_placement(struct cpw_session *s)
@@ -221,7 +221,7 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
 	 * the CPUs: measured slower on 2 vCPUs). */
 	struct cpw_counters_helper encoder = { .pid = -1, .fd = -1, .event_list = cfg->events };
 	if (cfg->mode == CPW_MODE_ATTACH)
-		cpw_counters_encode_start(&encoder, cfg->events);
+		cpw_perf_encode_start(&encoder, cfg->events);
 
 	char why[320] = "";
 	int on = cpw_taskstats_delayacct(cfg->proc_root, why, sizeof(why));
@@ -230,7 +230,7 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
 		cpw_report_note(&s->report, "%s; disk waits come from sampled thread states instead",
 				why[0] ? why : "delay accounting is off");
 	cpw_session_listen(s);
-	if (cpw_counters_encode_finish(&encoder, &s->counters, err, errlen) < 0)
+	if (cpw_perf_encode_finish(&encoder, &s->counters, err, errlen) < 0)
 		return -EINVAL;
 	/* Exit records so far are from before the watch: the helper's among them. (In run
 	 * mode the command may be running already: none is thrown away.) */
@@ -281,7 +281,7 @@ void cpw_session_take_child(struct cpw_session *s, pid_t child, bool placed, boo
 					"those measure comes from the whole system, or is missing", why);
 	}
 	if (gated && s->counters)
-		cpw_counters_open_child(s->counters, child);
+		cpw_perf_open_child(s->counters, child);
 }
 
 /* The start values of the whole-run sources. */
@@ -529,7 +529,7 @@ static void arm_counters(struct cpw_session *s)
 		return;
 	size_t n = cpw_tree_live_tids(s->tree, tids, sizeof(tids) / sizeof(tids[0]));
 	for (size_t i = 0; i < n; i++)
-		cpw_counters_attach_thread(s->counters, tids[i]);
+		cpw_perf_attach_thread(s->counters, tids[i]);
 }
 
 /* The CPUs the threads themselves may use now: the command may narrow them (taskset,
@@ -538,12 +538,12 @@ static void sample_cores(struct cpw_session *s, const struct cpw_proc_sample *sa
 {
 	if (sample->cpus_threads == 0)
 		return;
-	double cores = cpw_cpuset_count(sample->cpus_allowed);
+	double cores = cpw_proc_parse_cpuset_count(sample->cpus_allowed);
 	if (cpw_known(s->quota_cores) && s->quota_cores < cores)
 		cores = s->quota_cores;
 	s->run.sampled_cores_sum += cores;
 	s->run.sampled_cores_n++;
-	cpw_cpuset_format(sample->cpus_allowed, s->run.sampled_cpus, sizeof(s->run.sampled_cpus));
+	cpw_proc_parse_cpuset_format(sample->cpus_allowed, s->run.sampled_cpus, sizeof(s->run.sampled_cpus));
 }
 
 /* Empty groups that earlier runs killed with SIGKILL left beside the command's own go
@@ -694,9 +694,9 @@ static void read_end(struct cpw_session *s)
 		cpw_cgroup_read(s->cgroup, &in->cgroup_end);
 	in->exit_record_overflows = s->exits ? cpw_taskstats_lost(s->exits) : 0;
 	if (s->counters) {
-		cpw_counters_read(s->counters);
-		cpw_counters_figures(s->counters, &in->counter_figures);
-		cpw_counters_values(s->counters, &s->counter_values);
+		cpw_perf_read(s->counters);
+		cpw_perf_figures(s->counters, &in->counter_figures);
+		cpw_perf_values(s->counters, &s->counter_values);
 		s->report.counters = &s->counter_values;
 		in->counters = true;
 	}
@@ -795,7 +795,7 @@ void cpw_session_free(struct cpw_session *s)
 	close_sources(s);
 	cpw_tree_free(s->tree);
 	cpw_proc_reader_free(s->reader);
-	cpw_counters_free(s->counters);
+	cpw_perf_free(s->counters);
 	free(s->pending);
 	free(s->pending_drain);
 	free(s->pending_begin);

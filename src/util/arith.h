@@ -7,8 +7,8 @@
  * round.h. All are pure and exact enough for what cperfwatch prints (12 significant
  * digits or better).
  */
-#ifndef CPERFWATCH_ARITH_H
-#define CPERFWATCH_ARITH_H
+#ifndef CPW_UTIL_ARITH_H
+#define CPW_UTIL_ARITH_H
 
 /* The larger (smaller) of a and b; b when a is NAN (comparisons with NAN are false). */
 static inline double cpw_max(double a, double b) { return a > b ? a : b; }

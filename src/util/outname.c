@@ -14,13 +14,13 @@
 
 #include "util/escape.h"
 
-const char *const cpw_rank_variables[] = {
+const char *const cpw_outname_rank_variables[] = {
 	"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL,
 };
 
 long cpw_outname_rank(const struct cpw_outname_env *env, const char **var)
 {
-	for (const char *const *name = cpw_rank_variables; *name; name++) {
+	for (const char *const *name = cpw_outname_rank_variables; *name; name++) {
 		const char *value = env->getvar(*name, env->ctx);
 		if (!value)
 			continue;
@@ -150,7 +150,7 @@ int cpw_outname_expand(const char *pattern, const struct cpw_outname_env *env, c
 	return 0;
 }
 
-void cpw_short_hostname(char *buf, size_t len)
+void cpw_outname_short_hostname(char *buf, size_t len)
 {
 	if (gethostname(buf, len) != 0) {
 		buf[0] = '\0';

@@ -17,9 +17,9 @@ struct cpw_outname_env {
 
 /* The environment variables that carry a process's rank, in the order they are asked:
  * OpenMPI, PMIx, MPICH/Intel MPI (PMI), Slurm. NULL-terminated. */
-extern const char *const cpw_rank_variables[];
+extern const char *const cpw_outname_rank_variables[];
 
-/* The rank of this process: the first of cpw_rank_variables that is set. Returns it (>= 0),
+/* The rank of this process: the first of cpw_outname_rank_variables that is set. Returns it (>= 0),
  * -1 when none is set, -2 when the first set one is not a whole number (*var names it). */
 long cpw_outname_rank(const struct cpw_outname_env *env, const char **var);
 
@@ -30,6 +30,6 @@ int cpw_outname_expand(const char *pattern, const struct cpw_outname_env *env, c
 		       size_t len, char *err, size_t errlen);
 
 /* This machine's host name up to its first dot, into buf (empty when unknown). */
-void cpw_short_hostname(char *buf, size_t len);
+void cpw_outname_short_hostname(char *buf, size_t len);
 
 #endif

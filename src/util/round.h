@@ -4,8 +4,8 @@
  * With arith.h, they stand in for libm in the binary, which then does not load libm at all
  * (~0.3 MB resident and one library less to map at every start).
  */
-#ifndef CPERFWATCH_ROUND_H
-#define CPERFWATCH_ROUND_H
+#ifndef CPW_UTIL_ROUND_H
+#define CPW_UTIL_ROUND_H
 
 /* v must be finite and within the range of long long. */
 static inline long long cpw_round(double v)

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-volatile sig_atomic_t cpw_signal_received;
-volatile sig_atomic_t cpw_signal_stop;
-sigset_t cpw_wait_mask;
+volatile sig_atomic_t cpw_signals_received;
+volatile sig_atomic_t cpw_signals_stop;
+sigset_t cpw_signals_wait_mask;
 
 static volatile sig_atomic_t pending[NSIG];
 
@@ -47,8 +47,8 @@ static void record(int sig)
 {
 	if (sig > 0 && sig < NSIG)
 		pending[sig] = 1;
-	cpw_signal_received = sig;
-	cpw_signal_stop = 1;
+	cpw_signals_received = sig;
+	cpw_signals_stop = 1;
 }
 
 static void wake(int sig) { (void)sig; }
@@ -148,13 +148,13 @@ void cpw_signals_install(enum cpw_mode mode)
 	 * once, instead of being lost and the wait lasting a whole interval (which would
 	 * also have added up to an interval to the command's measured wall time). */
 	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &cpw_wait_mask);
+	sigprocmask(SIG_BLOCK, &block, &cpw_signals_wait_mask);
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sigismember(&block, sig) == 1)
-			sigdelset(&cpw_wait_mask, sig);
+			sigdelset(&cpw_signals_wait_mask, sig);
 }
 
-int cpw_signal_take(void)
+int cpw_signals_take(void)
 {
 	for (int sig = 1; sig < NSIG; sig++) {
 		if (pending[sig]) {
@@ -162,14 +162,14 @@ int cpw_signal_take(void)
 			return sig;
 		}
 	}
-	cpw_signal_received = 0;
+	cpw_signals_received = 0;
 	return 0;
 }
 
-void cpw_sleep_interruptible(unsigned ms)
+void cpw_signals_sleep(unsigned ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
 	/* ppoll with no fds: sleeps, and returns early with EINTR on any handled signal,
 	 * including one that came while it was blocked. */
-	ppoll(NULL, 0, &ts, &cpw_wait_mask);
+	ppoll(NULL, 0, &ts, &cpw_signals_wait_mask);
 }

@@ -24,22 +24,22 @@
 
 #include "options.h"
 
-/* The last caught signal not yet taken (cpw_signal_take), 0 if none. */
-extern volatile sig_atomic_t cpw_signal_received;
+/* The last caught signal not yet taken (cpw_signals_take), 0 if none. */
+extern volatile sig_atomic_t cpw_signals_received;
 /* Set for good once any signal was caught: cperfwatch was told to stop (or to pass a
  * signal on), so it does not wait on the final view for q. */
-extern volatile sig_atomic_t cpw_signal_stop;
+extern volatile sig_atomic_t cpw_signals_stop;
 /* Installs the handling above for mode, and the faults' handlers. SIGCHLD wakes the loop.
- * The caught signals are blocked outside a wait (see cpw_wait_mask). */
+ * The caught signals are blocked outside a wait (see cpw_signals_wait_mask). */
 void cpw_signals_install(enum cpw_mode mode);
 /* The next caught signal not yet taken, each one once, lowest first; 0 when there is none
- * left (cpw_signal_received is then 0). */
-int cpw_signal_take(void);
+ * left (cpw_signals_received is then 0). */
+int cpw_signals_take(void);
 /* The signal mask to wait with (ppoll): the usual mask without the signals that end a
  * wait, which cpw_signals_install() blocks everywhere else. */
-extern sigset_t cpw_wait_mask;
+extern sigset_t cpw_signals_wait_mask;
 /* Sleeps up to ms, waking early on a signal. */
-void cpw_sleep_interruptible(unsigned ms);
+void cpw_signals_sleep(unsigned ms);
 /* Registers fn to run in a fault's handler, before the fault takes its course (last
  * registered first); fn must be async-signal-safe. Installs the faults' handlers where
  * cpw_signals_install() has not. Up to 4; a function registered again is kept once. */

@@ -12,8 +12,8 @@
  * draws only after a sample or a key, and tui_keys.c reads keys with ppoll() on the
  * terminal between samples (their shared state: tui_private.h).
  */
-#ifndef CPERFWATCH_TUI_H
-#define CPERFWATCH_TUI_H
+#ifndef CPW_VIEW_TUI_H
+#define CPW_VIEW_TUI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -137,7 +137,7 @@ int cpw_tui_layout(int width, bool visible[CPW_TUI_NCOLS]);
 
 /* ---- Sparklines (tui_spark.c) ---- */
 
-/* Renders the last `width` points of series (a history ring, see cpw_history_at) as a
+/* Renders the last `width` points of series (a history ring, see cpw_tree_history_at) as a
  * sparkline into out: UTF-8 block characters when utf8, else ASCII " _.-=+*#". Scaled to
  * max (<= 0: the highest point shown). Missing points (fewer than width) are blanks on the
  * left, NAN points are blanks. Returns the number of cells written. */
@@ -264,7 +264,7 @@ void cpw_tui_notice(struct cpw_tui *ui, const char *msg);
 /* The refresh interval the user chose (starts at cfg->interval_ms). */
 unsigned cpw_tui_interval_ms(const struct cpw_tui *ui);
 /* The target is gone: shows notice, keeps the final figures and handles keys until q or
- * a signal (cpw_signal_received). */
+ * a signal (cpw_signals_received). */
 void cpw_tui_hold(struct cpw_tui *ui, const char *notice);
 /* Restores the terminal and frees the view. NULL is fine. */
 void cpw_tui_close(struct cpw_tui *ui);

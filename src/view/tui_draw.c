@@ -133,7 +133,7 @@ static void draw_header(struct cpw_tui *ui)
 	if (h->have_verdict) {
 		const struct cpw_verdict *v = &h->verdict;
 		const char *headline = cpw_tui_verdict_headline(v);
-		snprintf(ui->line, sizeof(ui->line), "verdict: %s (%.0f%%)%s%s", cpw_class_name(v->cls),
+		snprintf(ui->line, sizeof(ui->line), "verdict: %s (%.0f%%)%s%s", cpw_verdict_class_name(v->cls),
 			 100.0 * v->confidence, headline[0] ? "  " : "", headline);
 		cpw_escape_for_terminal(ui->line, ui->cell, sizeof(ui->cell));
 		snprintf(ui->line, sizeof(ui->line), "%s", ui->cell);
@@ -230,12 +230,12 @@ static int draw_sparklines(struct cpw_tui *ui, int y)
 
 	if (LINES < 20 || COLS < 40)
 		return 0;
-	cpw_tui_fmt_pct(cpw_history_at(hist, hist->cpu_pct, last), cpu, sizeof(cpu));
+	cpw_tui_fmt_pct(cpw_tree_history_at(hist, hist->cpu_pct, last), cpu, sizeof(cpu));
 	strcat(cpu, "%");
-	cpw_tui_fmt_kib(cpw_history_at(hist, hist->rss_kib, last), rss, sizeof(rss));
-	cpw_tui_fmt_bytes_rate(cpw_history_at(hist, hist->io_bytes_rate, last), io, sizeof(io));
+	cpw_tui_fmt_kib(cpw_tree_history_at(hist, hist->rss_kib, last), rss, sizeof(rss));
+	cpw_tui_fmt_bytes_rate(cpw_tree_history_at(hist, hist->io_bytes_rate, last), io, sizeof(io));
 	strcat(io, "/s");
-	cpw_tui_fmt_count_rate(cpw_history_at(hist, hist->fault_rate, last), flt, sizeof(flt));
+	cpw_tui_fmt_count_rate(cpw_tree_history_at(hist, hist->fault_rate, last), flt, sizeof(flt));
 	strcat(flt, "/s");
 	/* CPU is scaled to the usable cores, so a full bar means all of them are busy. */
 	double cpu_max = isfinite(ui->snap.cores_usable) ? 100.0 * ui->snap.cores_usable : 0;
@@ -543,7 +543,7 @@ static void draw_verdict_panel(struct cpw_tui *ui)
 	if (!ui->hdr.have_verdict) {
 		snprintf(rows[n++], 256, "verdict: none yet (the first sample is still to come)");
 	} else {
-		snprintf(rows[n++], 256, "verdict so far: %s (%.0f%%)", cpw_class_name(v->cls), 100.0 * v->confidence);
+		snprintf(rows[n++], 256, "verdict so far: %s (%.0f%%)", cpw_verdict_class_name(v->cls), 100.0 * v->confidence);
 		for (int i = 0; i < v->nevidence; i++)
 			panel_text(rows, &n, MAX, w - 2, i == 0 ? "evidence: " : "          ", v->evidence[i].text);
 		for (int i = 0; i < v->nfindings; i++)

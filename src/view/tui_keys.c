@@ -245,7 +245,7 @@ static double ms_since(const struct timespec *t)
 static enum cpw_tui_event wait_keys(struct cpw_tui *ui, bool forever)
 {
 	for (;;) {
-		if (cpw_signal_received)
+		if (cpw_signals_received)
 			return CPW_TUI_TICK;
 		if (cpw_tui_winch_seen) {
 			cpw_tui_screen_resize(ui);
@@ -261,7 +261,7 @@ static enum cpw_tui_event wait_keys(struct cpw_tui *ui, bool forever)
 		struct pollfd pfd = { .fd = ui->in_fd, .events = POLLIN };
 		struct timespec ts = { .tv_sec = timeout / 1000, .tv_nsec = (long)(timeout % 1000) * 1000000L };
 		/* ppoll with the wait mask: signals blocked while drawing are delivered here. */
-		int r = ppoll(&pfd, 1, timeout < 0 ? NULL : &ts, &cpw_wait_mask);
+		int r = ppoll(&pfd, 1, timeout < 0 ? NULL : &ts, &cpw_signals_wait_mask);
 		if (r < 0) {
 			if (errno != EINTR)
 				return CPW_TUI_QUIT;
@@ -323,6 +323,6 @@ void cpw_tui_hold(struct cpw_tui *ui, const char *notice)
 	/* No new reading: the last one before the exit holds the final figures (the exit
 	 * sample has the processes at zero). */
 	cpw_tui_draw(ui);
-	while (!cpw_signal_received && wait_keys(ui, true) != CPW_TUI_QUIT)
+	while (!cpw_signals_received && wait_keys(ui, true) != CPW_TUI_QUIT)
 		;
 }

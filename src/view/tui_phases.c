@@ -61,7 +61,7 @@ int cpw_tui_phase_row(const struct cpw_phases *ph, const struct cpw_tl_point *po
 		double t;
 		if (!sample_time(points, &at, &skipped, age, &t))
 			break; /* older than the timeline: no phase known */
-		out[(size_t)width - 1 - age] = cpw_phase_mark(cpw_phase_at(ph, t));
+		out[(size_t)width - 1 - age] = cpw_phases_mark(cpw_phases_at(ph, t));
 	}
 	return width;
 }
@@ -73,10 +73,10 @@ static int list_entry(const struct cpw_phases *ph, int i, bool ongoing, char *bu
 	const struct cpw_phase *p = &ph->phase[i];
 	int n;
 	if (ongoing && i == ph->n - 1)
-		n = snprintf(buf, len, "[%c] %.1f s- %s", cpw_phase_mark(i), p->start_s, cpw_class_name(p->cls));
+		n = snprintf(buf, len, "[%c] %.1f s- %s", cpw_phases_mark(i), p->start_s, cpw_verdict_class_name(p->cls));
 	else
-		n = snprintf(buf, len, "[%c] %.1f-%.1f s %s", cpw_phase_mark(i), p->start_s, p->end_s,
-			     cpw_class_name(p->cls));
+		n = snprintf(buf, len, "[%c] %.1f-%.1f s %s", cpw_phases_mark(i), p->start_s, p->end_s,
+			     cpw_verdict_class_name(p->cls));
 	return n < 0 ? 0 : n < (int)len ? n : (int)len - 1;
 }
 

@@ -3,8 +3,8 @@
  * the screen's lifecycle (tui_screen.c) and the drawing (tui_draw.c) that the keys
  * (tui_keys.c) drive. Nothing outside the view includes it.
  */
-#ifndef CPERFWATCH_TUI_PRIVATE_H
-#define CPERFWATCH_TUI_PRIVATE_H
+#ifndef CPW_VIEW_TUI_PRIVATE_H
+#define CPW_VIEW_TUI_PRIVATE_H
 
 #include <curses.h>
 #include <signal.h>

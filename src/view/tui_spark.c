@@ -35,7 +35,7 @@ int cpw_tui_sparkline(const struct cpw_history *h, const double *series, int wid
 	if (max <= 0 || !isfinite(max)) {
 		max = 0;
 		for (size_t i = first; i < h->count; i++) {
-			double v = cpw_history_at(h, series, i);
+			double v = cpw_tree_history_at(h, series, i);
 			if (isfinite(v) && v > max)
 				max = v;
 		}
@@ -43,7 +43,7 @@ int cpw_tui_sparkline(const struct cpw_history *h, const double *series, int wid
 	for (int pad = width - (int)shown; pad > 0 && used + 1 < outlen; pad--, cells++)
 		out[used++] = ' ';
 	for (size_t i = first; i < h->count; i++) {
-		double v = cpw_history_at(h, series, i);
+		double v = cpw_tree_history_at(h, series, i);
 		const char *cell;
 		char ascii[2] = { ' ', '\0' };
 		if (!isfinite(v) || v < 0) {

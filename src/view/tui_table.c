@@ -316,11 +316,11 @@ static int cmp_thread_rows(const void *x, const void *y)
 /* A row per thread of n's process, under it (one level deeper in tree mode). */
 static void emit_threads(struct cpw_tui_table *tb, const struct node *n, int depth)
 {
-	size_t nth = cpw_proc_thread_count(n->p), start = tb->nrows;
+	size_t nth = cpw_tree_proc_thread_count(n->p), start = tb->nrows;
 	if (nth < 2 || (n->collapsed && n->has_children))
 		return;
 	for (size_t i = 0; i < nth && tb->nrows < tb->alloc; i++) {
-		const struct cpw_thread_now *th = cpw_proc_thread(n->p, i);
+		const struct cpw_thread_now *th = cpw_tree_proc_thread(n->p, i);
 		struct cpw_tui_row *r = &tb->rows[tb->nrows++];
 		memset(r, 0, sizeof(*r));
 		r->proc = n->proc;
@@ -380,8 +380,8 @@ int cpw_tui_table_build(struct cpw_tui_table *tb, const struct cpw_proc *const *
 {
 	size_t rows = n;
 	for (size_t i = 0; o->threads && i < n; i++)
-		if (procs[i] && cpw_proc_thread_count(procs[i]) >= 2)
-			rows += cpw_proc_thread_count(procs[i]);
+		if (procs[i] && cpw_tree_proc_thread_count(procs[i]) >= 2)
+			rows += cpw_tree_proc_thread_count(procs[i]);
 	if (grow(tb, n) < 0)
 		return -ENOMEM;
 	if (rows > tb->alloc) { /* thread rows: more rows than processes, no more nodes */

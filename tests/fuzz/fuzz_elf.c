@@ -1,5 +1,5 @@
 /*
- * fuzz_elf.c: fuzz target for the ELF reader (cpw_elf_parse, cpw_elf_lookup,
+ * fuzz_elf.c: fuzz target for the ELF reader (cpw_elf_symbols_parse, cpw_elf_symbols_lookup,
  * cpw_elf_offset_to_vaddr) and the ring-buffer record parser (cpw_sample_parse).
  *
  * The whole input is the file, in a buffer of exactly its size. Invariants: the symbols
@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = fuzz_copy(data, size, 0);
 	struct cpw_elf_info e;
-	int rc = cpw_elf_parse(buf, size, &e);
+	int rc = cpw_elf_symbols_parse(buf, size, &e);
 	FUZZ_ASSERT(rc == 0 || rc == -EINVAL || rc == -ENOMEM);
 	if (rc == 0) {
 		FUZZ_ASSERT(e.build_id_len <= CPW_ELF_BUILD_ID_MAX);
@@ -30,14 +30,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t probe[3] = { e.syms[i].value, e.syms[i].value + e.syms[i].size,
 					      e.syms[i].value + e.syms[i].size / 2 };
 			for (int k = 0; k < 3; k++) {
-				const struct cpw_elf_sym *s = cpw_elf_lookup(&e, probe[k]);
+				const struct cpw_elf_sym *s = cpw_elf_symbols_lookup(&e, probe[k]);
 				FUZZ_ASSERT(!s || probe[k] - s->value < s->size);
 			}
 		}
 		uint64_t v;
 		for (int i = 0; i < e.nseg; i++)
 			(void)cpw_elf_offset_to_vaddr(&e, e.seg[i].offset, &v);
-		cpw_elf_info_free(&e);
+		cpw_elf_symbols_info_free(&e);
 	}
 	/* The same bytes as a perf record. */
 	struct cpw_rec r;
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(rc == 0 || rc == 1 || rc == -EINVAL);
 	if (rc == 0 && r.type == PERF_RECORD_SAMPLE)
 		for (uint64_t i = 0; i < r.nr; i++)
-			(void)cpw_rec_ip(&r, i);
+			(void)cpw_sample_rec_ip(&r, i);
 	free(buf);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
- * fuzz_perfmap.c: fuzz target for the JIT perf-map parser (cpw_perf_map_parse,
- * cpw_perf_map_lookup) and the /proc/PID/maps line parser (cpw_maps_parse_line).
+ * fuzz_perfmap.c: fuzz target for the JIT perf-map parser (cpw_elf_symbols_perf_map_parse,
+ * cpw_elf_symbols_perf_map_lookup) and the /proc/PID/maps line parser (cpw_sample_maps_parse_line).
  *
  * The map is written by the watched program while it runs: any bytes at all. Invariants:
  * every kept entry has a size and a name inside the names buffer, entries are sorted, and
@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = fuzz_copy(data, size, 0);
 	struct cpw_perf_map m;
-	int rc = cpw_perf_map_parse(buf, size, 1000, &m);
+	int rc = cpw_elf_symbols_perf_map_parse(buf, size, 1000, &m);
 	FUZZ_ASSERT(rc == 0 || rc == -ENOMEM);
 	if (rc == 0) {
 		FUZZ_ASSERT(m.nsyms <= 1000);
@@ -28,15 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(m.names[m.syms[i].name] != '\0');
 			FUZZ_ASSERT(i == 0 || m.syms[i].start >= m.syms[i - 1].start);
 			uint64_t a = m.syms[i].start + m.syms[i].size - 1;
-			const struct cpw_jit_sym *s = cpw_perf_map_lookup(&m, a);
+			const struct cpw_jit_sym *s = cpw_elf_symbols_perf_map_lookup(&m, a);
 			FUZZ_ASSERT(!s || a - s->start < s->size);
 		}
-		cpw_perf_map_free(&m);
+		cpw_elf_symbols_perf_map_free(&m);
 	}
 	free(buf);
 	char *line = fuzz_copy(data, size, 1);
 	struct cpw_maps_line ml;
-	if (cpw_maps_parse_line(line, &ml))
+	if (cpw_sample_maps_parse_line(line, &ml))
 		FUZZ_ASSERT(ml.end > ml.start && ml.path >= line && ml.path <= line + size);
 	free(line);
 	return 0;

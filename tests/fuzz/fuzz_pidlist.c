@@ -1,6 +1,6 @@
 /*
- * fuzz_pidlist.c: fuzz target for cpw_parse_pid_list (task/TID/children) and
- * cpw_parse_cmdline (/proc/PID/cmdline).
+ * fuzz_pidlist.c: fuzz target for cpw_proc_parse_pid_list (task/TID/children) and
+ * cpw_proc_parse_cmdline (/proc/PID/cmdline).
  *
  * The first byte picks the output sizes, so the parsers write into heap buffers of exactly
  * that many elements and any write past them is caught.
@@ -24,19 +24,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pid_t *pids = malloc((max ? max : 1) * sizeof *pids);
 	size_t more = 0;
 	FUZZ_ASSERT(pids != NULL);
-	int n = cpw_parse_pid_list(buf, size, pids, max, &more);
+	int n = cpw_proc_parse_pid_list(buf, size, pids, max, &more);
 	FUZZ_ASSERT(n == -22 || (n >= 0 && (size_t)n <= max));
 	if (n > 0) {
 		for (int i = 0; i < n; i++)
 			FUZZ_ASSERT(pids[i] > 0);
 		FUZZ_ASSERT((size_t)n == max || more == 0);
 	}
-	(void)cpw_parse_pid_list(buf, size, pids, max, NULL);
+	(void)cpw_proc_parse_pid_list(buf, size, pids, max, NULL);
 	free(pids);
 
 	char *out = malloc(outlen ? outlen : 1);
 	FUZZ_ASSERT(out != NULL);
-	cpw_parse_cmdline(buf, size, out, outlen);
+	cpw_proc_parse_cmdline(buf, size, out, outlen);
 	if (outlen) {
 		FUZZ_ASSERT(memchr(out, '\0', outlen) != NULL);
 		/* The joined line is the argv with NULs as spaces, never longer than the input. */

@@ -1,5 +1,5 @@
 /*
- * fuzz_stat.c: fuzz target for cpw_parse_stat (/proc/PID/stat).
+ * fuzz_stat.c: fuzz target for cpw_proc_parse_stat (/proc/PID/stat).
  *
  * Two checks per input: the raw bytes as a stat file (no crash, no read past the end, comm
  * always NUL-terminated), and the bytes as a hostile command name inside an otherwise
@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cpw_stat_fields st;
 	char *buf = fuzz_copy(data, size, 0);
-	if (cpw_parse_stat(buf, size, &st) == 0) {
+	if (cpw_proc_parse_stat(buf, size, &st) == 0) {
 		FUZZ_ASSERT(memchr(st.comm, '\0', sizeof st.comm) != NULL);
 	}
 	free(buf);
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    "6 0 0 0 0 0 0 0 0 0 0\n");
 	size_t len = (size_t)head + clen + (size_t)tail;
 	buf = fuzz_copy((const uint8_t *)line, len, 0);
-	FUZZ_ASSERT(cpw_parse_stat(buf, len, &st) == 0);
+	FUZZ_ASSERT(cpw_proc_parse_stat(buf, len, &st) == 0);
 	FUZZ_ASSERT(strlen(st.comm) == clen && memcmp(st.comm, data, clen) == 0);
 	FUZZ_ASSERT(st.state == 'R');
 	FUZZ_ASSERT(st.ppid == 77);

@@ -111,7 +111,7 @@ struct cpw_timeline *report_fixture_timeline(struct cpw_report *r)
 	for (int i = 0; i < 20; i++) {
 		struct cpw_tl_point p;
 		bool reading = i < 8;
-		cpw_tl_point_init(&p, 0.1 * i);
+		cpw_timeline_point_init(&p, 0.1 * i);
 		p.dt_s = 0.1;
 		p.samples = 1;
 		p.user_s = reading ? 0.005 : 0.095;

@@ -229,12 +229,12 @@ static bool add_metric(char (*list)[48], int *n, const char *val)
 static bool set_expect(struct expect *e, const char *key, const char *val)
 {
 	if (strcmp(key, "class") == 0) {
-		e->cls = cpw_class_from_name(val);
+		e->cls = cpw_verdict_class_from_name(val);
 		e->has_cls = true;
 		return e->cls >= 0;
 	}
 	if (strcmp(key, "secondary") == 0) {
-		e->secondary = strcmp(val, "none") == 0 ? CPW_CLASS_NONE : cpw_class_from_name(val);
+		e->secondary = strcmp(val, "none") == 0 ? CPW_CLASS_NONE : cpw_verdict_class_from_name(val);
 		e->has_secondary = true;
 		return strcmp(val, "none") == 0 || e->secondary >= 0;
 	}
@@ -344,8 +344,8 @@ static bool has_finding(const struct cpw_verdict *v, const char *text)
 
 static void dump_verdict(const char *name, const struct cpw_verdict *v)
 {
-	printf("# %s: %s (secondary %s) confidence %.2f\n", name, cpw_class_name(v->cls),
-	       cpw_class_name(v->secondary), v->confidence);
+	printf("# %s: %s (secondary %s) confidence %.2f\n", name, cpw_verdict_class_name(v->cls),
+	       cpw_verdict_class_name(v->secondary), v->confidence);
 	for (int i = 0; i < v->nevidence; i++)
 		printf("#   evidence %s = %g (threshold %g) [%s] %s\n", v->evidence[i].metric,
 		       v->evidence[i].value, v->evidence[i].threshold, v->evidence[i].source,
@@ -391,7 +391,7 @@ static int check_invariants(const char *name, const struct cpw_verdict *v)
 	    "%s: secondary %d out of range", name, (int)v->secondary);
 	INV(v->secondary != v->cls, "%s: secondary equals the class", name);
 	INV(v->secondary != CPW_CLASS_MIXED && v->secondary != CPW_CLASS_UNKNOWN,
-	    "%s: secondary is %s", name, cpw_class_name(v->secondary));
+	    "%s: secondary is %s", name, cpw_verdict_class_name(v->secondary));
 	INV(v->cls != CPW_CLASS_MIXED || v->secondary != CPW_CLASS_NONE,
 	    "%s: mixed without naming the leading class", name);
 	INV(v->confidence >= 0 && v->confidence <= 1, "%s: confidence %g not in 0..1", name, v->confidence);
@@ -505,10 +505,10 @@ static void test_fixture(void)
 	check_advice(name, &m, &v);
 
 	if (e.has_cls && v.cls != e.cls)
-		FAILF("%s: class %s, expected %s", name, cpw_class_name(v.cls), cpw_class_name(e.cls));
+		FAILF("%s: class %s, expected %s", name, cpw_verdict_class_name(v.cls), cpw_verdict_class_name(e.cls));
 	if (e.has_secondary && v.secondary != e.secondary)
-		FAILF("%s: secondary %s, expected %s", name, cpw_class_name(v.secondary),
-		      cpw_class_name(e.secondary));
+		FAILF("%s: secondary %s, expected %s", name, cpw_verdict_class_name(v.secondary),
+		      cpw_verdict_class_name(e.secondary));
 	if (v.confidence < e.conf_min || v.confidence > e.conf_max)
 		FAILF("%s: confidence %.2f not in [%.2f, %.2f]", name, v.confidence, e.conf_min, e.conf_max);
 	for (int i = 0; i < e.nfinding; i++)
@@ -550,7 +550,7 @@ static void test_fixture(void)
 	/* For contrib/bench/calibration.py: every fixture's expected and given class. */
 	if (getenv("CPW_CALIBRATION") != NULL)
 		printf("# calibration %s expected=%s got=%s confidence=%.4f\n", name,
-		       cpw_class_name((enum cpw_class)e.cls), cpw_class_name(v.cls), v.confidence);
+		       cpw_verdict_class_name((enum cpw_class)e.cls), cpw_verdict_class_name(v.cls), v.confidence);
 
 	/* Pure: the same input gives the same bytes. */
 	cpw_classify(&m, &again);
@@ -605,7 +605,7 @@ static void test_fixture_coverage(void)
 	}
 	for (int c = 0; c < CPW_CLASS_COUNT; c++)
 		if (!seen[c])
-			FAILF("no fixture expects %s", cpw_class_name((enum cpw_class)c));
+			FAILF("no fixture expects %s", cpw_verdict_class_name((enum cpw_class)c));
 }
 
 /* ---- tests that need no fixture ---- */
@@ -617,15 +617,15 @@ static void test_class_names(void)
 
 	CU_ASSERT_EQUAL(sizeof names / sizeof names[0], CPW_CLASS_COUNT);
 	for (int c = 0; c < CPW_CLASS_COUNT; c++) {
-		CU_ASSERT_STRING_EQUAL(cpw_class_name((enum cpw_class)c), names[c]);
-		CU_ASSERT_EQUAL(cpw_class_from_name(names[c]), c);
+		CU_ASSERT_STRING_EQUAL(cpw_verdict_class_name((enum cpw_class)c), names[c]);
+		CU_ASSERT_EQUAL(cpw_verdict_class_from_name(names[c]), c);
 	}
-	CU_ASSERT_STRING_EQUAL(cpw_class_name(CPW_CLASS_NONE), "none");
-	CU_ASSERT_EQUAL(cpw_class_from_name("none"), -1);
-	CU_ASSERT_EQUAL(cpw_class_from_name("CPU-bound"), -1);
-	CU_ASSERT_EQUAL(cpw_class_from_name(""), -1);
-	CU_ASSERT_EQUAL(cpw_class_from_name(NULL), -1);
-	CU_ASSERT_PTR_NOT_NULL(cpw_class_name(CPW_CLASS_COUNT));
+	CU_ASSERT_STRING_EQUAL(cpw_verdict_class_name(CPW_CLASS_NONE), "none");
+	CU_ASSERT_EQUAL(cpw_verdict_class_from_name("none"), -1);
+	CU_ASSERT_EQUAL(cpw_verdict_class_from_name("CPU-bound"), -1);
+	CU_ASSERT_EQUAL(cpw_verdict_class_from_name(""), -1);
+	CU_ASSERT_EQUAL(cpw_verdict_class_from_name(NULL), -1);
+	CU_ASSERT_PTR_NOT_NULL(cpw_verdict_class_name(CPW_CLASS_COUNT));
 }
 
 /* Figures in words: whole numbers as they are, else two significant digits. */
@@ -638,10 +638,10 @@ static void test_figures(void)
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		if (strcmp(cpw_figure(cases[i].v).s, cases[i].s) != 0)
-			FAILF("cpw_figure(%g) = %s, not %s", cases[i].v, cpw_figure(cases[i].v).s, cases[i].s);
-		if (strcmp(cpw_figure_plural(cases[i].v), cases[i].plural) != 0)
-			FAILF("cpw_figure_plural(%g) = '%s'", cases[i].v, cpw_figure_plural(cases[i].v));
+		if (strcmp(cpw_verdict_figure(cases[i].v).s, cases[i].s) != 0)
+			FAILF("cpw_verdict_figure(%g) = %s, not %s", cases[i].v, cpw_verdict_figure(cases[i].v).s, cases[i].s);
+		if (strcmp(cpw_verdict_figure_plural(cases[i].v), cases[i].plural) != 0)
+			FAILF("cpw_verdict_figure_plural(%g) = '%s'", cases[i].v, cpw_verdict_figure_plural(cases[i].v));
 	}
 }
 

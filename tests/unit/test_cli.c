@@ -212,29 +212,29 @@ static void test_value_parsers(void)
 	double s;
 	uint64_t kib;
 	pid_t pid;
-	CU_ASSERT_EQUAL(cpw_parse_seconds("1.5", &s), 0);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("1.5", &s), 0);
 	CU_ASSERT_DOUBLE_EQUAL(s, 1.5, 1e-12);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("1h", &s), 0);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("1h", &s), 0);
 	CU_ASSERT_DOUBLE_EQUAL(s, 3600, 1e-12);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("-1", &s), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("nan", &s), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("inf", &s), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("0x10", &s), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("1e999", &s), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("5 s", &s), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("5parsecs", &s), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_seconds("", &s), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_bytes_kib("2G", &kib), 0);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("-1", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("nan", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("inf", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("0x10", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("1e999", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("5 s", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("5parsecs", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_seconds("", &s), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_bytes_kib("2G", &kib), 0);
 	CU_ASSERT_EQUAL(kib, 2 * 1024 * 1024);
-	CU_ASSERT_EQUAL(cpw_parse_bytes_kib("1000", &kib), 0);
+	CU_ASSERT_EQUAL(cpw_cli_parse_bytes_kib("1000", &kib), 0);
 	CU_ASSERT_EQUAL(kib, 1); /* plain bytes, rounded up to a KiB */
-	CU_ASSERT_EQUAL(cpw_parse_bytes_kib("5X", &kib), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_bytes_kib("999999999T", &kib), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_pid("42", &pid), 0);
-	CU_ASSERT_EQUAL(cpw_parse_pid("0", &pid), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_pid("-5", &pid), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_pid("12abc", &pid), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_pid("99999999999", &pid), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_bytes_kib("5X", &kib), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_bytes_kib("999999999T", &kib), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_pid("42", &pid), 0);
+	CU_ASSERT_EQUAL(cpw_cli_parse_pid("0", &pid), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_pid("-5", &pid), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_pid("12abc", &pid), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_cli_parse_pid("99999999999", &pid), -EINVAL);
 }
 
 static void test_bad_inputs(void)

@@ -55,16 +55,16 @@ static void test_elf_own_binary(void)
 	unsigned char *buf = slurp("/proc/self/exe", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
 	struct cpw_elf_info e;
-	CU_ASSERT_EQUAL_FATAL(cpw_elf_parse(buf, len, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_elf_symbols_parse(buf, len, &e), 0);
 	CU_ASSERT_TRUE(e.has_symtab);
 	CU_ASSERT_TRUE(e.nseg >= 1);
 	CU_ASSERT_TRUE(e.build_id_len == 20 || e.build_id_len == 0);
 	const struct cpw_elf_sym *s = find_named(&e, "cpw_test_marker_function");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_PTR_EQUAL(cpw_elf_lookup(&e, s->value), s);
-	CU_ASSERT_PTR_EQUAL(cpw_elf_lookup(&e, s->value + s->size - 1), s);
+	CU_ASSERT_PTR_EQUAL(cpw_elf_symbols_lookup(&e, s->value), s);
+	CU_ASSERT_PTR_EQUAL(cpw_elf_symbols_lookup(&e, s->value + s->size - 1), s);
 	/* Past its end: another function or nothing, never the nearest before. */
-	const struct cpw_elf_sym *after = cpw_elf_lookup(&e, s->value + s->size);
+	const struct cpw_elf_sym *after = cpw_elf_symbols_lookup(&e, s->value + s->size);
 	CU_ASSERT_TRUE(after == NULL || after->value == s->value + s->size);
 	/* Sorted, no two at one address. */
 	int unsorted = 0;
@@ -75,7 +75,7 @@ static void test_elf_own_binary(void)
 	uint64_t v;
 	CU_ASSERT_TRUE(cpw_elf_offset_to_vaddr(&e, e.seg[0].offset, &v));
 	CU_ASSERT_EQUAL(v, e.seg[0].vaddr);
-	cpw_elf_info_free(&e);
+	cpw_elf_symbols_info_free(&e);
 	free(buf);
 }
 
@@ -86,14 +86,14 @@ static void test_elf_stripped(void)
 	unsigned char *buf = slurp("/bin/true", &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
 	struct cpw_elf_info e;
-	CU_ASSERT_EQUAL_FATAL(cpw_elf_parse(buf, len, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_elf_symbols_parse(buf, len, &e), 0);
 	CU_ASSERT_FALSE(e.has_symtab);
 	/* A stripped file's code between exported functions is nobody's. */
 	size_t named = 0;
 	for (uint64_t a = e.seg[0].vaddr; a < e.seg[0].vaddr + e.seg[0].filesz; a += 16)
-		named += cpw_elf_lookup(&e, a) != NULL;
+		named += cpw_elf_symbols_lookup(&e, a) != NULL;
 	CU_ASSERT_TRUE(named < e.seg[0].filesz / 16);
-	cpw_elf_info_free(&e);
+	cpw_elf_symbols_info_free(&e);
 	free(buf);
 }
 
@@ -109,11 +109,11 @@ static void test_elf_truncated_and_corrupt(void)
 		unsigned char *cut = malloc(n ? n : 1);
 		memcpy(cut, buf, n);
 		struct cpw_elf_info e;
-		int rc = cpw_elf_parse(cut, n, &e);
+		int rc = cpw_elf_symbols_parse(cut, n, &e);
 		bad += rc != 0 && rc != -EINVAL;
 		if (n < 64)
 			bad += rc != -EINVAL;
-		cpw_elf_info_free(&e);
+		cpw_elf_symbols_info_free(&e);
 		free(cut);
 	}
 	/* Header fields corrupted one byte at a time. */
@@ -123,9 +123,9 @@ static void test_elf_truncated_and_corrupt(void)
 			memcpy(copy, buf, len);
 			copy[i] = (unsigned char)v;
 			struct cpw_elf_info e;
-			int rc = cpw_elf_parse(copy, len, &e);
+			int rc = cpw_elf_symbols_parse(copy, len, &e);
 			bad += rc != 0 && rc != -EINVAL;
-			cpw_elf_info_free(&e);
+			cpw_elf_symbols_info_free(&e);
 		}
 	}
 	CU_ASSERT_EQUAL(bad, 0);
@@ -145,25 +145,25 @@ static void test_perf_map_garbage(void)
 			    "7f0000000800 100 earlier_one\r\n"
 			    "7f0000005000 10 cut sh";
 	struct cpw_perf_map m;
-	CU_ASSERT_EQUAL_FATAL(cpw_perf_map_parse(text, sizeof(text) - 1, 1000, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_elf_symbols_perf_map_parse(text, sizeof(text) - 1, 1000, &m), 0);
 	CU_ASSERT_EQUAL(m.nsyms, 4);
 	CU_ASSERT_EQUAL(m.bad_lines, 4);
-	const struct cpw_jit_sym *s = cpw_perf_map_lookup(&m, 0x7f0000001010);
+	const struct cpw_jit_sym *s = cpw_elf_symbols_perf_map_lookup(&m, 0x7f0000001010);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_STRING_EQUAL(m.names + s->name, "jit_hot");
-	s = cpw_perf_map_lookup(&m, 0x7f000000201f);
+	s = cpw_elf_symbols_perf_map_lookup(&m, 0x7f000000201f);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_STRING_EQUAL(m.names + s->name, "LazyCompile:*foo bar.js:3");
-	CU_ASSERT_PTR_NULL(cpw_perf_map_lookup(&m, 0x7f0000002020)); /* just past it */
-	CU_ASSERT_PTR_NULL(cpw_perf_map_lookup(&m, 0x10));
-	s = cpw_perf_map_lookup(&m, 0x7f00000008ff);
+	CU_ASSERT_PTR_NULL(cpw_elf_symbols_perf_map_lookup(&m, 0x7f0000002020)); /* just past it */
+	CU_ASSERT_PTR_NULL(cpw_elf_symbols_perf_map_lookup(&m, 0x10));
+	s = cpw_elf_symbols_perf_map_lookup(&m, 0x7f00000008ff);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_STRING_EQUAL(m.names + s->name, "earlier_one"); /* the \r dropped */
-	cpw_perf_map_free(&m);
+	cpw_elf_symbols_perf_map_free(&m);
 	/* The cap. */
-	CU_ASSERT_EQUAL(cpw_perf_map_parse(text, sizeof(text) - 1, 1, &m), 0);
+	CU_ASSERT_EQUAL(cpw_elf_symbols_perf_map_parse(text, sizeof(text) - 1, 1, &m), 0);
 	CU_ASSERT_EQUAL(m.nsyms, 1);
-	cpw_perf_map_free(&m);
+	cpw_elf_symbols_perf_map_free(&m);
 }
 
 static void put64(unsigned char **p, uint64_t v)
@@ -190,7 +190,7 @@ static void test_record_parse(void)
 	CU_ASSERT_EQUAL(r.tid, 7);
 	CU_ASSERT_EQUAL(r.time, 123456789);
 	CU_ASSERT_EQUAL(r.nr, 2);
-	CU_ASSERT_EQUAL(cpw_rec_ip(&r, 1), 0x402000);
+	CU_ASSERT_EQUAL(cpw_sample_rec_ip(&r, 1), 0x402000);
 	/* A chain longer than the record, and every cut: refused. */
 	uint64_t big = 1000;
 	memcpy(rec + 8 + 32, &big, 8);
@@ -210,21 +210,21 @@ static void test_record_parse(void)
 static void test_maps_lines(void)
 {
 	struct cpw_maps_line m;
-	CU_ASSERT_TRUE(cpw_maps_parse_line("55d0c0a00000-55d0c0a05000 r-xp 00002000 08:01 1234   /usr/bin/x y", &m));
+	CU_ASSERT_TRUE(cpw_sample_maps_parse_line("55d0c0a00000-55d0c0a05000 r-xp 00002000 08:01 1234   /usr/bin/x y", &m));
 	CU_ASSERT_EQUAL(m.start, 0x55d0c0a00000);
 	CU_ASSERT_EQUAL(m.pgoff, 0x2000);
 	CU_ASSERT_EQUAL(m.ino, 1234);
 	CU_ASSERT_STRING_EQUAL(m.path, "/usr/bin/x y");
-	CU_ASSERT_FALSE(cpw_maps_parse_line("55d0c0a00000-55d0c0a05000 rw-p 00000000 08:01 1234 /usr/bin/x", &m));
-	CU_ASSERT_TRUE(cpw_maps_parse_line("7f00-8f00 r-xp 00000000 00:00 0 ", &m));
+	CU_ASSERT_FALSE(cpw_sample_maps_parse_line("55d0c0a00000-55d0c0a05000 rw-p 00000000 08:01 1234 /usr/bin/x", &m));
+	CU_ASSERT_TRUE(cpw_sample_maps_parse_line("7f00-8f00 r-xp 00000000 00:00 0 ", &m));
 	CU_ASSERT_STRING_EQUAL(m.path, "");
-	CU_ASSERT_FALSE(cpw_maps_parse_line("garbage", &m));
-	CU_ASSERT_EQUAL(cpw_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libc.so.6"), CPW_CODE_LIBC);
-	CU_ASSERT_EQUAL(cpw_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"), CPW_CODE_INTERPRETER);
-	CU_ASSERT_EQUAL(cpw_code_kind_of_path("/usr/bin/python3.11"), CPW_CODE_INTERPRETER);
-	CU_ASSERT_EQUAL(cpw_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libz.so.1"), CPW_CODE_NATIVE);
-	CU_ASSERT_EQUAL(cpw_code_kind_of_path("//anon"), CPW_CODE_JIT);
-	CU_ASSERT_EQUAL(cpw_code_kind_of_path("[vdso]"), CPW_CODE_KERNEL);
+	CU_ASSERT_FALSE(cpw_sample_maps_parse_line("garbage", &m));
+	CU_ASSERT_EQUAL(cpw_sample_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libc.so.6"), CPW_CODE_LIBC);
+	CU_ASSERT_EQUAL(cpw_sample_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"), CPW_CODE_INTERPRETER);
+	CU_ASSERT_EQUAL(cpw_sample_code_kind_of_path("/usr/bin/python3.11"), CPW_CODE_INTERPRETER);
+	CU_ASSERT_EQUAL(cpw_sample_code_kind_of_path("/usr/lib/x86_64-linux-gnu/libz.so.1"), CPW_CODE_NATIVE);
+	CU_ASSERT_EQUAL(cpw_sample_code_kind_of_path("//anon"), CPW_CODE_JIT);
+	CU_ASSERT_EQUAL(cpw_sample_code_kind_of_path("[vdso]"), CPW_CODE_KERNEL);
 }
 
 static void one_stack(struct cpw_hotspots *h, pid_t pid, const char *comm, double t, int n, const char *const *names)

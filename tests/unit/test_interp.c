@@ -33,12 +33,12 @@ static void test_exe_names(void)
 	};
 
 	for (const char *const *p = yes; *p; p++)
-		if (!cpw_exe_name_is_python(*p))
+		if (!cpw_interp_exe_is_python(*p))
 			CU_FAIL(*p);
 	for (const char *const *p = no; *p; p++)
-		if (cpw_exe_name_is_python(*p))
+		if (cpw_interp_exe_is_python(*p))
 			CU_FAIL(*p);
-	CU_ASSERT_FALSE(cpw_exe_name_is_python(NULL));
+	CU_ASSERT_FALSE(cpw_interp_exe_is_python(NULL));
 }
 
 static void test_maps_text(void)
@@ -55,30 +55,30 @@ static void test_maps_text(void)
 		"7f-80 rw-p 0 00:00 0 [heap]\n"
 		"7f-80 rw-p 0 00:00 0 libpython3.11.so\n"; /* no path: not a file mapping */
 
-	CU_ASSERT_TRUE(cpw_maps_have_libpython(embedded, sizeof(embedded) - 1));
-	CU_ASSERT_TRUE(cpw_maps_have_libpython(pypy, sizeof(pypy) - 1)); /* no final newline */
-	CU_ASSERT_TRUE(cpw_maps_have_libpython(deleted, sizeof(deleted) - 1));
-	CU_ASSERT_FALSE(cpw_maps_have_libpython(lookalikes, sizeof(lookalikes) - 1));
+	CU_ASSERT_TRUE(cpw_interp_maps_have_libpython(embedded, sizeof(embedded) - 1));
+	CU_ASSERT_TRUE(cpw_interp_maps_have_libpython(pypy, sizeof(pypy) - 1)); /* no final newline */
+	CU_ASSERT_TRUE(cpw_interp_maps_have_libpython(deleted, sizeof(deleted) - 1));
+	CU_ASSERT_FALSE(cpw_interp_maps_have_libpython(lookalikes, sizeof(lookalikes) - 1));
 	/* The length bounds the text: a cut name is not a match. */
-	CU_ASSERT_FALSE(cpw_maps_have_libpython(embedded, 60));
-	CU_ASSERT_FALSE(cpw_maps_have_libpython("", 0));
-	CU_ASSERT_FALSE(cpw_maps_have_libpython(NULL, 0));
+	CU_ASSERT_FALSE(cpw_interp_maps_have_libpython(embedded, 60));
+	CU_ASSERT_FALSE(cpw_interp_maps_have_libpython("", 0));
+	CU_ASSERT_FALSE(cpw_interp_maps_have_libpython(NULL, 0));
 }
 
 static void test_fixture_root(void)
 {
-	CU_ASSERT_EQUAL(cpw_process_is_python(ROOT, 100), 1);
-	CU_ASSERT_EQUAL(cpw_process_is_python(ROOT, 200), 1);
-	CU_ASSERT_EQUAL(cpw_process_is_python(ROOT, 300), 0);
-	CU_ASSERT_EQUAL(cpw_process_is_python(ROOT, 500), 1);
-	CU_ASSERT_EQUAL(cpw_process_is_python(ROOT, 600), 1);
-	CU_ASSERT_EQUAL(cpw_process_is_python(ROOT, 700), -ENOENT);
+	CU_ASSERT_EQUAL(cpw_interp_process_is_python(ROOT, 100), 1);
+	CU_ASSERT_EQUAL(cpw_interp_process_is_python(ROOT, 200), 1);
+	CU_ASSERT_EQUAL(cpw_interp_process_is_python(ROOT, 300), 0);
+	CU_ASSERT_EQUAL(cpw_interp_process_is_python(ROOT, 500), 1);
+	CU_ASSERT_EQUAL(cpw_interp_process_is_python(ROOT, 600), 1);
+	CU_ASSERT_EQUAL(cpw_interp_process_is_python(ROOT, 700), -ENOENT);
 }
 
 static void test_live(void)
 {
 	/* This test program is not Python; its maps are read whole, in pieces. */
-	CU_ASSERT_EQUAL(cpw_process_is_python("/proc", getpid()), 0);
+	CU_ASSERT_EQUAL(cpw_interp_process_is_python("/proc", getpid()), 0);
 }
 
 int main(void)

@@ -110,7 +110,7 @@ static void test_refusals_escaped(void)
 static void test_short_hostname(void)
 {
 	char host[256];
-	cpw_short_hostname(host, sizeof(host));
+	cpw_outname_short_hostname(host, sizeof(host));
 	CU_ASSERT_PTR_NULL(strchr(host, '.'));
 }
 

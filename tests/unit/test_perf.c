@@ -42,7 +42,7 @@ struct fake_rule {
 static void metrics_from_counters(const struct cpw_counters *c, struct cpw_metrics *m)
 {
 	struct cpw_counter_figures f;
-	cpw_counters_figures(c, &f);
+	cpw_perf_figures(c, &f);
 	cpw_metrics_from_counters(m, &f);
 }
 
@@ -136,17 +136,17 @@ static void use_fake(const char *proc_root, const char *sys_root, int euid)
 
 static const struct cpw_counter_value *by_name(const struct cpw_counters *c, const char *name)
 {
-	for (size_t i = 0; i < cpw_counters_count(c); i++)
-		if (strcmp(cpw_counters_get(c, i)->name, name) == 0)
-			return cpw_counters_get(c, i);
+	for (size_t i = 0; i < cpw_perf_count(c); i++)
+		if (strcmp(cpw_perf_get(c, i)->name, name) == 0)
+			return cpw_perf_get(c, i);
 	return NULL;
 }
 
 static const struct perf_event_attr *attr_of(const struct cpw_counters *c, const char *name)
 {
-	for (size_t i = 0; i < cpw_counters_count(c); i++)
-		if (strcmp(cpw_counters_get(c, i)->name, name) == 0)
-			return cpw_counters_attr(c, i);
+	for (size_t i = 0; i < cpw_perf_count(c); i++)
+		if (strcmp(cpw_perf_get(c, i)->name, name) == 0)
+			return cpw_perf_attr(c, i);
 	return NULL;
 }
 
@@ -154,7 +154,7 @@ static const struct perf_event_attr *attr_of(const struct cpw_counters *c, const
 static const struct cpw_counter_values *values_of(const struct cpw_counters *c)
 {
 	static struct cpw_counter_values v;
-	cpw_counters_values(c, &v);
+	cpw_perf_values(c, &v);
 	return &v;
 }
 
@@ -165,7 +165,7 @@ static char *render_text(const struct cpw_counters *c)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL(cpw_counters_write_text(values_of(c), f), 0);
+	CU_ASSERT_EQUAL(cpw_counters_report_write_text(values_of(c), f), 0);
 	fclose(f);
 	return buf;
 }
@@ -198,9 +198,9 @@ static void test_encode_generic_names(void)
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	struct cpw_counters *c;
 	char err[200];
-	int r = cpw_counters_new(&c, "cycles, task-clock,LLC-load-misses,context-switches", err, sizeof(err));
+	int r = cpw_perf_new(&c, "cycles, task-clock,LLC-load-misses,context-switches", err, sizeof(err));
 	CU_ASSERT_EQUAL_FATAL(r, 0);
-	CU_ASSERT_EQUAL(cpw_counters_count(c), 4);
+	CU_ASSERT_EQUAL(cpw_perf_count(c), 4);
 	const struct perf_event_attr *a = attr_of(c, "cycles");
 	CU_ASSERT_FATAL(a != NULL);
 	CU_ASSERT_EQUAL(a->type, PERF_TYPE_HARDWARE);
@@ -217,10 +217,10 @@ static void test_encode_generic_names(void)
 	CU_ASSERT_EQUAL(a->type, PERF_TYPE_HW_CACHE);
 	CU_ASSERT_EQUAL(a->config, PERF_COUNT_HW_CACHE_LL | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
 				   (PERF_COUNT_HW_CACHE_RESULT_MISS << 16));
-	CU_ASSERT_EQUAL(cpw_counters_role(c, 2), CPW_ROLE_LLC_LOAD_MISSES);
+	CU_ASSERT_EQUAL(cpw_perf_role(c, 2), CPW_ROLE_LLC_LOAD_MISSES);
 	/* As root: the kernel side counts too. */
 	CU_ASSERT_EQUAL(attr_of(c, "context-switches")->exclude_kernel, 0);
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 }
 
 static void test_encode_pmu_specific_names(void)
@@ -228,17 +228,17 @@ static void test_encode_pmu_specific_names(void)
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	struct cpw_counters *c;
 	char err[200];
-	int r = cpw_counters_new(&c, "perf::PERF_COUNT_HW_INSTRUCTIONS,perf::cycles:u", err, sizeof(err));
+	int r = cpw_perf_new(&c, "perf::PERF_COUNT_HW_INSTRUCTIONS,perf::cycles:u", err, sizeof(err));
 	CU_ASSERT_EQUAL_FATAL(r, 0);
 	const struct perf_event_attr *a = attr_of(c, "perf::PERF_COUNT_HW_INSTRUCTIONS");
 	CU_ASSERT_EQUAL(a->type, PERF_TYPE_HARDWARE);
 	CU_ASSERT_EQUAL(a->config, PERF_COUNT_HW_INSTRUCTIONS);
 	/* The role comes from the encoding, not the spelling: IPC works with any name. */
-	CU_ASSERT_EQUAL(cpw_counters_role(c, 0), CPW_ROLE_INSTRUCTIONS);
-	CU_ASSERT_EQUAL(cpw_counters_role(c, 1), CPW_ROLE_CYCLES);
+	CU_ASSERT_EQUAL(cpw_perf_role(c, 0), CPW_ROLE_INSTRUCTIONS);
+	CU_ASSERT_EQUAL(cpw_perf_role(c, 1), CPW_ROLE_CYCLES);
 	/* An explicit :u wins over the default privilege levels, even as root. */
 	CU_ASSERT_EQUAL(attr_of(c, "perf::cycles:u")->exclude_kernel, 1);
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 }
 
 static void test_unknown_name_is_einval(void)
@@ -246,13 +246,13 @@ static void test_unknown_name_is_einval(void)
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	struct cpw_counters *c = (struct cpw_counters *)&c; /* must be reset to NULL */
 	char err[200] = "";
-	int r = cpw_counters_new(&c, "cycles,no-such-event-xyz", err, sizeof(err));
+	int r = cpw_perf_new(&c, "cycles,no-such-event-xyz", err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EINVAL);
 	CU_ASSERT_PTR_NULL(c);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-event-xyz"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown event"));
 	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
-	r = cpw_counters_new(&c, " , ", err, sizeof(err));
+	r = cpw_perf_new(&c, " , ", err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "empty"));
 }
@@ -270,29 +270,29 @@ static void test_default_set(void)
 		fake_default_err = ENOENT; /* what the kernel says to a hardware event without a PMU */
 		struct cpw_counters *c;
 		char err[200];
-		CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, NULL, err, sizeof(err)), 0);
-		CU_ASSERT_FATAL(cpw_counters_count(c) >= nwant);
+		CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, NULL, err, sizeof(err)), 0);
+		CU_ASSERT_FATAL(cpw_perf_count(c) >= nwant);
 		for (size_t i = 0; i < nwant; i++)
-			CU_ASSERT_STRING_EQUAL(cpw_counters_get(c, i)->name, want[i]);
+			CU_ASSERT_STRING_EQUAL(cpw_perf_get(c, i)->name, want[i]);
 		/* Anything after them is top-down, present only where the PMU has it. */
-		for (size_t i = nwant; i < cpw_counters_count(c); i++)
-			CU_ASSERT(cpw_counters_role(c, i) >= CPW_ROLE_TD_SLOTS);
-		CU_ASSERT_EQUAL(cpw_counters_open_child(c, 4242), 0);
+		for (size_t i = nwant; i < cpw_perf_count(c); i++)
+			CU_ASSERT(cpw_perf_role(c, i) >= CPW_ROLE_TD_SLOTS);
+		CU_ASSERT_EQUAL(cpw_perf_open_child(c, 4242), 0);
 		bool no_pmu = k == 1;
 #if defined(__x86_64__) || defined(__i386__)
 		/* No core PMU on x86: nothing is asked of the kernel (nor encoded). */
-		CU_ASSERT_EQUAL(open_calls, no_pmu ? 0 : (int)cpw_counters_count(c));
+		CU_ASSERT_EQUAL(open_calls, no_pmu ? 0 : (int)cpw_perf_count(c));
 #else
-		CU_ASSERT_EQUAL(open_calls, (int)cpw_counters_count(c));
+		CU_ASSERT_EQUAL(open_calls, (int)cpw_perf_count(c));
 #endif
-		for (size_t i = 0; i < cpw_counters_count(c); i++) {
-			const struct cpw_counter_value *v = cpw_counters_get(c, i);
+		for (size_t i = 0; i < cpw_perf_count(c); i++) {
+			const struct cpw_counter_value *v = cpw_perf_get(c, i);
 			CU_ASSERT_EQUAL(v->status, CPW_COUNTER_NOT_SUPPORTED);
 			CU_ASSERT(isnan(v->value));
 			if (no_pmu)
 				CU_ASSERT_STRING_EQUAL(v->reason, "no hardware PMU visible (virtual machine?)");
 		}
-		cpw_counters_free(c);
+		cpw_perf_free(c);
 	}
 }
 
@@ -394,13 +394,13 @@ static void test_open_child_maps_errors(void)
 	fake_rule(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, EINVAL, 0, 0, 0);
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "task-clock,page-faults,cycles,instructions,cache-misses",
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "task-clock,page-faults,cycles,instructions,cache-misses",
 					       err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cpw_counters_open_child(c, 4242), 0);
+	CU_ASSERT_EQUAL(cpw_perf_open_child(c, 4242), 0);
 	CU_ASSERT_EQUAL(fds[0].pid, 4242);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 0)->disabled, 1);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 0)->enable_on_exec, 1);
-	cpw_counters_read(c);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 0)->disabled, 1);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 0)->enable_on_exec, 1);
+	cpw_perf_read(c);
 	const struct cpw_counter_value *v = by_name(c, "task-clock");
 	CU_ASSERT_EQUAL(v->status, CPW_COUNTER_COUNTED);
 	CU_ASSERT_DOUBLE_EQUAL(v->value, 250.0, 1e-9); /* ns -> msec */
@@ -442,7 +442,7 @@ static void test_open_child_maps_errors(void)
 	CU_ASSERT(isnan(m.instructions));
 	CU_ASSERT(isnan(m.topdown_memory_bound));
 	CU_ASSERT_FALSE(m.hw_counters_available);
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 }
 
 static void test_eacces_reports_paranoid_from_fixture(void)
@@ -451,14 +451,14 @@ static void test_eacces_reports_paranoid_from_fixture(void)
 	fake_default_err = EACCES;
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "cycles,page-faults", err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cpw_counters_env(c)->paranoid, 3);
-	CU_ASSERT_FALSE(cpw_counters_env(c)->is_root);
-	CU_ASSERT_TRUE(cpw_counters_env(c)->hw_pmu_present);
-	cpw_counters_open_child(c, 77);
-	cpw_counters_read(c);
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "cycles,page-faults", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_perf_env_of(c)->paranoid, 3);
+	CU_ASSERT_FALSE(cpw_perf_env_of(c)->is_root);
+	CU_ASSERT_TRUE(cpw_perf_env_of(c)->hw_pmu_present);
+	cpw_perf_open_child(c, 77);
+	cpw_perf_read(c);
 	for (size_t i = 0; i < 2; i++) {
-		const struct cpw_counter_value *v = cpw_counters_get(c, i);
+		const struct cpw_counter_value *v = cpw_perf_get(c, i);
 		CU_ASSERT_EQUAL(v->status, CPW_COUNTER_NOT_PERMITTED);
 		CU_ASSERT(isnan(v->value));
 		CU_ASSERT_STRING_EQUAL(v->reason, "perf_event_paranoid is 3: no perf events at all for unprivileged users");
@@ -466,7 +466,7 @@ static void test_eacces_reports_paranoid_from_fixture(void)
 	char *text = render_text(c);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "<not permitted>"));
 	free(text);
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 }
 
 static void test_kernel_only_events_never_numbers(void)
@@ -478,15 +478,15 @@ static void test_kernel_only_events_never_numbers(void)
 	fake_rule(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 10, 1000, 1000);
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "context-switches,cpu-migrations,page-faults",
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "context-switches,cpu-migrations,page-faults",
 					       err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 0)->exclude_kernel, 1);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 2)->exclude_kernel, 1);
-	cpw_counters_open_child(c, 99);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 0)->exclude_kernel, 1);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 2)->exclude_kernel, 1);
+	cpw_perf_open_child(c, 99);
 	CU_ASSERT_EQUAL(open_calls, 1); /* only page-faults */
-	cpw_counters_read(c);
+	cpw_perf_read(c);
 	for (size_t i = 0; i < 2; i++) {
-		const struct cpw_counter_value *v = cpw_counters_get(c, i);
+		const struct cpw_counter_value *v = cpw_perf_get(c, i);
 		CU_ASSERT_NOT_EQUAL(v->status, CPW_COUNTER_COUNTED);
 		CU_ASSERT_NOT_EQUAL(v->status, CPW_COUNTER_MULTIPLEXED);
 		CU_ASSERT(isnan(v->value));
@@ -501,24 +501,24 @@ static void test_kernel_only_events_never_numbers(void)
 	free(line);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "user space only: perf_event_paranoid is 2"));
 	free(text);
-	struct json_object *j = cpw_counters_to_json(values_of(c));
+	struct json_object *j = cpw_counters_report_to_json(values_of(c));
 	struct json_object *cs, *val;
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(j, "context-switches", &cs));
 	CU_ASSERT_TRUE(json_object_object_get_ex(cs, "value", &val));
 	CU_ASSERT_PTR_NULL(val);
 	json_object_put(j);
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 
 	/* As root the same events open with the kernel side and count. */
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	fake_rule(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 7, 1000, 1000);
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "context-switches", err, sizeof(err)), 0);
-	cpw_counters_open_child(c, 99);
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "context-switches", err, sizeof(err)), 0);
+	cpw_perf_open_child(c, 99);
 	CU_ASSERT_EQUAL(fds[0].excl_k, false);
-	cpw_counters_read(c);
-	CU_ASSERT_EQUAL(cpw_counters_get(c, 0)->status, CPW_COUNTER_COUNTED);
-	CU_ASSERT_DOUBLE_EQUAL(cpw_counters_get(c, 0)->value, 7, 1e-9);
-	cpw_counters_free(c);
+	cpw_perf_read(c);
+	CU_ASSERT_EQUAL(cpw_perf_get(c, 0)->status, CPW_COUNTER_COUNTED);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_perf_get(c, 0)->value, 7, 1e-9);
+	cpw_perf_free(c);
 }
 
 static void test_eacces_with_kernel_retries_user_only(void)
@@ -527,17 +527,17 @@ static void test_eacces_with_kernel_retries_user_only(void)
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "page-faults", err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 0)->exclude_kernel, 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "page-faults", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 0)->exclude_kernel, 0);
 	/* The fake refuses every open with EACCES. */
 	fake_default_err = EACCES;
-	cpw_counters_open_child(c, 5);
+	cpw_perf_open_child(c, 5);
 	/* Both tries were refused: status not-permitted with the paranoid value. */
 	CU_ASSERT_EQUAL(open_calls, 2);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 0)->exclude_kernel, 1);
-	CU_ASSERT_EQUAL(cpw_counters_get(c, 0)->status, CPW_COUNTER_NOT_PERMITTED);
-	CU_ASSERT_PTR_NOT_NULL(strstr(cpw_counters_get(c, 0)->reason, "even as root"));
-	cpw_counters_free(c);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 0)->exclude_kernel, 1);
+	CU_ASSERT_EQUAL(cpw_perf_get(c, 0)->status, CPW_COUNTER_NOT_PERMITTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cpw_perf_get(c, 0)->reason, "even as root"));
+	cpw_perf_free(c);
 }
 
 /* ---- scaling ---- */
@@ -570,10 +570,10 @@ static void test_multiplexed_read_and_report(void)
 	fake_rule(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0, 0, 3000, 0); /* never ran */
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "cycles,instructions,cache-references,cache-misses,"
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "cycles,instructions,cache-references,cache-misses,"
 					       "LLC-load-misses,branch-misses", err, sizeof(err)), 0);
-	cpw_counters_open_child(c, 1);
-	cpw_counters_read(c);
+	cpw_perf_open_child(c, 1);
+	cpw_perf_read(c);
 	const struct cpw_counter_value *v = by_name(c, "cycles");
 	CU_ASSERT_EQUAL(v->status, CPW_COUNTER_MULTIPLEXED);
 	CU_ASSERT_DOUBLE_EQUAL(v->value, 2000000, 1e-6);
@@ -584,7 +584,7 @@ static void test_multiplexed_read_and_report(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(v->reason, "not counted"));
 
 	struct cpw_counters_derived d;
-	cpw_counters_derive(c, &d);
+	cpw_perf_derive_set(c, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.ipc, 1.5, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(d.cache_miss_ratio, 0.25, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(d.llc_mpki, 0.2, 1e-9);
@@ -616,7 +616,7 @@ static void test_multiplexed_read_and_report(void)
 	CU_ASSERT_PTR_NULL(strstr(text, "user space only"));
 	free(text);
 
-	struct json_object *j = cpw_counters_to_json(values_of(c)), *e, *x;
+	struct json_object *j = cpw_counters_report_to_json(values_of(c)), *e, *x;
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(j, "cycles", &e));
 	CU_ASSERT_TRUE(json_object_object_get_ex(e, "value", &x));
 	CU_ASSERT_EQUAL(json_object_get_int64(x), 2000000);
@@ -633,7 +633,7 @@ static void test_multiplexed_read_and_report(void)
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(x), "not-supported");
 	json_object_put(j);
 
-	j = cpw_counters_derived_json(values_of(c));
+	j = cpw_counters_report_derived_json(values_of(c));
 	CU_ASSERT_TRUE(json_object_object_get_ex(j, "ipc", &x));
 	CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(x), 1.5, 1e-9);
 	CU_ASSERT_TRUE(json_object_object_get_ex(j, "topdown_memory_bound", &x));
@@ -647,7 +647,7 @@ static void test_multiplexed_read_and_report(void)
 	CU_ASSERT_DOUBLE_EQUAL(m.llc_load_misses, 600, 1e-9);
 	CU_ASSERT(isnan(m.branch_misses));
 	CU_ASSERT_TRUE(m.hw_counters_available);
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 }
 
 static void test_derive_topdown(void)
@@ -685,28 +685,28 @@ static void test_attach_threads_sum_and_vanish(void)
 	fake_rule(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 100, 1000, 1000);
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "page-faults", err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 10), 0);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 0)->disabled, 0);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 0)->enable_on_exec, 0);
-	CU_ASSERT_EQUAL(cpw_counters_attr(c, 0)->inherit, 1);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 11), 0);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 10), 0); /* idempotent */
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "page-faults", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 10), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 0)->disabled, 0);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 0)->enable_on_exec, 0);
+	CU_ASSERT_EQUAL(cpw_perf_attr(c, 0)->inherit, 1);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 11), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 10), 0); /* idempotent */
 	CU_ASSERT_EQUAL(open_calls, 2);
-	cpw_counters_read(c);
-	CU_ASSERT_DOUBLE_EQUAL(cpw_counters_get(c, 0)->value, 200, 1e-9);
+	cpw_perf_read(c);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_perf_get(c, 0)->value, 200, 1e-9);
 	/* Thread 11 vanishes and the counts move on: its last value stays in the sum. */
 	fds[1].dead = true;
 	rules[0].r.value = 150;
-	cpw_counters_read(c);
-	CU_ASSERT_DOUBLE_EQUAL(cpw_counters_get(c, 0)->value, 250, 1e-9);
+	cpw_perf_read(c);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_perf_get(c, 0)->value, 250, 1e-9);
 	/* A thread gone before it could be opened does not change the event's status. */
 	rules[0].err = ESRCH;
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 12), 0);
-	cpw_counters_read(c);
-	CU_ASSERT_EQUAL(cpw_counters_get(c, 0)->status, CPW_COUNTER_COUNTED);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, -1), -EINVAL);
-	cpw_counters_free(c);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 12), 0);
+	cpw_perf_read(c);
+	CU_ASSERT_EQUAL(cpw_perf_get(c, 0)->status, CPW_COUNTER_COUNTED);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, -1), -EINVAL);
+	cpw_perf_free(c);
 }
 
 /* An event the kernel refuses for what it is (ENOENT: no PMU) is not asked for again on
@@ -718,18 +718,18 @@ static void test_attach_refused_event_once(void)
 	fake_rule(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, ESRCH, 5, 1000, 1000);
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "cycles,page-faults", err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 10), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "cycles,page-faults", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 10), 0);
 	CU_ASSERT_EQUAL(open_calls, 2);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 11), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 11), 0);
 	CU_ASSERT_EQUAL(open_calls, 3); /* page-faults again, cycles not */
 	rules[1].err = 0;
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 12), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 12), 0);
 	CU_ASSERT_EQUAL(open_calls, 4);
-	cpw_counters_read(c);
+	cpw_perf_read(c);
 	CU_ASSERT_EQUAL(by_name(c, "cycles")->status, CPW_COUNTER_NOT_SUPPORTED);
 	CU_ASSERT_EQUAL(by_name(c, "page-faults")->status, CPW_COUNTER_COUNTED);
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 }
 
 static void test_attach_skips_inherited_threads(void)
@@ -739,21 +739,21 @@ static void test_attach_skips_inherited_threads(void)
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "page-faults,task-clock", err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 10), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "page-faults,task-clock", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 10), 0);
 	CU_ASSERT_EQUAL(open_calls, 2);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 20), 0); /* counted through inherit */
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 20), 0); /* counted through inherit */
 	CU_ASSERT_EQUAL(open_calls, 2);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 20), 0);
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 20), 0);
 	CU_ASSERT_EQUAL(open_calls, 2);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 21), 0); /* older than the attach */
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 21), 0); /* older than the attach */
 	CU_ASSERT_EQUAL(open_calls, 4);
-	CU_ASSERT_EQUAL(cpw_counters_attach_thread(c, 22), 0); /* unreadable: armed */
+	CU_ASSERT_EQUAL(cpw_perf_attach_thread(c, 22), 0); /* unreadable: armed */
 	CU_ASSERT_EQUAL(open_calls, 6);
-	cpw_counters_read(c);
-	CU_ASSERT_DOUBLE_EQUAL(cpw_counters_get(c, 0)->value, 0, 1e-9);
-	CU_ASSERT_EQUAL(cpw_counters_get(c, 0)->status, CPW_COUNTER_COUNTED);
-	cpw_counters_free(c);
+	cpw_perf_read(c);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_perf_get(c, 0)->value, 0, 1e-9);
+	CU_ASSERT_EQUAL(cpw_perf_get(c, 0)->status, CPW_COUNTER_COUNTED);
+	cpw_perf_free(c);
 }
 
 /* ---- the real kernel ---- */
@@ -763,7 +763,7 @@ static void test_real_child(void)
 	cpw_perf_set_hooks(NULL);
 	struct cpw_counters *c;
 	char err[200];
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&c, "task-clock,page-faults,cycles", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "task-clock,page-faults,cycles", err, sizeof(err)), 0);
 	int gate[2];
 	CU_ASSERT_EQUAL_FATAL(pipe(gate), 0);
 	pid_t pid = fork();
@@ -777,15 +777,15 @@ static void test_real_child(void)
 		_exit(127);
 	}
 	close(gate[0]);
-	CU_ASSERT_EQUAL(cpw_counters_open_child(c, pid), 0);
+	CU_ASSERT_EQUAL(cpw_perf_open_child(c, pid), 0);
 	/* Disabled until exec: nothing counted yet. */
-	cpw_counters_read(c);
+	cpw_perf_read(c);
 	CU_ASSERT_NOT_EQUAL(by_name(c, "task-clock")->status, CPW_COUNTER_COUNTED);
 	close(gate[1]);
 	int st;
 	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
 	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	cpw_counters_read(c);
+	cpw_perf_read(c);
 	const struct cpw_counter_value *v = by_name(c, "task-clock");
 	if (v->status != CPW_COUNTER_NOT_PERMITTED) {
 		CU_ASSERT_EQUAL(v->status, CPW_COUNTER_COUNTED);
@@ -799,7 +799,7 @@ static void test_real_child(void)
 	} else if (v->status == CPW_COUNTER_COUNTED) {
 		CU_ASSERT(v->value > 1e6);
 	}
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 }
 
 static void test_list_events(void)
@@ -808,14 +808,14 @@ static void test_list_events(void)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	CU_ASSERT_EQUAL(cpw_counters_list(f), 0);
+	CU_ASSERT_EQUAL(cpw_perf_list(f), 0);
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "# hardware PMU: "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "perf::PERF_COUNT_HW_CPU_CYCLES"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "perf::PERF_COUNT_SW_TASK_CLOCK"));
 	free(buf);
-	CU_ASSERT_STRING_EQUAL(cpw_counters_status_name(CPW_COUNTER_NOT_PERMITTED), "not-permitted");
-	CU_ASSERT_STRING_EQUAL(cpw_counters_status_name(CPW_COUNTER_MULTIPLEXED), "multiplexed");
+	CU_ASSERT_STRING_EQUAL(cpw_counters_report_status_name(CPW_COUNTER_NOT_PERMITTED), "not-permitted");
+	CU_ASSERT_STRING_EQUAL(cpw_counters_report_status_name(CPW_COUNTER_MULTIPLEXED), "multiplexed");
 }
 
 /* ---- encoding in another process (perf_transfer.c) ---- */
@@ -823,15 +823,15 @@ static void test_list_events(void)
 /* What arrives over the pipe equals what was encoded here: names, attrs and roles. */
 static void expect_same_counters(const struct cpw_counters *a, const struct cpw_counters *b)
 {
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_count(a), cpw_counters_count(b));
-	for (size_t i = 0; i < cpw_counters_count(a); i++) {
-		CU_ASSERT_STRING_EQUAL(cpw_counters_get(a, i)->name, cpw_counters_get(b, i)->name);
-		CU_ASSERT_EQUAL(cpw_counters_role(a, i), cpw_counters_role(b, i));
-		CU_ASSERT_EQUAL(memcmp(cpw_counters_attr(a, i), cpw_counters_attr(b, i),
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_count(a), cpw_perf_count(b));
+	for (size_t i = 0; i < cpw_perf_count(a); i++) {
+		CU_ASSERT_STRING_EQUAL(cpw_perf_get(a, i)->name, cpw_perf_get(b, i)->name);
+		CU_ASSERT_EQUAL(cpw_perf_role(a, i), cpw_perf_role(b, i));
+		CU_ASSERT_EQUAL(memcmp(cpw_perf_attr(a, i), cpw_perf_attr(b, i),
 				       sizeof(struct perf_event_attr)), 0);
 		/* An event refused as such (the default set without a PMU) stays refused. */
-		CU_ASSERT_EQUAL(cpw_counters_get(a, i)->status, cpw_counters_get(b, i)->status);
-		CU_ASSERT_STRING_EQUAL(cpw_counters_get(a, i)->reason, cpw_counters_get(b, i)->reason);
+		CU_ASSERT_EQUAL(cpw_perf_get(a, i)->status, cpw_perf_get(b, i)->status);
+		CU_ASSERT_STRING_EQUAL(cpw_perf_get(a, i)->reason, cpw_perf_get(b, i)->reason);
 	}
 }
 
@@ -844,15 +844,15 @@ static void test_transfer_over_pipe(void)
 		char err[200];
 		int p[2];
 		CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
-		CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&here, lists[k], err, sizeof(err)), 0);
-		CU_ASSERT_EQUAL(cpw_counters_send(lists[k], p[1]), 0);
+		CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&here, lists[k], err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(cpw_perf_send(lists[k], p[1]), 0);
 		close(p[1]);
-		CU_ASSERT_EQUAL_FATAL(cpw_counters_receive(p[0], &there, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(cpw_perf_receive(p[0], &there, err, sizeof(err)), 0);
 		close(p[0]);
 		expect_same_counters(here, there);
-		CU_ASSERT_EQUAL(cpw_counters_env(there)->paranoid, 2);
-		cpw_counters_free(here);
-		cpw_counters_free(there);
+		CU_ASSERT_EQUAL(cpw_perf_env_of(there)->paranoid, 2);
+		cpw_perf_free(here);
+		cpw_perf_free(there);
 	}
 }
 
@@ -865,9 +865,9 @@ static void test_transfer_errors(void)
 
 	/* The sender's error comes through with its message. */
 	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
-	CU_ASSERT_EQUAL(cpw_counters_send("cycles,no-such-event-xyz", p[1]), 0);
+	CU_ASSERT_EQUAL(cpw_perf_send("cycles,no-such-event-xyz", p[1]), 0);
 	close(p[1]);
-	CU_ASSERT_EQUAL(cpw_counters_receive(p[0], &c, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_perf_receive(p[0], &c, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NULL(c);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-event-xyz"));
 	close(p[0]);
@@ -875,7 +875,7 @@ static void test_transfer_errors(void)
 	/* A stream cut in the middle of the events is -EIO, not half a set. */
 	char buf[8192];
 	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
-	CU_ASSERT_EQUAL(cpw_counters_send("cycles,page-faults", p[1]), 0);
+	CU_ASSERT_EQUAL(cpw_perf_send("cycles,page-faults", p[1]), 0);
 	close(p[1]);
 	ssize_t n = read(p[0], buf, sizeof(buf));
 	close(p[0]);
@@ -883,14 +883,14 @@ static void test_transfer_errors(void)
 	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
 	CU_ASSERT_EQUAL(write(p[1], buf, (size_t)n - 10), n - 10);
 	close(p[1]);
-	CU_ASSERT_EQUAL(cpw_counters_receive(p[0], &c, err, sizeof(err)), -EIO);
+	CU_ASSERT_EQUAL(cpw_perf_receive(p[0], &c, err, sizeof(err)), -EIO);
 	CU_ASSERT_PTR_NULL(c);
 	close(p[0]);
 
 	/* Nothing at all (the helper died first) is -EIO too. */
 	CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
 	close(p[1]);
-	CU_ASSERT_EQUAL(cpw_counters_receive(p[0], &c, err, sizeof(err)), -EIO);
+	CU_ASSERT_EQUAL(cpw_perf_receive(p[0], &c, err, sizeof(err)), -EIO);
 	close(p[0]);
 }
 
@@ -905,26 +905,26 @@ static void test_transfer_helper_process(void)
 	char err[200];
 	const char *lists[] = { NULL, "task-clock,cycles" };
 	for (int i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL_FATAL(cpw_counters_encode_start(&h, lists[i]), 0);
+		CU_ASSERT_EQUAL_FATAL(cpw_perf_encode_start(&h, lists[i]), 0);
 		pid_t helper = h.pid;
-		if (cpw_counters_may_open(lists[i])) {
+		if (cpw_perf_may_open(lists[i])) {
 			CU_ASSERT(helper > 0);
 		} else {
 			CU_ASSERT_EQUAL(helper, -1); /* nothing for libpfm4: no fork */
 		}
 		CU_ASSERT(i == 0 || helper > 0); /* a named event always needs libpfm4 */
-		CU_ASSERT_EQUAL_FATAL(cpw_counters_encode_finish(&h, &there, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(cpw_perf_encode_finish(&h, &there, err, sizeof(err)), 0);
 		if (helper > 0) {
 			CU_ASSERT_EQUAL(waitpid(helper, NULL, WNOHANG), -1); /* already reaped */
 		}
-		CU_ASSERT_EQUAL_FATAL(cpw_counters_new(&here, lists[i], err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&here, lists[i], err, sizeof(err)), 0);
 		expect_same_counters(here, there);
-		cpw_counters_free(here);
-		cpw_counters_free(there);
+		cpw_perf_free(here);
+		cpw_perf_free(there);
 	}
 
-	CU_ASSERT_EQUAL_FATAL(cpw_counters_encode_start(&h, "no-such-event-xyz"), 0);
-	CU_ASSERT_EQUAL(cpw_counters_encode_finish(&h, &there, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_encode_start(&h, "no-such-event-xyz"), 0);
+	CU_ASSERT_EQUAL(cpw_perf_encode_finish(&h, &there, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-event-xyz"));
 }
 

@@ -97,7 +97,7 @@ static int parse_points(struct recording *rec, const char *line)
 		   &dt, &user, &sys, &oncpu, &runq, &st[0], &st[1], &st[2], &st[3], &st[4], &rss, read,
 		   write, &majflt, &minflt, &used) != 16)
 		return -1;
-	cpw_tl_point_init(&p, 0);
+	cpw_timeline_point_init(&p, 0);
 	p.dt_s = dt;
 	p.samples = 1;
 	p.user_s = user;
@@ -313,10 +313,10 @@ static void print_phases(const struct series *sr, const struct recording *rec,
 			 const struct cpw_phases *ph, const struct cpw_verdict *v)
 {
 	fprintf(stderr, "# %s%s%s: %d phase(s), %s\n", sr->name, rec->label[0] ? " " : "", rec->label,
-		ph->n, cpw_class_name(v->cls));
+		ph->n, cpw_verdict_class_name(v->cls));
 	for (int i = 0; i < ph->n; i++)
 		fprintf(stderr, "#   %.2f-%.2f %s %s (%s)\n", ph->phase[i].start_s, ph->phase[i].end_s,
-			cpw_class_name(ph->phase[i].cls), ph->phase[i].procs[0].comm, ph->phase[i].evidence);
+			cpw_verdict_class_name(ph->phase[i].cls), ph->phase[i].procs[0].comm, ph->phase[i].evidence);
 	for (int i = 0; i < rec->nevent; i++)
 		fprintf(stderr, "#   event at %.2f s\n", rec->event[i]);
 	for (int i = 0; i < v->nevidence; i++)
@@ -371,7 +371,7 @@ static bool check_recording(const struct series *sr, const struct recording *rec
 		const struct expect_phase *e = &sr->phase[i];
 		const struct cpw_phase *p = &ph.phase[i];
 		ok = fabs(p->start_s - e->start) <= 0.05 && fabs(p->end_s - e->end) <= 0.05 &&
-			strcmp(cpw_class_name(p->cls), e->cls) == 0 &&
+			strcmp(cpw_verdict_class_name(p->cls), e->cls) == 0 &&
 			(!e->comm[0] || strcmp(e->comm, "-") == 0 || strcmp(p->procs[0].comm, e->comm) == 0) &&
 			p->evidence[0] &&
 			(!e->wait[0] || (strcmp(p->wait_kind, e->wait) == 0 && strstr(p->evidence, e->wait)));
@@ -379,9 +379,9 @@ static bool check_recording(const struct series *sr, const struct recording *rec
 	if (sr->nclasses >= 0) {
 		ok = ok && ph.n == sr->nclasses;
 		for (int i = 0; ok && i < ph.n; i++)
-			ok = one_of(cpw_class_name(ph.phase[i].cls), sr->classes[i]);
+			ok = one_of(cpw_verdict_class_name(ph.phase[i].cls), sr->classes[i]);
 	}
-	ok = ok && (!sr->verdict[0] || one_of(cpw_class_name(v.cls), sr->verdict));
+	ok = ok && (!sr->verdict[0] || one_of(cpw_verdict_class_name(v.cls), sr->verdict));
 	ok = ok && cuts_near_events(sr, rec, &ph);
 	/* A phase as long as the run is the run: the two verdicts are one. */
 	ok = ok && (ph.n != 1 || ph.phase[0].cls == v.cls);
@@ -425,7 +425,7 @@ static void test_min_length(void)
 {
 	struct cpw_phases ph;
 	struct cpw_tl_point p;
-	cpw_tl_point_init(&p, 0);
+	cpw_timeline_point_init(&p, 0);
 	cpw_phases_find(&p, 0, NAN, 0.1, &ph);
 	CU_ASSERT_EQUAL(ph.n, 0);
 	CU_ASSERT_DOUBLE_EQUAL(ph.min_len_s, cpw_threshold(CPW_T_PHASE_MIN_S), 1e-9);

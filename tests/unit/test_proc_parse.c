@@ -18,7 +18,7 @@ static void parse(const char *head, struct cpw_stat_fields *st, int expect)
 {
 	char buf[1024];
 	snprintf(buf, sizeof(buf), "%s%s\n", head, STAT_TAIL);
-	CU_ASSERT_EQUAL(cpw_parse_stat(buf, strlen(buf), st), expect);
+	CU_ASSERT_EQUAL(cpw_proc_parse_stat(buf, strlen(buf), st), expect);
 }
 
 static void test_stat_plain(void)
@@ -59,23 +59,23 @@ static void test_stat_hostile_comm(void)
 static void test_stat_garbage(void)
 {
 	struct cpw_stat_fields st;
-	CU_ASSERT_EQUAL(cpw_parse_stat("", 0, &st), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_stat("12 (x", 5, &st), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_stat("12 (x) S 1 2", 12, &st), -EINVAL); /* truncated read */
-	CU_ASSERT_EQUAL(cpw_parse_stat("12 (x)", 6, &st), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_stat("", 0, &st), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_stat("12 (x", 5, &st), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_stat("12 (x) S 1 2", 12, &st), -EINVAL); /* truncated read */
+	CU_ASSERT_EQUAL(cpw_proc_parse_stat("12 (x)", 6, &st), -EINVAL);
 	const char *huge = "1 (x) S 99999999999999999999999 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 50 1 1 0 0 0";
-	CU_ASSERT_EQUAL(cpw_parse_stat(huge, strlen(huge), &st), 0); /* saturates, no overflow */
+	CU_ASSERT_EQUAL(cpw_proc_parse_stat(huge, strlen(huge), &st), 0); /* saturates, no overflow */
 }
 
 static void test_schedstat(void)
 {
 	struct cpw_schedstat ss;
-	CU_ASSERT_EQUAL(cpw_parse_schedstat("123456789 987654 42\n", 20, &ss), 0);
+	CU_ASSERT_EQUAL(cpw_proc_parse_schedstat("123456789 987654 42\n", 20, &ss), 0);
 	CU_ASSERT_EQUAL(ss.oncpu_ns, 123456789);
 	CU_ASSERT_EQUAL(ss.runq_ns, 987654);
 	CU_ASSERT_EQUAL(ss.slices, 42);
-	CU_ASSERT_EQUAL(cpw_parse_schedstat("x", 1, &ss), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_schedstat("5", 1, &ss), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_schedstat("x", 1, &ss), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_schedstat("5", 1, &ss), -EINVAL);
 }
 
 static void test_status(void)
@@ -83,7 +83,7 @@ static void test_status(void)
 	const char *text = "Name:\tx\nPid:\t5\nVmHWM:\t  2048 kB\nVmRSS:\t 1000 kB\n"
 			   "voluntary_ctxt_switches:\t17\nnonvoluntary_ctxt_switches:\t3\n";
 	struct cpw_status_fields sf;
-	CU_ASSERT_EQUAL(cpw_parse_status(text, strlen(text), &sf), 0);
+	CU_ASSERT_EQUAL(cpw_proc_parse_status(text, strlen(text), &sf), 0);
 	CU_ASSERT_TRUE(sf.has_ctxsw);
 	CU_ASSERT_EQUAL(sf.vol_ctxsw, 17);
 	CU_ASSERT_EQUAL(sf.invol_ctxsw, 3);
@@ -92,9 +92,9 @@ static void test_status(void)
 	CU_ASSERT_EQUAL(sf.vm_rss_kib, 1000);
 	/* A kernel thread has no VmHWM; a name that looks like a key is not one. */
 	const char *kthread = "Name:\tVmHWM: 99\nPid:\t2\n";
-	CU_ASSERT_EQUAL(cpw_parse_status(kthread, strlen(kthread), &sf), 0);
+	CU_ASSERT_EQUAL(cpw_proc_parse_status(kthread, strlen(kthread), &sf), 0);
 	CU_ASSERT_FALSE(sf.has_hwm);
-	CU_ASSERT_EQUAL(cpw_parse_status("junk", 4, &sf), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_status("junk", 4, &sf), -EINVAL);
 }
 
 static void test_smaps_rollup(void)
@@ -102,12 +102,12 @@ static void test_smaps_rollup(void)
 	const char *text = "00400000-7ffd0000 ---p 00000000 00:00 0      [rollup]\n"
 			   "Rss:   40000 kB\nPss:    2000 kB\nPss_Anon:   1500 kB\n";
 	uint64_t pss = 1;
-	CU_ASSERT_EQUAL(cpw_parse_smaps_rollup_pss(text, strlen(text), &pss), 0);
+	CU_ASSERT_EQUAL(cpw_proc_parse_smaps_rollup_pss(text, strlen(text), &pss), 0);
 	CU_ASSERT_EQUAL(pss, 2000); /* Pss, not Pss_Anon */
 	/* A zombie's or a kernel thread's file is empty. */
-	CU_ASSERT_EQUAL(cpw_parse_smaps_rollup_pss("", 0, &pss), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_smaps_rollup_pss("", 0, &pss), -EINVAL);
 	const char *anon_only = "Pss_Anon:   1500 kB\n";
-	CU_ASSERT_EQUAL(cpw_parse_smaps_rollup_pss(anon_only, strlen(anon_only), &pss), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_smaps_rollup_pss(anon_only, strlen(anon_only), &pss), -EINVAL);
 }
 
 static void test_io(void)
@@ -115,46 +115,46 @@ static void test_io(void)
 	const char *text = "rchar: 10\nwchar: 20\nsyscr: 1\nsyscw: 2\nread_bytes: 4096\n"
 			   "write_bytes: 8192\ncancelled_write_bytes: 0\n";
 	struct cpw_io_fields io;
-	CU_ASSERT_EQUAL(cpw_parse_io(text, strlen(text), &io), 0);
+	CU_ASSERT_EQUAL(cpw_proc_parse_io(text, strlen(text), &io), 0);
 	CU_ASSERT_EQUAL(io.read_bytes, 4096);
 	CU_ASSERT_EQUAL(io.write_bytes, 8192);
 	CU_ASSERT_EQUAL(io.rchar, 10);
-	CU_ASSERT_EQUAL(cpw_parse_io("rchar: 1\n", 9, &io), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_io("rchar: 1\n", 9, &io), -EINVAL);
 }
 
 static void test_pid_list(void)
 {
 	pid_t pids[3];
 	size_t more = 99;
-	CU_ASSERT_EQUAL(cpw_parse_pid_list("12 34 56 78 ", 12, pids, 3, &more), 3);
+	CU_ASSERT_EQUAL(cpw_proc_parse_pid_list("12 34 56 78 ", 12, pids, 3, &more), 3);
 	CU_ASSERT_EQUAL(pids[0], 12);
 	CU_ASSERT_EQUAL(pids[2], 56);
 	CU_ASSERT_EQUAL(more, 1);
-	CU_ASSERT_EQUAL(cpw_parse_pid_list("", 0, pids, 3, NULL), 0);
-	CU_ASSERT_EQUAL(cpw_parse_pid_list("12 x", 4, pids, 3, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_pid_list("0", 1, pids, 3, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_pid_list("", 0, pids, 3, NULL), 0);
+	CU_ASSERT_EQUAL(cpw_proc_parse_pid_list("12 x", 4, pids, 3, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_pid_list("0", 1, pids, 3, NULL), -EINVAL);
 }
 
 static void test_cmdline(void)
 {
 	char out[16];
-	cpw_parse_cmdline("ls\0-l\0/tmp\0", 11, out, sizeof(out));
+	cpw_proc_parse_cmdline("ls\0-l\0/tmp\0", 11, out, sizeof(out));
 	CU_ASSERT_STRING_EQUAL(out, "ls -l /tmp");
-	cpw_parse_cmdline("averyveryverylongname\0", 22, out, sizeof(out));
+	cpw_proc_parse_cmdline("averyveryverylongname\0", 22, out, sizeof(out));
 	CU_ASSERT_EQUAL(strlen(out), sizeof(out) - 1);
-	cpw_parse_cmdline("", 0, out, sizeof(out));
+	cpw_proc_parse_cmdline("", 0, out, sizeof(out));
 	CU_ASSERT_STRING_EQUAL(out, "");
 }
 
 static void test_wchan(void)
 {
-	CU_ASSERT_TRUE(cpw_wchan_is_storage("io_schedule"));
-	CU_ASSERT_TRUE(cpw_wchan_is_storage("folio_wait_bit_common"));
-	CU_ASSERT_TRUE(cpw_wchan_is_storage("jbd2_log_wait_commit"));
-	CU_ASSERT_TRUE(cpw_wchan_is_storage(""));
-	CU_ASSERT_FALSE(cpw_wchan_is_storage("rwsem_down_read_slowpath"));
-	CU_ASSERT_FALSE(cpw_wchan_is_storage("__mutex_lock"));
-	CU_ASSERT_FALSE(cpw_wchan_is_storage("nfs_wait_bit_killable"));
+	CU_ASSERT_TRUE(cpw_proc_parse_wchan_is_storage("io_schedule"));
+	CU_ASSERT_TRUE(cpw_proc_parse_wchan_is_storage("folio_wait_bit_common"));
+	CU_ASSERT_TRUE(cpw_proc_parse_wchan_is_storage("jbd2_log_wait_commit"));
+	CU_ASSERT_TRUE(cpw_proc_parse_wchan_is_storage(""));
+	CU_ASSERT_FALSE(cpw_proc_parse_wchan_is_storage("rwsem_down_read_slowpath"));
+	CU_ASSERT_FALSE(cpw_proc_parse_wchan_is_storage("__mutex_lock"));
+	CU_ASSERT_FALSE(cpw_proc_parse_wchan_is_storage("nfs_wait_bit_killable"));
 }
 
 static void test_cpu_list(void)
@@ -162,37 +162,37 @@ static void test_cpu_list(void)
 	struct cpw_cpuset set, other;
 	char out[64];
 
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("0-3,8,10-11\n", 12, &set), 7);
-	cpw_cpuset_format(&set, out, sizeof(out));
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("0-3,8,10-11\n", 12, &set), 7);
+	cpw_proc_parse_cpuset_format(&set, out, sizeof(out));
 	CU_ASSERT_STRING_EQUAL(out, "0-3,8,10-11");
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("0", 1, &set), 1);
-	cpw_cpuset_format(&set, out, sizeof(out));
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("0", 1, &set), 1);
+	cpw_proc_parse_cpuset_format(&set, out, sizeof(out));
 	CU_ASSERT_STRING_EQUAL(out, "0");
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("", 0, &set), 0);
-	cpw_cpuset_format(&set, out, sizeof(out));
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("", 0, &set), 0);
+	cpw_proc_parse_cpuset_format(&set, out, sizeof(out));
 	CU_ASSERT_STRING_EQUAL(out, "");
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("8191", 4, &set), 1);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("8191", 4, &set), 1);
 	/* Malformed: reversed, out of range, junk, trailing comma, empty range ends. */
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("3-1", 3, &set), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("8192", 4, &set), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("99999999999999999999", 20, &set), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("0-", 2, &set), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("-1", 2, &set), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("1,", 2, &set), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("1,,2", 4, &set), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("a", 1, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("3-1", 3, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("8192", 4, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("99999999999999999999", 20, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("0-", 2, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("-1", 2, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("1,", 2, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("1,,2", 4, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("a", 1, &set), -EINVAL);
 	/* The length bounds the text: no NUL needed. */
-	CU_ASSERT_EQUAL(cpw_parse_cpu_list("0-1XYZ", 3, &set), 2);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("0-1XYZ", 3, &set), 2);
 
 	/* Union and a list too long to print whole. */
-	cpw_parse_cpu_list("0", 1, &set);
-	cpw_parse_cpu_list("2-3", 3, &other);
-	cpw_cpuset_union(&set, &other);
-	CU_ASSERT_EQUAL(cpw_cpuset_count(&set), 3);
-	cpw_cpuset_format(&set, out, sizeof(out));
+	cpw_proc_parse_cpu_list("0", 1, &set);
+	cpw_proc_parse_cpu_list("2-3", 3, &other);
+	cpw_proc_parse_cpuset_union(&set, &other);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpuset_count(&set), 3);
+	cpw_proc_parse_cpuset_format(&set, out, sizeof(out));
 	CU_ASSERT_STRING_EQUAL(out, "0,2-3");
-	cpw_parse_cpu_list("0,2,4,6,8,10,12,14,16,18", 24, &set);
-	cpw_cpuset_format(&set, out, 12);
+	cpw_proc_parse_cpu_list("0,2,4,6,8,10,12,14,16,18", 24, &set);
+	cpw_proc_parse_cpuset_format(&set, out, 12);
 	CU_ASSERT_STRING_EQUAL(out, "0,2,4,6...");
 }
 
@@ -205,22 +205,22 @@ static void test_cpus_allowed(void)
 	static const char bad[] = "Pid:\t1\nCpus_allowed_list:\t0-x\n";
 	struct cpw_cpuset set;
 
-	CU_ASSERT_EQUAL(cpw_parse_cpus_allowed(status, sizeof(status) - 1, &set), 1);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpus_allowed(status, sizeof(status) - 1, &set), 1);
 	CU_ASSERT_EQUAL(set.bits[0], 1);
-	CU_ASSERT_EQUAL(cpw_parse_cpus_allowed(none, sizeof(none) - 1, &set), -EINVAL);
-	CU_ASSERT_EQUAL(cpw_parse_cpus_allowed(bad, sizeof(bad) - 1, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpus_allowed(none, sizeof(none) - 1, &set), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpus_allowed(bad, sizeof(bad) - 1, &set), -EINVAL);
 	/* The fuzz seed of a real status file: 0-1. */
 	char buf[8192];
-	long n = cpw_read_file(FUZZ_CORPUS "/status/self", buf, sizeof(buf));
+	long n = cpw_proc_parse_read_file(FUZZ_CORPUS "/status/self", buf, sizeof(buf));
 	CU_ASSERT_FATAL(n > 0);
-	CU_ASSERT_EQUAL(cpw_parse_cpus_allowed(buf, (size_t)n, &set), 2);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpus_allowed(buf, (size_t)n, &set), 2);
 }
 
 static void test_read_file(void)
 {
 	char buf[8];
-	CU_ASSERT_EQUAL(cpw_read_file("/nonexistent/cpw", buf, sizeof(buf)), -ENOENT);
-	long n = cpw_read_file("/proc/self/stat", buf, sizeof(buf));
+	CU_ASSERT_EQUAL(cpw_proc_parse_read_file("/nonexistent/cpw", buf, sizeof(buf)), -ENOENT);
+	long n = cpw_proc_parse_read_file("/proc/self/stat", buf, sizeof(buf));
 	CU_ASSERT_EQUAL(n, (long)sizeof(buf) - 1); /* truncated to fit, NUL-terminated */
 	CU_ASSERT_EQUAL(buf[sizeof(buf) - 1], '\0');
 }

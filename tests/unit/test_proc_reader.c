@@ -161,18 +161,18 @@ static void test_cpus_allowed_union(void)
 	write_file("101/task/102/status", "Name:\tcc1\nPid:\t102\nCpus_allowed_list:\t2-3\n");
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
 	CU_ASSERT_EQUAL(s.cpus_threads, 2); /* make's status has no such line */
-	CU_ASSERT_EQUAL(cpw_cpuset_count(s.cpus_allowed), 3);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpuset_count(s.cpus_allowed), 3);
 	/* Nobody ran: nothing is known of this sample. */
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
 	CU_ASSERT_EQUAL(s.cpus_threads, 0);
-	CU_ASSERT_EQUAL(cpw_cpuset_count(s.cpus_allowed), 0);
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpuset_count(s.cpus_allowed), 0);
 	/* 101 ran, and narrowed itself to CPU 1. */
 	write_file("101/task/101/status", "Name:\tcc1\nPid:\t101\nCpus_allowed_list:\t1\n");
 	write_file("101/task/101/schedstat", "3500000000 500000000 120\n");
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
 	CU_ASSERT_EQUAL(s.cpus_threads, 1);
 	char list[32];
-	cpw_cpuset_format(s.cpus_allowed, list, sizeof(list));
+	cpw_proc_parse_cpuset_format(s.cpus_allowed, list, sizeof(list));
 	CU_ASSERT_STRING_EQUAL(list, "1");
 	cpw_proc_reader_free(r);
 }

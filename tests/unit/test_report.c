@@ -267,19 +267,19 @@ static void test_prometheus_labels(void)
 
 static void test_label_names(void)
 {
-	CU_ASSERT_TRUE(cpw_expo_label_name_ok("job"));
-	CU_ASSERT_TRUE(cpw_expo_label_name_ok("_x9"));
-	CU_ASSERT_TRUE(cpw_expo_label_name_ok("Cluster_Name"));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok(""));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok("9job"));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok("__name__"));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok("a-b"));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok("a.b"));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok("caf\xc3\xa9"));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok("command"));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok("class"));
-	CU_ASSERT_FALSE(cpw_expo_label_name_ok("rank"));
-	CU_ASSERT_TRUE(cpw_expo_label_name_ok("ranks"));
+	CU_ASSERT_TRUE(cpw_exposition_label_name_ok("job"));
+	CU_ASSERT_TRUE(cpw_exposition_label_name_ok("_x9"));
+	CU_ASSERT_TRUE(cpw_exposition_label_name_ok("Cluster_Name"));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok(""));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok("9job"));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok("__name__"));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok("a-b"));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok("a.b"));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok("caf\xc3\xa9"));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok("command"));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok("class"));
+	CU_ASSERT_FALSE(cpw_exposition_label_name_ok("rank"));
+	CU_ASSERT_TRUE(cpw_exposition_label_name_ok("ranks"));
 }
 
 static void test_budgets(void)
@@ -332,7 +332,7 @@ static void test_budgets(void)
 	CU_ASSERT_TRUE(json_object_object_get_ex(b, "limit_classes", &v) && json_object_array_length(v) == 1 &&
 		       strcmp(json_object_get_string(json_object_array_get_idx(v, 0)), "io-bound") == 0);
 	CU_ASSERT_TRUE(json_object_object_get_ex(b, "value_class", &v) &&
-		       strcmp(json_object_get_string(v), cpw_class_name(r.verdict.cls)) == 0);
+		       strcmp(json_object_get_string(v), cpw_verdict_class_name(r.verdict.cls)) == 0);
 	json_object_put(root);
 	free(text);
 
@@ -359,7 +359,7 @@ static void test_series_line(void)
 {
 	struct cpw_tl_point p;
 	char line[4096];
-	cpw_tl_point_init(&p, 1.5);
+	cpw_timeline_point_init(&p, 1.5);
 	p.dt_s = 0.1;
 	p.samples = 1;
 	p.user_s = 0.25;
@@ -425,12 +425,12 @@ static void test_plot_svg(void)
 	struct cpw_tree *tree = report_fixture_tree();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
 	r.tree = tree;
-	char *empty = render(&r, cpw_plot_write_svg);
+	char *empty = render(&r, cpw_plot_svg_write);
 	CU_ASSERT_PTR_NOT_NULL(strstr(empty, "No sample was taken"));
 	free(empty);
 	struct cpw_timeline *tl = report_fixture_timeline(&r);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tl);
-	char *svg = render(&r, cpw_plot_write_svg);
+	char *svg = render(&r, cpw_plot_svg_write);
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">[1] io-bound<"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">[2] cpu-bound<"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "a &quot;q&quot;?name"));
@@ -468,7 +468,7 @@ static void test_output_rename(void)
 	snprintf(path, sizeof(path), "%s/r.prom", dir);
 	struct cpw_config cfg;
 	struct cpw_output o;
-	cpw_config_defaults(&cfg);
+	cpw_options_defaults(&cfg);
 	cfg.output_path = path;
 	CU_ASSERT_EQUAL(cpw_output_init(&o, &cfg, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NULL(o.stream);

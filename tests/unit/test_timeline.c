@@ -14,7 +14,7 @@
 /* One sample's point, with figures that vary with i so that sums test something. */
 static void sample_point(struct cpw_tl_point *p, size_t i, double interval)
 {
-	cpw_tl_point_init(p, (double)i * interval);
+	cpw_timeline_point_init(p, (double)i * interval);
 	p->dt_s = interval;
 	p->samples = 1;
 	p->user_s = 0.01 * (double)(i % 7);
@@ -137,7 +137,7 @@ static void test_ten_hours_stay_flat(void)
 static void test_top_processes_merge(void)
 {
 	struct cpw_tl_point a, b;
-	cpw_tl_point_init(&a, 0);
+	cpw_timeline_point_init(&a, 0);
 	a.dt_s = 0.1;
 	a.samples = 1;
 	a.user_s = 0.1;
@@ -149,7 +149,7 @@ static void test_top_processes_merge(void)
 	b.start_s = 0.1;
 	b.top[0] = (struct cpw_tl_proc){ .pid = 11, .comm = "dd", .cpu_s = 0.1, .io_bytes = 1e6 };
 	memset(&b.top[1], 0, sizeof(b.top[1]));
-	cpw_tl_point_merge(&a, &b);
+	cpw_timeline_point_merge(&a, &b);
 	CU_ASSERT_EQUAL(a.samples, 2);
 	CU_ASSERT_DOUBLE_EQUAL(a.dt_s, 0.2, 1e-9);
 	CU_ASSERT_EQUAL(a.top[0].pid, 11);
@@ -165,18 +165,18 @@ static void test_top_processes_merge(void)
 static void test_unknowns(void)
 {
 	struct cpw_tl_point a, b;
-	cpw_tl_point_init(&a, 0);
+	cpw_timeline_point_init(&a, 0);
 	a.dt_s = 0.1;
 	a.samples = 1;
-	cpw_tl_point_init(&b, 0.1);
+	cpw_timeline_point_init(&b, 0.1);
 	b.dt_s = 0.1;
 	b.samples = 1;
 	b.psi_io_s = 0.05;
-	cpw_tl_point_merge(&a, &b);
+	cpw_timeline_point_merge(&a, &b);
 	CU_ASSERT_TRUE(isnan(a.read_bytes));
 	CU_ASSERT_TRUE(isnan(a.psi_io_s));
 	CU_ASSERT_TRUE(isnan(a.rss_kib_max));
-	CU_ASSERT_EQUAL(cpw_tl_point_thread_samples(&a), 0);
+	CU_ASSERT_EQUAL(cpw_timeline_point_thread_samples(&a), 0);
 }
 
 /* Records take deltas of the tree's cumulative figures, per point and per process. */
@@ -216,7 +216,7 @@ static void test_record_from_tree(void)
 	struct cpw_tl_point m = *p1, sys = *p1;
 	sys.start_s = 0.2;
 	sys.psi_from_cgroup = false;
-	cpw_tl_point_merge(&m, &sys);
+	cpw_timeline_point_merge(&m, &sys);
 	CU_ASSERT_DOUBLE_EQUAL(m.psi_io_s, 0.04, 1e-9);
 	CU_ASSERT_FALSE(m.psi_from_cgroup);
 	cpw_timeline_free(tl);

@@ -233,7 +233,7 @@ static void test_threads_end_and_process_exits(void)
 	/* history holds one point per sample, oldest first */
 	const struct cpw_history *h = cpw_tree_history(t);
 	CU_ASSERT_EQUAL(h->count, 4);
-	CU_ASSERT_TRUE(isnan(cpw_history_at(h, h->cpu_pct, 4)));
+	CU_ASSERT_TRUE(isnan(cpw_tree_history_at(h, h->cpu_pct, 4)));
 	watch_free(t);
 }
 

@@ -326,7 +326,7 @@ static void test_sparkline(void)
 	h.cpu_pct[6] = NAN;
 	cpw_tui_sparkline(&h, h.cpu_pct, 2, 100, false, out, sizeof(out));
 	CU_ASSERT_STRING_EQUAL(out, " #");
-	/* Ring wrap: cpw_history_at order. */
+	/* Ring wrap: cpw_tree_history_at order. */
 	memset(&h, 0, sizeof(h));
 	for (int i = 0; i < CPW_HISTORY_LEN + 2; i++) {
 		h.cpu_pct[h.next] = i < CPW_HISTORY_LEN ? 0 : 100;
@@ -361,7 +361,7 @@ static void add_points(struct cpw_tl_point *points, size_t *n, int k, double dt_
 {
 	for (int i = 0; i < k; i++) {
 		double start = *n ? points[*n - 1].start_s + points[*n - 1].dt_s : 0;
-		cpw_tl_point_init(&points[*n], start);
+		cpw_timeline_point_init(&points[*n], start);
 		points[*n].dt_s = dt_s;
 		points[*n].samples = samples;
 		(*n)++;

@@ -79,7 +79,7 @@ static void test_live_held(void)
 	CU_ASSERT_EQUAL(held.fd, fd);
 	CU_ASSERT_TRUE(b.has_pgmajfault && b.has_refaults);
 	CU_ASSERT_TRUE(b.pgmajfault >= a.pgmajfault && b.refaults >= a.refaults);
-	cpw_held_file_close(&held);
+	cpw_kfile_held_close(&held);
 	CU_ASSERT_FALSE(held.open);
 }
 

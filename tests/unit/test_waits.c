@@ -26,7 +26,7 @@
 
 static long nr_of(const char *name)
 {
-	const struct cpw_syscall_info *s = cpw_syscall_by_name(name);
+	const struct cpw_syscall_info *s = cpw_wait_kind_syscall_by_name(name);
 	return s ? s->nr : -100;
 }
 
@@ -34,7 +34,7 @@ static void test_parse_syscall(void)
 {
 	struct cpw_syscall_fields f;
 	const char in_call[] = "45 0x3 0x7ffd 0x1000 0x0 0x0 0x0 0x7ffc0 0x7f001\n";
-	CU_ASSERT_EQUAL(cpw_parse_syscall(in_call, strlen(in_call), &f), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_syscall(in_call, strlen(in_call), &f), 0);
 	CU_ASSERT_FALSE(f.running);
 	CU_ASSERT_EQUAL(f.nr, 45);
 	CU_ASSERT_EQUAL(f.nargs, 6);
@@ -42,16 +42,16 @@ static void test_parse_syscall(void)
 	CU_ASSERT_EQUAL(f.args[2], 0x1000);
 
 	const char outside[] = "-1 0x7ffc0 0x7f001\n";
-	CU_ASSERT_EQUAL(cpw_parse_syscall(outside, strlen(outside), &f), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_syscall(outside, strlen(outside), &f), 0);
 	CU_ASSERT_EQUAL(f.nr, -1);
 	CU_ASSERT_EQUAL(f.nargs, 0);
 
-	CU_ASSERT_EQUAL(cpw_parse_syscall("running\n", 8, &f), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_syscall("running\n", 8, &f), 0);
 	CU_ASSERT_TRUE(f.running);
 
 	const char *bad[] = { "", "x 0x1", "45 0x3 0x4\n", "-1 0x1\n", "-7 0x1 0x2\n", "45 0x3 zz 0 0 0 0 1 2\n" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CU_ASSERT_EQUAL(cpw_parse_syscall(bad[i], strlen(bad[i]), &f), -EINVAL);
+		CU_ASSERT_EQUAL(cpw_wait_parse_syscall(bad[i], strlen(bad[i]), &f), -EINVAL);
 }
 
 static struct cpw_syscall_fields call_of(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
@@ -73,41 +73,41 @@ static void test_poll_args(void)
 	struct cpw_poll_call c;
 	struct cpw_syscall_fields f = call_of(0x7ffd1000, 3, 30000, 0);
 
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("poll", &f, 8, &c), 0);
 	CU_ASSERT_EQUAL(c.style, CPW_POLL_POLLFD);
 	CU_ASSERT_EQUAL(c.addr[0], 0x7ffd1000);
 	CU_ASSERT_EQUAL(c.len, 24);
 	CU_ASSERT_EQUAL(c.nfds, 3);
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("ppoll", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("ppoll", &f, 8, &c), 0);
 	/* More than the few: not read. */
 	f = call_of(0x7ffd1000, 20, 0, 0);
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), -E2BIG);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("poll", &f, 8, &c), -E2BIG);
 	CU_ASSERT_EQUAL(c.nfds, 20);
 	CU_ASSERT_EQUAL(c.len, 0);
 	/* A pollfd count with no array is not a call the kernel would take. */
 	f = call_of(0, 2, 0, 0);
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("poll", &f, 8, &c), -EINVAL);
 	/* poll(NULL, 0, ms): nothing to read. */
 	f = call_of(0, 0, 100, 0);
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("poll", &f, 8, &c), 0);
 	CU_ASSERT_EQUAL(c.len, 0);
 	/* select(n, r, w, e, tv): whole longs up to n. */
 	f = call_of(11, 0x2000, 0, 0x3000);
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("select", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("select", &f, 8, &c), 0);
 	CU_ASSERT_EQUAL(c.style, CPW_POLL_FDSET);
 	CU_ASSERT_EQUAL(c.len, sizeof(unsigned long));
 	CU_ASSERT_EQUAL(c.addr[0], 0x2000);
 	CU_ASSERT_EQUAL(c.addr[1], 0);
 	CU_ASSERT_EQUAL(c.addr[2], 0x3000);
 	f = call_of(65, 0x2000, 0, 0);
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("pselect6", &f, 8, &c), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("pselect6", &f, 8, &c), 0);
 	CU_ASSERT_EQUAL(c.len, sizeof(unsigned long) == 8 ? 16 : 12); /* 2 or 3 whole longs */
 	f = call_of((uint64_t)CPW_FDSET_MAX_BYTES * 8 + 1, 0x2000, 0, 0);
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("select", &f, 8, &c), -E2BIG);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("select", &f, 8, &c), -E2BIG);
 	f = call_of(3, 0x2000, 0, 0);
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("read", &f, 8, &c), -ENOENT);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("read", &f, 8, &c), -ENOENT);
 	f.nargs = 0;
-	CU_ASSERT_EQUAL(cpw_poll_call_from_args("poll", &f, 8, &c), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_wait_parse_poll_call_from_args("poll", &f, 8, &c), -EINVAL);
 }
 
 static void put_pollfd(unsigned char *b, int fd, short events)
@@ -129,7 +129,7 @@ static void test_parse_pollfds(void)
 	put_pollfd(b + 24, 3, 0x4);
 	put_pollfd(b + 32, 7, 0x5);
 	memset(b + 40, 0xff, 3); /* a partial entry: ignored */
-	CU_ASSERT_EQUAL_FATAL(cpw_parse_pollfds(b, sizeof(b), fds, 8), 3);
+	CU_ASSERT_EQUAL_FATAL(cpw_wait_parse_pollfds(b, sizeof(b), fds, 8), 3);
 	CU_ASSERT_EQUAL(fds[0].fd, 3);
 	CU_ASSERT_FALSE(fds[0].write); /* read and write: a read */
 	CU_ASSERT_EQUAL(fds[1].fd, 5);
@@ -137,14 +137,14 @@ static void test_parse_pollfds(void)
 	CU_ASSERT_EQUAL(fds[2].fd, 7);
 	CU_ASSERT_FALSE(fds[2].write);
 	/* Cut at max, counted in all. */
-	CU_ASSERT_EQUAL(cpw_parse_pollfds(b, sizeof(b), fds, 1), 3);
+	CU_ASSERT_EQUAL(cpw_wait_parse_pollfds(b, sizeof(b), fds, 1), 3);
 	CU_ASSERT_EQUAL(fds[0].fd, 3);
-	CU_ASSERT_EQUAL(cpw_parse_pollfds(b, 7, fds, 8), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_pollfds(b, 7, fds, 8), 0);
 	/* Unaligned input. */
 	unsigned char u[17];
 	put_pollfd(u + 1, 9, 0x1);
 	put_pollfd(u + 9, 2, 0x1);
-	CU_ASSERT_EQUAL(cpw_parse_pollfds(u + 1, 16, fds, 8), 2);
+	CU_ASSERT_EQUAL(cpw_wait_parse_pollfds(u + 1, 16, fds, 8), 2);
 	CU_ASSERT_EQUAL(fds[1].fd, 2);
 }
 
@@ -158,17 +158,17 @@ static void test_parse_fdsets(void)
 	r[0] = 1ul << 3 | 1ul << 10;
 	w[0] = 1ul << 10 | 1ul << 4;
 	r[1] = 1ul; /* fd `bits`: at n = bits it is past the range */
-	CU_ASSERT_EQUAL_FATAL(cpw_parse_fdsets(r, w, NULL, sizeof(r), bits, fds, 8), 3);
+	CU_ASSERT_EQUAL_FATAL(cpw_wait_parse_fdsets(r, w, NULL, sizeof(r), bits, fds, 8), 3);
 	CU_ASSERT_EQUAL(fds[0].fd, 3);
 	CU_ASSERT_FALSE(fds[0].write);
 	CU_ASSERT_EQUAL(fds[1].fd, 10);
 	CU_ASSERT_FALSE(fds[1].write);
 	CU_ASSERT_EQUAL(fds[2].fd, 4);
 	CU_ASSERT_TRUE(fds[2].write);
-	CU_ASSERT_EQUAL(cpw_parse_fdsets(r, w, NULL, sizeof(r), bits + 1, fds, 8), 4);
-	CU_ASSERT_EQUAL(cpw_parse_fdsets(NULL, NULL, NULL, sizeof(r), bits, fds, 8), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_fdsets(r, w, NULL, sizeof(r), bits + 1, fds, 8), 4);
+	CU_ASSERT_EQUAL(cpw_wait_parse_fdsets(NULL, NULL, NULL, sizeof(r), bits, fds, 8), 0);
 	/* An except set counts as a read. */
-	CU_ASSERT_EQUAL(cpw_parse_fdsets(NULL, NULL, w, sizeof(unsigned long), bits, fds, 8), 2);
+	CU_ASSERT_EQUAL(cpw_wait_parse_fdsets(NULL, NULL, w, sizeof(unsigned long), bits, fds, 8), 2);
 	CU_ASSERT_FALSE(fds[0].write);
 }
 
@@ -176,14 +176,14 @@ static void test_fdinfo_flags(void)
 {
 	unsigned flags = 99;
 	const char ok[] = "pos:\t0\nflags:\t02000001\nmnt_id:\t14\n";
-	CU_ASSERT_EQUAL(cpw_parse_fdinfo_flags(ok, strlen(ok), &flags), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_fdinfo_flags(ok, strlen(ok), &flags), 0);
 	CU_ASSERT_EQUAL(flags, 02000001);
 	const char *bad[] = { "pos:\t0\n", "flags:\t\n", "flags:\t09\n", "flags:\t-1\n", "flags:\t0x1\n",
 			      "flags:\t7777777777777\n" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CU_ASSERT_EQUAL(cpw_parse_fdinfo_flags(bad[i], strlen(bad[i]), &flags), -EINVAL);
+		CU_ASSERT_EQUAL(cpw_wait_parse_fdinfo_flags(bad[i], strlen(bad[i]), &flags), -EINVAL);
 	const char last[] = "flags:\t0";
-	CU_ASSERT_EQUAL(cpw_parse_fdinfo_flags(last, strlen(last), &flags), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_fdinfo_flags(last, strlen(last), &flags), 0);
 	CU_ASSERT_EQUAL(flags, 0);
 }
 
@@ -198,22 +198,22 @@ static void test_net_tcp(void)
 	struct cpw_net_entry e;
 	char target[128];
 
-	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 1001, &e), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 1001, &e), 0);
 	CU_ASSERT_STRING_EQUAL(e.local, "127.0.0.1:41000");
 	CU_ASSERT_STRING_EQUAL(e.peer, "127.0.0.1:8080");
-	cpw_net_target(&e, target, sizeof(target));
+	cpw_wait_parse_net_target(&e, target, sizeof(target));
 	CU_ASSERT_STRING_EQUAL(target, "TCP 127.0.0.1:8080");
 
-	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 1002, &e), 0);
+	CU_ASSERT_EQUAL(cpw_wait_parse_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 1002, &e), 0);
 	CU_ASSERT_STRING_EQUAL(e.peer, "");
-	cpw_net_target(&e, target, sizeof(target));
+	cpw_wait_parse_net_target(&e, target, sizeof(target));
 	CU_ASSERT_STRING_EQUAL(target, "TCP listening on 0.0.0.0:8080");
 
 	/* Absent, and the header's "inode" column is never taken for a socket. */
-	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 4242, &e), -ENOENT);
-	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 0, &e), -ENOENT);
+	CU_ASSERT_EQUAL(cpw_wait_parse_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 4242, &e), -ENOENT);
+	CU_ASSERT_EQUAL(cpw_wait_parse_net_find_inode(tcp, strlen(tcp), CPW_NET_TCP, 0, &e), -ENOENT);
 	/* Cut short: the text ends inside a line. */
-	CU_ASSERT_EQUAL(cpw_net_find_inode(tcp, 120, CPW_NET_TCP, 1002, &e), -ENOENT);
+	CU_ASSERT_EQUAL(cpw_wait_parse_net_find_inode(tcp, 120, CPW_NET_TCP, 1002, &e), -ENOENT);
 }
 
 static void test_net_tcp6_udp_unix(void)
@@ -232,77 +232,77 @@ static void test_net_tcp6_udp_unix(void)
 	struct cpw_net_entry e;
 	char target[128];
 
-	CU_ASSERT_EQUAL_FATAL(cpw_net_find_inode(tcp6, strlen(tcp6), CPW_NET_TCP6, 1003, &e), 0);
-	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_EQUAL_FATAL(cpw_wait_parse_net_find_inode(tcp6, strlen(tcp6), CPW_NET_TCP6, 1003, &e), 0);
+	cpw_wait_parse_net_target(&e, target, sizeof(target));
 	CU_ASSERT_STRING_EQUAL(target, "TCP [::1]:5432");
-	CU_ASSERT_EQUAL_FATAL(cpw_net_find_inode(udp, strlen(udp), CPW_NET_UDP, 1006, &e), 0);
-	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_EQUAL_FATAL(cpw_wait_parse_net_find_inode(udp, strlen(udp), CPW_NET_UDP, 1006, &e), 0);
+	cpw_wait_parse_net_target(&e, target, sizeof(target));
 	CU_ASSERT_STRING_EQUAL(target, "UDP 0.0.0.0:53 (local)");
-	CU_ASSERT_EQUAL_FATAL(cpw_net_find_inode(unx, strlen(unx), CPW_NET_UNIX, 1004, &e), 0);
-	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_EQUAL_FATAL(cpw_wait_parse_net_find_inode(unx, strlen(unx), CPW_NET_UNIX, 1004, &e), 0);
+	cpw_wait_parse_net_target(&e, target, sizeof(target));
 	CU_ASSERT_STRING_EQUAL(target, "unix /run/app.sock");
-	CU_ASSERT_EQUAL_FATAL(cpw_net_find_inode(unx, strlen(unx), CPW_NET_UNIX, 1005, &e), 0);
-	cpw_net_target(&e, target, sizeof(target));
+	CU_ASSERT_EQUAL_FATAL(cpw_wait_parse_net_find_inode(unx, strlen(unx), CPW_NET_UNIX, 1005, &e), 0);
+	cpw_wait_parse_net_target(&e, target, sizeof(target));
 	CU_ASSERT_STRING_EQUAL(target, "unix socket (unnamed)");
-	CU_ASSERT_STRING_EQUAL(cpw_net_table_name(CPW_NET_UDP6), "udp6");
+	CU_ASSERT_STRING_EQUAL(cpw_wait_parse_net_table_name(CPW_NET_UDP6), "udp6");
 }
 
 static void test_fd_link_type(void)
 {
 	unsigned long ino;
-	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[123]", &ino), CPW_FD_SOCKET);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("socket:[123]", &ino), CPW_FD_SOCKET);
 	CU_ASSERT_EQUAL(ino, 123);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("pipe:[77]", &ino), CPW_FD_PIPE);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("pipe:[77]", &ino), CPW_FD_PIPE);
 	CU_ASSERT_EQUAL(ino, 77);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[12", &ino), CPW_FD_UNKNOWN);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[+0]", &ino), CPW_FD_UNKNOWN);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("pipe:[ 7]", &ino), CPW_FD_UNKNOWN);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("socket:[99999999999999999999999]", &ino), CPW_FD_UNKNOWN);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/pts/4", &ino), CPW_FD_TTY);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("/dev/tty1", &ino), CPW_FD_TTY);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("/home/a\nb", &ino), CPW_FD_FILE);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("anon_inode:[timerfd]", &ino), CPW_FD_TIMER);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("anon_inode:[eventfd]", &ino), CPW_FD_ANON);
-	CU_ASSERT_EQUAL(cpw_fd_link_type("net:[4026531840]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("socket:[12", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("socket:[+0]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("pipe:[ 7]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("socket:[99999999999999999999999]", &ino), CPW_FD_UNKNOWN);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("/dev/pts/4", &ino), CPW_FD_TTY);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("/dev/tty1", &ino), CPW_FD_TTY);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("/home/a\nb", &ino), CPW_FD_FILE);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("anon_inode:[timerfd]", &ino), CPW_FD_TIMER);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("anon_inode:[eventfd]", &ino), CPW_FD_ANON);
+	CU_ASSERT_EQUAL(cpw_wait_kind_fd_link_type("net:[4026531840]", &ino), CPW_FD_UNKNOWN);
 }
 
 static void test_classify(void)
 {
-	if (!cpw_syscall_by_name("read")) {
+	if (!cpw_wait_kind_syscall_by_name("read")) {
 		CU_PASS("no system call table for this architecture: wait channels only");
 	} else {
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("recvfrom"), CPW_FD_UNKNOWN), CPW_WAIT_NETWORK);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("accept4"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_PIPE), CPW_WAIT_PIPE);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("write"), CPW_FD_PIPE), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("recvfrom"), CPW_FD_UNKNOWN), CPW_WAIT_NETWORK);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("accept4"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("read"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("read"), CPW_FD_PIPE), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("write"), CPW_FD_PIPE), CPW_WAIT_PIPE);
 		/* A path slept on in S is a FIFO or a device (a file's IO blocks in D). */
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "pipe_read", nr_of("read"), CPW_FD_FILE), CPW_WAIT_PIPE);
-		CU_ASSERT_EQUAL(cpw_wait_classify('D', "io_schedule", nr_of("read"), CPW_FD_FILE), CPW_WAIT_DISK);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_TTY), CPW_WAIT_TERMINAL);
-		CU_ASSERT_EQUAL(cpw_wait_classify('D', "", nr_of("pread64"), CPW_FD_FILE), CPW_WAIT_DISK);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_TIMER), CPW_WAIT_TIMER);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("read"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "pipe_read", nr_of("read"), CPW_FD_FILE), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('D', "io_schedule", nr_of("read"), CPW_FD_FILE), CPW_WAIT_DISK);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("read"), CPW_FD_TTY), CPW_WAIT_TERMINAL);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('D', "", nr_of("pread64"), CPW_FD_FILE), CPW_WAIT_DISK);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("read"), CPW_FD_TIMER), CPW_WAIT_TIMER);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("read"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
 		/* read with an fd not resolved: the wait channel tells. */
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "pipe_read", nr_of("read"), CPW_FD_UNKNOWN), CPW_WAIT_PIPE);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("futex"), CPW_FD_UNKNOWN), CPW_WAIT_LOCK);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("clock_nanosleep"), CPW_FD_UNKNOWN), CPW_WAIT_TIMER);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("wait4"), CPW_FD_UNKNOWN), CPW_WAIT_CHILD);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("waitid"), CPW_FD_UNKNOWN), CPW_WAIT_CHILD);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("epoll_pwait"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("ppoll"), CPW_FD_UNKNOWN), CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "pipe_read", nr_of("read"), CPW_FD_UNKNOWN), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("futex"), CPW_FD_UNKNOWN), CPW_WAIT_LOCK);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("clock_nanosleep"), CPW_FD_UNKNOWN), CPW_WAIT_TIMER);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("wait4"), CPW_FD_UNKNOWN), CPW_WAIT_CHILD);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("waitid"), CPW_FD_UNKNOWN), CPW_WAIT_CHILD);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("epoll_pwait"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("ppoll"), CPW_FD_UNKNOWN), CPW_WAIT_EVENT_LOOP);
 		/* A poll on a few fds is a wait on the most telling of them. */
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("poll"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("pselect6"), CPW_FD_PIPE), CPW_WAIT_PIPE);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("select"), CPW_FD_TIMER), CPW_WAIT_TIMER);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("ppoll"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "poll_schedule_timeout", nr_of("poll"), CPW_FD_FILE),
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("poll"), CPW_FD_SOCKET), CPW_WAIT_NETWORK);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("pselect6"), CPW_FD_PIPE), CPW_WAIT_PIPE);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("select"), CPW_FD_TIMER), CPW_WAIT_TIMER);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("ppoll"), CPW_FD_ANON), CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "poll_schedule_timeout", nr_of("poll"), CPW_FD_FILE),
 				CPW_WAIT_EVENT_LOOP);
-		CU_ASSERT_EQUAL(cpw_wait_classify('S', "", nr_of("epoll_wait"), CPW_FD_SOCKET), CPW_WAIT_EVENT_LOOP);
-		CU_ASSERT_EQUAL(cpw_wait_classify('D', "", nr_of("fsync"), CPW_FD_FILE), CPW_WAIT_DISK);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('S', "", nr_of("epoll_wait"), CPW_FD_SOCKET), CPW_WAIT_EVENT_LOOP);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify('D', "", nr_of("fsync"), CPW_FD_FILE), CPW_WAIT_DISK);
 	}
 	/* Outside a call in D: a page fault. */
-	CU_ASSERT_EQUAL(cpw_wait_classify('D', "folio_wait_bit_common", CPW_SYSCALL_NONE, CPW_FD_UNKNOWN),
+	CU_ASSERT_EQUAL(cpw_wait_kind_classify('D', "folio_wait_bit_common", CPW_SYSCALL_NONE, CPW_FD_UNKNOWN),
 			CPW_WAIT_PAGE_IN);
 	/* Wait channels alone (the syscall file unreadable). */
 	struct { const char *wchan; char state; enum cpw_wait_kind kind; } w[] = {
@@ -324,8 +324,8 @@ static void test_classify(void)
 		{ "0", 'S', CPW_WAIT_OTHER },
 	};
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		CU_ASSERT_EQUAL(cpw_wait_classify(w[i].state, w[i].wchan, CPW_SYSCALL_UNREAD, CPW_FD_UNKNOWN), w[i].kind);
-	CU_ASSERT_EQUAL(cpw_wait_classify('R', "", CPW_SYSCALL_UNREAD, CPW_FD_UNKNOWN), CPW_WAIT_OTHER);
+		CU_ASSERT_EQUAL(cpw_wait_kind_classify(w[i].state, w[i].wchan, CPW_SYSCALL_UNREAD, CPW_FD_UNKNOWN), w[i].kind);
+	CU_ASSERT_EQUAL(cpw_wait_kind_classify('R', "", CPW_SYSCALL_UNREAD, CPW_FD_UNKNOWN), CPW_WAIT_OTHER);
 	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
 		CU_ASSERT_EQUAL(cpw_wait_kind_from_name(cpw_wait_kind_name(k)), k);
 	CU_ASSERT_EQUAL(cpw_wait_kind_from_name("nope"), -1);
@@ -460,16 +460,16 @@ static void test_model_idle(void)
 	memset(&k, 0, sizeof(k));
 	k.tid = 11;
 	k.kind = CPW_WAIT_EVENT_LOOP;
-	CU_ASSERT_TRUE(cpw_wait_idle_kind(10, &k));
+	CU_ASSERT_TRUE(cpw_waits_idle_kind(10, &k));
 	k.kind = CPW_WAIT_PIPE;
-	CU_ASSERT_FALSE(cpw_wait_idle_kind(10, &k));
+	CU_ASSERT_FALSE(cpw_waits_idle_kind(10, &k));
 	k.polled = 3;
-	CU_ASSERT_TRUE(cpw_wait_idle_kind(10, &k)); /* a pool's poll on its workers' sentinels */
+	CU_ASSERT_TRUE(cpw_waits_idle_kind(10, &k)); /* a pool's poll on its workers' sentinels */
 	k.kind = CPW_WAIT_TIMER;
-	CU_ASSERT_FALSE(cpw_wait_idle_kind(10, &k)); /* a sleep is what it does */
+	CU_ASSERT_FALSE(cpw_waits_idle_kind(10, &k)); /* a sleep is what it does */
 	k.kind = CPW_WAIT_LOCK;
 	k.tid = 10;
-	CU_ASSERT_FALSE(cpw_wait_idle_kind(10, &k));
+	CU_ASSERT_FALSE(cpw_waits_idle_kind(10, &k));
 	/* Past the table of threads: the one that waited least recently is forgotten. */
 	cpw_waits_init(&w);
 	for (int i = 0; i < CPW_WAIT_THREADS_MAX + 5; i++)

@@ -69,26 +69,26 @@ static void inherit_v1_limit(const struct cpw_cg_dir *d)
 {
 	char path[CPW_CG_PATH_MAX], text[8192];
 	uint64_t hier = 1, limit;
-	if (cpw_kf_pathf(path, sizeof path, "%s/memory.use_hierarchy", d->parent) < 0 ||
-	    cpw_kf_read_u64(path, &hier) < 0 || hier != 0)
+	if (cpw_kfile_pathf(path, sizeof path, "%s/memory.use_hierarchy", d->parent) < 0 ||
+	    cpw_kfile_read_u64(path, &hier) < 0 || hier != 0)
 		return;
-	if (cpw_kf_pathf(path, sizeof path, "%s/memory.stat", d->parent) < 0)
+	if (cpw_kfile_pathf(path, sizeof path, "%s/memory.stat", d->parent) < 0)
 		return;
-	ssize_t n = cpw_kf_read(path, text, sizeof text);
-	if (n < 0 || cpw_kf_find_u64(text, (size_t)n, "hierarchical_memory_limit", &limit) < 0 ||
+	ssize_t n = cpw_kfile_read(path, text, sizeof text);
+	if (n < 0 || cpw_kfile_find_u64(text, (size_t)n, "hierarchical_memory_limit", &limit) < 0 ||
 	    limit >= CPW_V1_NO_LIMIT)
 		return;
 	char num[32];
 	snprintf(num, sizeof num, "%" PRIu64, limit);
-	if (cpw_kf_pathf(path, sizeof path, "%s/memory.limit_in_bytes", d->path) == 0)
-		cpw_kf_write(path, num);
+	if (cpw_kfile_pathf(path, sizeof path, "%s/memory.limit_in_bytes", d->path) == 0)
+		cpw_kfile_write(path, num);
 }
 
 /* Turns d into its child <d->path>/<name>, not made yet. Returns 0 or -ENAMETOOLONG with why. */
 static int name_child(struct cpw_cg_dir *d, const char *name, char *why, size_t whylen)
 {
 	memcpy(d->parent, d->path, sizeof d->parent);
-	if (cpw_kf_pathf(d->path, sizeof d->path, "%s/%s", d->parent, name) < 0) {
+	if (cpw_kfile_pathf(d->path, sizeof d->path, "%s/%s", d->parent, name) < 0) {
 		snprintf(why, whylen, "cgroup path too long below %s", d->parent);
 		return -ENAMETOOLONG;
 	}
@@ -138,13 +138,13 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 	}
 	cg->placement.v2_dir_fd = -1;
 	char text[4096];
-	long n = cpw_cg_read_self(self_path, text, sizeof text);
+	long n = cpw_cgroup_read_self(self_path, text, sizeof text);
 	if (n < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", self_path, strerror((int)-n));
 		free(cg);
 		return (int)n;
 	}
-	int err = cpw_cg_locate(cgroup_root, text, (size_t)n, cg, why, whylen);
+	int err = cpw_cgroup_locate(cgroup_root, text, (size_t)n, cg, why, whylen);
 	if (err < 0) {
 		free(cg);
 		return err;
@@ -192,8 +192,8 @@ static int setup(struct cpw_cgroup **out, const char *cgroup_root, const char *s
 
 	char probe[CPW_CG_PATH_MAX];
 	cg->v2_memory = cg->v2.path[0] &&
-			cpw_kf_pathf(probe, sizeof probe, "%s/memory.current", cg->v2.path) == 0 &&
-			cpw_cg_exists(probe);
+			cpw_kfile_pathf(probe, sizeof probe, "%s/memory.current", cg->v2.path) == 0 &&
+			cpw_cgroup_exists(probe);
 
 	/* What is missing goes into why as a note; the group is still usable. */
 	if (first_err)
@@ -232,10 +232,10 @@ const char *cpw_cgroup_describe(const struct cpw_cgroup *cg)
 static int write_pid(const char *dir, pid_t pid)
 {
 	char path[CPW_CG_PATH_MAX], num[32];
-	if (cpw_kf_pathf(path, sizeof path, "%s/cgroup.procs", dir) < 0)
+	if (cpw_kfile_pathf(path, sizeof path, "%s/cgroup.procs", dir) < 0)
 		return -ENAMETOOLONG;
 	snprintf(num, sizeof num, "%ld", (long)pid);
-	return cpw_kf_write(path, num);
+	return cpw_kfile_write(path, num);
 }
 
 static void close_placement(struct cpw_cgroup_placement *pl)
@@ -293,12 +293,12 @@ int cpw_cgroup_join_v1(const struct cpw_cgroup_placement *pl, int slot)
 		if (slot == 0)
 			inherit_v1_limit(d);
 	}
-	if (cpw_kf_pathf(path, sizeof path, "%s/tasks", d->path) < 0)
+	if (cpw_kfile_pathf(path, sizeof path, "%s/tasks", d->path) < 0)
 		return -ENAMETOOLONG;
-	return cpw_kf_write(path, "0");
+	return cpw_kfile_write(path, "0");
 }
 
-void cpw_cg_ensure_made(struct cpw_cgroup *cg)
+void cpw_cgroup_ensure_made(struct cpw_cgroup *cg)
 {
 	for (int i = 0; i < CPW_CGROUP_V1_JOINS; i++) {
 		struct cpw_cg_dir *d = v1_dir(cg, i);
@@ -329,7 +329,7 @@ void cpw_cg_ensure_made(struct cpw_cgroup *cg)
 
 int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid, char *why, size_t whylen)
 {
-	cpw_cg_ensure_made(cg);
+	cpw_cgroup_ensure_made(cg);
 	const struct cpw_cgroup_placement *pl = &cg->placement;
 	const struct cpw_cg_dir *dirs[3] = { &cg->v2, &cg->mem1, &cg->cpuacct1 };
 	const bool done[3] = { pl->v2_done, pl->v1_done[0], pl->v1_done[1] };
@@ -361,9 +361,9 @@ int cpw_cgroup_add_pid(struct cpw_cgroup *cg, pid_t pid, char *why, size_t whyle
 static int read_procs(const char *dir, pid_t *pids, size_t max)
 {
 	char path[CPW_CG_PATH_MAX], *buf;
-	if (cpw_kf_pathf(path, sizeof path, "%s/cgroup.procs", dir) < 0)
+	if (cpw_kfile_pathf(path, sizeof path, "%s/cgroup.procs", dir) < 0)
 		return -ENAMETOOLONG;
-	ssize_t n = cpw_kf_read_alloc(path, &buf);
+	ssize_t n = cpw_kfile_read_alloc(path, &buf);
 	if (n < 0)
 		return (int)n;
 	int count = 0;
@@ -388,7 +388,7 @@ static int read_procs(const char *dir, pid_t *pids, size_t max)
 
 int cpw_cgroup_pids(struct cpw_cgroup *cg, pid_t *pids, size_t max)
 {
-	cpw_cg_ensure_made(cg);
+	cpw_cgroup_ensure_made(cg);
 	const struct cpw_cg_dir *d = membership_dir(cg);
 	return d ? read_procs(d->path, pids, max) : -ENOENT;
 }
@@ -433,9 +433,9 @@ void cpw_cgroup_destroy(struct cpw_cgroup *cg)
 	if (!cg)
 		return;
 	close_placement(&cg->placement);
-	cpw_held_file_close(&cg->mem_peak);
-	cpw_held_file_close(&cg->mem_current);
-	cpw_held_file_close(&cg->mem_stat);
+	cpw_kfile_held_close(&cg->mem_peak);
+	cpw_kfile_held_close(&cg->mem_current);
+	cpw_kfile_held_close(&cg->mem_stat);
 	cpw_psi_files_close(&cg->psi);
 	remove_dir(&cg->v2);
 	remove_dir(&cg->mem1);

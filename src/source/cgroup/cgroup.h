@@ -15,8 +15,8 @@
  * (v1 with memory.use_hierarchy=1, the only mode of modern kernels; with 0 the effective limit
  * is copied to the child).
  */
-#ifndef CPERFWATCH_CGROUP_H
-#define CPERFWATCH_CGROUP_H
+#ifndef CPW_SOURCE_CGROUP_CGROUP_H
+#define CPW_SOURCE_CGROUP_CGROUP_H
 
 #include <stdbool.h>
 #include <stddef.h>

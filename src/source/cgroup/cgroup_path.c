@@ -16,13 +16,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-bool cpw_cg_exists(const char *path)
+bool cpw_cgroup_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
 }
 
-bool cpw_cg_up(char *dir, const char *mount)
+bool cpw_cgroup_up(char *dir, const char *mount)
 {
 	size_t mlen = strlen(mount);
 	size_t len = strlen(dir);
@@ -39,9 +39,9 @@ bool cpw_cg_up(char *dir, const char *mount)
 	return true;
 }
 
-long cpw_cg_read_self(const char *proc_cgroup_path, char *buf, size_t size)
+long cpw_cgroup_read_self(const char *proc_cgroup_path, char *buf, size_t size)
 {
-	return (long)cpw_kf_read(proc_cgroup_path, buf, size);
+	return (long)cpw_kfile_read(proc_cgroup_path, buf, size);
 }
 
 /* True when the comma-separated list holds name. */
@@ -92,7 +92,7 @@ int cpw_cgroup_self_path(const char *text, size_t len, const char *controller,
 	return -ENOENT;
 }
 
-int cpw_cg_locate_v1(const char *root, const char *text, size_t len, const char *controller,
+int cpw_cgroup_locate_v1(const char *root, const char *text, size_t len, const char *controller,
 		     const char *probe_file, struct cpw_cg_dir *d)
 {
 	char rel[CPW_CG_PATH_MAX], list[256], probe[CPW_CG_PATH_MAX];
@@ -101,13 +101,13 @@ int cpw_cg_locate_v1(const char *root, const char *text, size_t len, const char 
 		return err;
 	const char *names[2] = { controller, list };
 	for (int i = 0; i < 2; i++) {
-		if (cpw_kf_pathf(d->mount, sizeof d->mount, "%s/%s", root, names[i]) < 0 ||
-		    cpw_kf_pathf(probe, sizeof probe, "%s/%s", d->mount, probe_file) < 0)
+		if (cpw_kfile_pathf(d->mount, sizeof d->mount, "%s/%s", root, names[i]) < 0 ||
+		    cpw_kfile_pathf(probe, sizeof probe, "%s/%s", d->mount, probe_file) < 0)
 			continue;
-		if (!cpw_cg_exists(probe))
+		if (!cpw_cgroup_exists(probe))
 			continue;
 		/* "/" is the root group: the mount itself. */
-		if (cpw_kf_pathf(d->path, sizeof d->path, "%s%s", d->mount,
+		if (cpw_kfile_pathf(d->path, sizeof d->path, "%s%s", d->mount,
 				 strcmp(rel, "/") == 0 ? "" : rel) < 0) {
 			err = -ENAMETOOLONG;
 			break;
@@ -118,7 +118,7 @@ int cpw_cg_locate_v1(const char *root, const char *text, size_t len, const char 
 	return err == -ENAMETOOLONG ? err : -ENOENT;
 }
 
-int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_cg_dir *d)
+int cpw_cgroup_locate_v2(const char *root, const char *text, size_t len, struct cpw_cg_dir *d)
 {
 	char rel[CPW_CG_PATH_MAX], probe[CPW_CG_PATH_MAX];
 	int err = cpw_cgroup_self_path(text, len, NULL, rel, sizeof rel, NULL, 0);
@@ -127,12 +127,12 @@ int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_
 	/* Pure v2 has cgroup.controllers at the root; hybrid systems mount it at unified/. */
 	static const char *const subs[2] = { "", "/unified" };
 	for (int i = 0; i < 2; i++) {
-		if (cpw_kf_pathf(d->mount, sizeof d->mount, "%s%s", root, subs[i]) < 0 ||
-		    cpw_kf_pathf(probe, sizeof probe, "%s/cgroup.controllers", d->mount) < 0)
+		if (cpw_kfile_pathf(d->mount, sizeof d->mount, "%s%s", root, subs[i]) < 0 ||
+		    cpw_kfile_pathf(probe, sizeof probe, "%s/cgroup.controllers", d->mount) < 0)
 			continue;
-		if (!cpw_cg_exists(probe))
+		if (!cpw_cgroup_exists(probe))
 			continue;
-		if (cpw_kf_pathf(d->path, sizeof d->path, "%s%s", d->mount,
+		if (cpw_kfile_pathf(d->path, sizeof d->path, "%s%s", d->mount,
 				 strcmp(rel, "/") == 0 ? "" : rel) < 0) {
 			err = -ENAMETOOLONG;
 			break;
@@ -143,13 +143,13 @@ int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_
 	return err == -ENAMETOOLONG ? err : -ENOENT;
 }
 
-int cpw_cg_locate(const char *cgroup_root, const char *self_text, size_t len,
+int cpw_cgroup_locate(const char *cgroup_root, const char *self_text, size_t len,
 		  struct cpw_cgroup *cg, char *why, size_t whylen)
 {
-	bool too_long = cpw_cg_locate_v2(cgroup_root, self_text, len, &cg->v2) == -ENAMETOOLONG;
-	too_long |= cpw_cg_locate_v1(cgroup_root, self_text, len, "memory", "memory.usage_in_bytes",
+	bool too_long = cpw_cgroup_locate_v2(cgroup_root, self_text, len, &cg->v2) == -ENAMETOOLONG;
+	too_long |= cpw_cgroup_locate_v1(cgroup_root, self_text, len, "memory", "memory.usage_in_bytes",
 				     &cg->mem1) == -ENAMETOOLONG;
-	too_long |= cpw_cg_locate_v1(cgroup_root, self_text, len, "cpuacct", "cpuacct.usage",
+	too_long |= cpw_cgroup_locate_v1(cgroup_root, self_text, len, "cpuacct", "cpuacct.usage",
 				     &cg->cpuacct1) == -ENAMETOOLONG;
 	if (!cg->v2.mount[0] && !cg->mem1.mount[0] && !cg->cpuacct1.mount[0]) {
 		if (too_long) {

@@ -2,8 +2,8 @@
  * cgroup_private.h: the layout of a cpw_cgroup, shared by cgroup.c (lifecycle, membership),
  * cgroup_path.c (finding the hierarchies) and cgroup_read.c (figures, CPU quota).
  */
-#ifndef CPW_SOURCE_CGROUP_INT_H
-#define CPW_SOURCE_CGROUP_INT_H
+#ifndef CPW_SOURCE_CGROUP_CGROUP_PRIVATE_H
+#define CPW_SOURCE_CGROUP_CGROUP_PRIVATE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -50,29 +50,29 @@ struct cpw_cgroup {
 /* Where the hierarchies of the process described by the /proc/PID/cgroup text are, below
  * cgroup_root: fills the mount and path (the process's own group) of each used dir.
  * Returns 0 when at least one is usable, else -ENOENT with why. */
-int cpw_cg_locate(const char *cgroup_root, const char *self_text, size_t len,
+int cpw_cgroup_locate(const char *cgroup_root, const char *self_text, size_t len,
 		  struct cpw_cgroup *cg, char *why, size_t whylen);
 
 /* One hierarchy: a v1 controller's mount (checked to hold probe_file) and the group in it,
  * or the v2 mount (at the root or at unified/) and the group. 0 or -ENOENT. */
-int cpw_cg_locate_v1(const char *root, const char *text, size_t len, const char *controller,
+int cpw_cgroup_locate_v1(const char *root, const char *text, size_t len, const char *controller,
 		     const char *probe_file, struct cpw_cg_dir *d);
-int cpw_cg_locate_v2(const char *root, const char *text, size_t len, struct cpw_cg_dir *d);
+int cpw_cgroup_locate_v2(const char *root, const char *text, size_t len, struct cpw_cg_dir *d);
 
 /* Makes the v1 groups left to a child that did not make and join them (or to a child never
  * forked): before anything reads them. Failures are noted in cg->late_why. */
-void cpw_cg_ensure_made(struct cpw_cgroup *cg);
+void cpw_cgroup_ensure_made(struct cpw_cgroup *cg);
 
 /* A group of a run that is gone is removed only once it is this old (cgroup_stale.c). */
 #define CPW_CG_STALE_MIN_AGE_S 2
 
 /* Reads the /proc/PID/cgroup file into buf. Returns its length or -errno. */
-long cpw_cg_read_self(const char *proc_cgroup_path, char *buf, size_t size);
+long cpw_cgroup_read_self(const char *proc_cgroup_path, char *buf, size_t size);
 
 /* True when path names an existing file or directory. */
-bool cpw_cg_exists(const char *path);
+bool cpw_cgroup_exists(const char *path);
 
 /* Cuts the last component off dir; false when dir is already mount (the top). */
-bool cpw_cg_up(char *dir, const char *mount);
+bool cpw_cgroup_up(char *dir, const char *mount);
 
 #endif

@@ -41,11 +41,11 @@ static int read_kib(struct cpw_held_file *held, const char *dir, const char *nam
 {
 	char path[CPW_CG_PATH_MAX];
 	uint64_t v;
-	int err = cpw_kf_pathf(path, sizeof path, "%s/%s", dir, name);
+	int err = cpw_kfile_pathf(path, sizeof path, "%s/%s", dir, name);
 	if (err == 0) {
 		char text[64];
-		ssize_t n = cpw_kf_read_held(held, path, text, sizeof text);
-		err = n < 0 ? (int)n : cpw_kf_parse_u64(text, (size_t)n, &v);
+		ssize_t n = cpw_kfile_read_held(held, path, text, sizeof text);
+		err = n < 0 ? (int)n : cpw_kfile_parse_u64(text, (size_t)n, &v);
 	}
 	if (err == 0)
 		*kib = (double)v / 1024.0;
@@ -58,13 +58,13 @@ static double stat_refaults(const char *text, size_t len, const char *prefix)
 	char key[64];
 	uint64_t anon = 0, file = 0, total;
 	snprintf(key, sizeof key, "%sworkingset_refault_anon", prefix);
-	bool a = cpw_kf_find_u64(text, len, key, &anon) == 0;
+	bool a = cpw_kfile_find_u64(text, len, key, &anon) == 0;
 	snprintf(key, sizeof key, "%sworkingset_refault_file", prefix);
-	bool f = cpw_kf_find_u64(text, len, key, &file) == 0;
+	bool f = cpw_kfile_find_u64(text, len, key, &file) == 0;
 	if (a || f)
 		return (double)(anon + file);
 	snprintf(key, sizeof key, "%sworkingset_refault", prefix);
-	if (cpw_kf_find_u64(text, len, key, &total) == 0)
+	if (cpw_kfile_find_u64(text, len, key, &total) == 0)
 		return (double)total;
 	return NAN;
 }
@@ -73,9 +73,9 @@ static double stat_refaults(const char *text, size_t len, const char *prefix)
 static ssize_t read_stat(struct cpw_held_file *held, const char *dir, char *text, size_t size)
 {
 	char path[CPW_CG_PATH_MAX];
-	if (cpw_kf_pathf(path, sizeof path, "%s/memory.stat", dir) < 0)
+	if (cpw_kfile_pathf(path, sizeof path, "%s/memory.stat", dir) < 0)
 		return -ENAMETOOLONG;
-	return cpw_kf_read_held(held, path, text, size);
+	return cpw_kfile_read_held(held, path, text, size);
 }
 
 static void read_memory_v1(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
@@ -91,12 +91,12 @@ static void read_memory_v1(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 	}
 	ssize_t n = read_stat(&cg->mem_stat, dir, text, sizeof text);
 	uint64_t limit;
-	if (n >= 0 && cpw_kf_find_u64(text, (size_t)n, "hierarchical_memory_limit", &limit) == 0) {
+	if (n >= 0 && cpw_kfile_find_u64(text, (size_t)n, "hierarchical_memory_limit", &limit) == 0) {
 		s->mem_limit_kib = limit >= CPW_V1_NO_LIMIT ? NAN : (double)limit / 1024.0;
 	} else {
 		char path[CPW_CG_PATH_MAX], lim[64];
-		if (cpw_kf_pathf(path, sizeof path, "%s/memory.limit_in_bytes", dir) == 0 &&
-		    cpw_kf_read(path, lim, sizeof lim) > 0)
+		if (cpw_kfile_pathf(path, sizeof path, "%s/memory.limit_in_bytes", dir) == 0 &&
+		    cpw_kfile_read(path, lim, sizeof lim) > 0)
 			s->mem_limit_kib = cpw_cgroup_parse_limit_kib(lim);
 	}
 	if (n >= 0) {
@@ -117,13 +117,13 @@ static double v2_limit_kib(const struct cpw_cg_dir *d)
 	memcpy(dir, d->path, sizeof dir);
 	do {
 		char lim[64];
-		if (cpw_kf_pathf(path, sizeof path, "%s/memory.max", dir) == 0 &&
-		    cpw_kf_read(path, lim, sizeof lim) > 0) {
+		if (cpw_kfile_pathf(path, sizeof path, "%s/memory.max", dir) == 0 &&
+		    cpw_kfile_read(path, lim, sizeof lim) > 0) {
 			double kib = cpw_cgroup_parse_limit_kib(lim);
 			if (!isnan(kib) && (isnan(best) || kib < best))
 				best = kib;
 		}
-	} while (cpw_cg_up(dir, d->mount));
+	} while (cpw_cgroup_up(dir, d->mount));
 	return best;
 }
 
@@ -161,7 +161,7 @@ static void read_memory_v2(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 
 void cpw_cgroup_read(struct cpw_cgroup *cg, struct cpw_cgroup_stats *s)
 {
-	cpw_cg_ensure_made(cg);
+	cpw_cgroup_ensure_made(cg);
 	memset(s, 0, sizeof *s);
 	s->mem_peak_kib = s->mem_limit_kib = NAN;
 	s->refaults = NAN;
@@ -196,8 +196,8 @@ static void walk_quota(const struct cpw_cg_dir *d, bool v2, double *best, char *
 	do {
 		double cores = NAN;
 		if (v2) {
-			if (cpw_kf_pathf(path, sizeof path, "%s/cpu.max", dir) < 0 ||
-			    cpw_kf_read(path, text, sizeof text) <= 0)
+			if (cpw_kfile_pathf(path, sizeof path, "%s/cpu.max", dir) < 0 ||
+			    cpw_kfile_read(path, text, sizeof text) <= 0)
 				continue;
 			*seen_file = true;
 			unsigned long long quota, period;
@@ -206,28 +206,28 @@ static void walk_quota(const struct cpw_cg_dir *d, bool v2, double *best, char *
 		} else {
 			uint64_t period;
 			long long quota;
-			if (cpw_kf_pathf(path, sizeof path, "%s/cpu.cfs_quota_us", dir) < 0 ||
-			    cpw_kf_read(path, text, sizeof text) <= 0)
+			if (cpw_kfile_pathf(path, sizeof path, "%s/cpu.cfs_quota_us", dir) < 0 ||
+			    cpw_kfile_read(path, text, sizeof text) <= 0)
 				continue;
 			*seen_file = true;
 			char ppath[CPW_CG_PATH_MAX];
 			if (sscanf(text, "%lld", &quota) == 1 && quota > 0 &&
-			    cpw_kf_pathf(ppath, sizeof ppath, "%s/cpu.cfs_period_us", dir) == 0 &&
-			    cpw_kf_read_u64(ppath, &period) == 0 && period > 0)
+			    cpw_kfile_pathf(ppath, sizeof ppath, "%s/cpu.cfs_period_us", dir) == 0 &&
+			    cpw_kfile_read_u64(ppath, &period) == 0 && period > 0)
 				cores = (double)quota / (double)period;
 		}
 		if (!isnan(cores) && (isnan(*best) || cores < *best)) {
 			*best = cores;
 			snprintf(where, wlen, "%s", path);
 		}
-	} while (cpw_cg_up(dir, d->mount));
+	} while (cpw_cgroup_up(dir, d->mount));
 }
 
 double cpw_cgroup_cpu_quota_at(const char *cgroup_root, const char *proc_cgroup_path,
 			       char *why, size_t whylen)
 {
 	char text[4096];
-	long n = cpw_cg_read_self(proc_cgroup_path, text, sizeof text);
+	long n = cpw_cgroup_read_self(proc_cgroup_path, text, sizeof text);
 	if (n < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", proc_cgroup_path, strerror((int)-n));
 		return NAN;
@@ -240,9 +240,9 @@ double cpw_cgroup_cpu_quota_at(const char *cgroup_root, const char *proc_cgroup_
 	double best = NAN;
 	char where[CPW_CG_PATH_MAX] = "";
 	bool seen = false;
-	if (cpw_cg_locate_v2(cgroup_root, text, (size_t)n, d) == 0)
+	if (cpw_cgroup_locate_v2(cgroup_root, text, (size_t)n, d) == 0)
 		walk_quota(d, true, &best, where, sizeof where, &seen);
-	if (cpw_cg_locate_v1(cgroup_root, text, (size_t)n, "cpu", "cpu.cfs_quota_us", d) == 0)
+	if (cpw_cgroup_locate_v1(cgroup_root, text, (size_t)n, "cpu", "cpu.cfs_quota_us", d) == 0)
 		walk_quota(d, false, &best, where, sizeof where, &seen);
 	free(d);
 	if (!isnan(best))

@@ -65,7 +65,7 @@ int cpw_cgroup_remove_stale_in(const char *parent, pid_t self, double made_befor
 			continue;
 		char path[CPW_CG_PATH_MAX];
 		struct stat st;
-		if (cpw_kf_pathf(path, sizeof path, "%s/%s", parent, e->d_name) < 0 ||
+		if (cpw_kfile_pathf(path, sizeof path, "%s/%s", parent, e->d_name) < 0 ||
 		    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
 		    stat_time(&st.st_mtim) >= made_before || stat_time(&st.st_ctim) >= made_before)
 			continue;

@@ -36,7 +36,7 @@ static int open_as_seen(const char *proc_root, pid_t pid, const char *path)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-int cpw_elf_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
+int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
 		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len)
 {
 	memset(out, 0, sizeof(*out));
@@ -64,7 +64,7 @@ int cpw_elf_load(const char *proc_root, pid_t pid, const char *path, const uint8
 		snprintf(why, len, "%s: %s", path, strerror(e));
 		return -e;
 	}
-	int rc = cpw_elf_parse(map, (size_t)st.st_size, out);
+	int rc = cpw_elf_symbols_parse(map, (size_t)st.st_size, out);
 	munmap(map, (size_t)st.st_size);
 	if (rc < 0) {
 		snprintf(why, len, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "not a readable ELF file");
@@ -72,23 +72,23 @@ int cpw_elf_load(const char *proc_root, pid_t pid, const char *path, const uint8
 	}
 	if (build_id_len && (out->build_id_len != build_id_len ||
 			     memcmp(out->build_id, build_id, build_id_len) != 0)) {
-		cpw_elf_info_free(out);
+		cpw_elf_symbols_info_free(out);
 		snprintf(why, len, "%s: replaced since it was mapped (another build-id)", path);
 		return -ESTALE;
 	}
 	return 0;
 }
 
-int cpw_perf_map_load(const char *proc_root, pid_t pid, size_t max_syms, struct cpw_perf_map *out)
+int cpw_elf_file_perf_map_load(const char *proc_root, pid_t pid, size_t max_syms, struct cpw_perf_map *out)
 {
 	char path[256];
 	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "%s/%d/root/tmp/perf-%d.map", proc_root, (int)pid, (int)pid);
 	char *text = NULL;
-	ssize_t n = cpw_kf_read_alloc(path, &text);
+	ssize_t n = cpw_kfile_read_alloc(path, &text);
 	if (n < 0)
 		return (int)n;
-	int rc = cpw_perf_map_parse(text, (size_t)n < PERF_MAP_MAX ? (size_t)n : PERF_MAP_MAX, max_syms, out);
+	int rc = cpw_elf_symbols_perf_map_parse(text, (size_t)n < PERF_MAP_MAX ? (size_t)n : PERF_MAP_MAX, max_syms, out);
 	free(text);
 	return rc;
 }

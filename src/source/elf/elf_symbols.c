@@ -146,7 +146,7 @@ static void sort_unique(struct builder *b)
 	b->n = w;
 }
 
-int cpw_elf_parse(const void *data, size_t len, struct cpw_elf_info *out)
+int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out)
 {
 	const uint8_t *buf = data;
 	memset(out, 0, sizeof(*out));
@@ -217,7 +217,7 @@ int cpw_elf_parse(const void *data, size_t len, struct cpw_elf_info *out)
 	return 0;
 }
 
-void cpw_elf_info_free(struct cpw_elf_info *info)
+void cpw_elf_symbols_info_free(struct cpw_elf_info *info)
 {
 	if (!info)
 		return;
@@ -232,7 +232,7 @@ void cpw_elf_info_free(struct cpw_elf_info *info)
  * holding it too (a function with a nested label symbol inside it). */
 #define CONTAINING_LOOKBACK 4
 
-size_t cpw_sorted_upper(const void *base, size_t n, size_t size, size_t offset, uint64_t key)
+size_t cpw_elf_symbols_sorted_upper(const void *base, size_t n, size_t size, size_t offset, uint64_t key)
 {
 	const unsigned char *p = base;
 	size_t lo = 0, hi = n;
@@ -248,9 +248,9 @@ size_t cpw_sorted_upper(const void *base, size_t n, size_t size, size_t offset, 
 	return lo;
 }
 
-const struct cpw_elf_sym *cpw_elf_lookup(const struct cpw_elf_info *info, uint64_t vaddr)
+const struct cpw_elf_sym *cpw_elf_symbols_lookup(const struct cpw_elf_info *info, uint64_t vaddr)
 {
-	size_t lo = cpw_sorted_upper(info->syms, info->nsyms, sizeof(*info->syms),
+	size_t lo = cpw_elf_symbols_sorted_upper(info->syms, info->nsyms, sizeof(*info->syms),
 				     offsetof(struct cpw_elf_sym, value), vaddr);
 	for (size_t k = 0; k < CONTAINING_LOOKBACK && lo > k; k++) {
 		const struct cpw_elf_sym *s = &info->syms[lo - 1 - k];

@@ -46,10 +46,10 @@ struct cpw_elf_info {
 /* Reads buf (len bytes, a whole ELF file). Returns 0, -EINVAL when it is not a 64-bit ELF
  * file of this machine's byte order or its headers are out of bounds (a truncated file),
  * or -ENOMEM. Symbol tables that are themselves out of bounds are skipped, not fatal. */
-int cpw_elf_parse(const void *buf, size_t len, struct cpw_elf_info *out);
-void cpw_elf_info_free(struct cpw_elf_info *info);
+int cpw_elf_symbols_parse(const void *buf, size_t len, struct cpw_elf_info *out);
+void cpw_elf_symbols_info_free(struct cpw_elf_info *info);
 /* The function symbol whose [value, value + size) holds vaddr, or NULL. */
-const struct cpw_elf_sym *cpw_elf_lookup(const struct cpw_elf_info *info, uint64_t vaddr);
+const struct cpw_elf_sym *cpw_elf_symbols_lookup(const struct cpw_elf_info *info, uint64_t vaddr);
 static inline const char *cpw_elf_sym_name(const struct cpw_elf_info *info, const struct cpw_elf_sym *s)
 {
 	return info->names + s->name;
@@ -60,7 +60,7 @@ bool cpw_elf_offset_to_vaddr(const struct cpw_elf_info *info, uint64_t offset, u
 
 /* In an array of n structs of size bytes, sorted by the uint64_t at offset: how many hold a
  * value at or below key (the index of the first above it). The lookups' binary search. */
-size_t cpw_sorted_upper(const void *base, size_t n, size_t size, size_t offset, uint64_t key);
+size_t cpw_elf_symbols_sorted_upper(const void *base, size_t n, size_t size, size_t offset, uint64_t key);
 
 /* ---- JIT perf maps: one "START SIZE NAME" line per function, hex, 0x optional ---- */
 
@@ -79,9 +79,9 @@ struct cpw_perf_map {
 
 /* Parses text (len bytes, not NUL-terminated). At most max_syms are kept (the first). Returns
  * 0 or -ENOMEM. */
-int cpw_perf_map_parse(const char *text, size_t len, size_t max_syms, struct cpw_perf_map *out);
-void cpw_perf_map_free(struct cpw_perf_map *map);
+int cpw_elf_symbols_perf_map_parse(const char *text, size_t len, size_t max_syms, struct cpw_perf_map *out);
+void cpw_elf_symbols_perf_map_free(struct cpw_perf_map *map);
 /* The JIT function whose [start, start + size) holds addr, or NULL. */
-const struct cpw_jit_sym *cpw_perf_map_lookup(const struct cpw_perf_map *map, uint64_t addr);
+const struct cpw_jit_sym *cpw_elf_symbols_perf_map_lookup(const struct cpw_perf_map *map, uint64_t addr);
 
 #endif

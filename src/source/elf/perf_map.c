@@ -98,7 +98,7 @@ bad:
 	return 0;
 }
 
-int cpw_perf_map_parse(const char *text, size_t len, size_t max_syms, struct cpw_perf_map *out)
+int cpw_elf_symbols_perf_map_parse(const char *text, size_t len, size_t max_syms, struct cpw_perf_map *out)
 {
 	memset(out, 0, sizeof(*out));
 	size_t cap = 0, names_cap = 0;
@@ -110,7 +110,7 @@ int cpw_perf_map_parse(const char *text, size_t len, size_t max_syms, struct cpw
 			if (out->nsyms >= max_syms || out->names_len > UINT32_MAX - CPW_ELF_NAME_MAX - 1)
 				break;
 			if (parse_line(p, line_end, out, &cap, &names_cap) < 0) {
-				cpw_perf_map_free(out);
+				cpw_elf_symbols_perf_map_free(out);
 				return -ENOMEM;
 			}
 		}
@@ -121,7 +121,7 @@ int cpw_perf_map_parse(const char *text, size_t len, size_t max_syms, struct cpw
 	return 0;
 }
 
-void cpw_perf_map_free(struct cpw_perf_map *map)
+void cpw_elf_symbols_perf_map_free(struct cpw_perf_map *map)
 {
 	if (!map)
 		return;
@@ -130,9 +130,9 @@ void cpw_perf_map_free(struct cpw_perf_map *map)
 	memset(map, 0, sizeof(*map));
 }
 
-const struct cpw_jit_sym *cpw_perf_map_lookup(const struct cpw_perf_map *map, uint64_t addr)
+const struct cpw_jit_sym *cpw_elf_symbols_perf_map_lookup(const struct cpw_perf_map *map, uint64_t addr)
 {
-	size_t lo = cpw_sorted_upper(map->syms, map->nsyms, sizeof(*map->syms), offsetof(struct cpw_jit_sym, start),
+	size_t lo = cpw_elf_symbols_sorted_upper(map->syms, map->nsyms, sizeof(*map->syms), offsetof(struct cpw_jit_sym, start),
 				     addr);
 	/* JITs reuse code space: a later entry may overlap an earlier one; a few are checked. */
 	for (size_t k = 0; k < 4 && lo > k; k++) {

@@ -2,8 +2,8 @@
  * cpus.h: how many cores a run may use: the CPUs in its affinity mask, capped by the CPU
  * quota of its cgroup. A double, since a quota can be fractional (1.5 cores).
  */
-#ifndef CPERFWATCH_CPUS_H
-#define CPERFWATCH_CPUS_H
+#ifndef CPW_SOURCE_KERNEL_CPUS_H
+#define CPW_SOURCE_KERNEL_CPUS_H
 
 #include <sys/types.h>
 

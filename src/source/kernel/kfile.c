@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-ssize_t cpw_kf_read(const char *path, char *buf, size_t size)
+ssize_t cpw_kfile_read(const char *path, char *buf, size_t size)
 {
 	if (size == 0)
 		return -EINVAL;
@@ -42,7 +42,7 @@ ssize_t cpw_kf_read(const char *path, char *buf, size_t size)
 	return (ssize_t)len;
 }
 
-ssize_t cpw_kf_read_held(struct cpw_held_file *h, const char *path, char *buf, size_t size)
+ssize_t cpw_kfile_read_held(struct cpw_held_file *h, const char *path, char *buf, size_t size)
 {
 	if (size == 0)
 		return -EINVAL;
@@ -70,7 +70,7 @@ ssize_t cpw_kf_read_held(struct cpw_held_file *h, const char *path, char *buf, s
 	return (ssize_t)len;
 }
 
-void cpw_held_file_close(struct cpw_held_file *h)
+void cpw_kfile_held_close(struct cpw_held_file *h)
 {
 	if (h->open)
 		close(h->fd);
@@ -78,7 +78,7 @@ void cpw_held_file_close(struct cpw_held_file *h)
 	h->fd = -1;
 }
 
-ssize_t cpw_kf_read_alloc(const char *path, char **buf)
+ssize_t cpw_kfile_read_alloc(const char *path, char **buf)
 {
 	*buf = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -136,21 +136,21 @@ static int parse_u64(const char *s, const char *end, uint64_t *value)
 	return 0;
 }
 
-int cpw_kf_parse_u64(const char *text, size_t len, uint64_t *value)
+int cpw_kfile_parse_u64(const char *text, size_t len, uint64_t *value)
 {
 	return parse_u64(text, text + len, value);
 }
 
-int cpw_kf_read_u64(const char *path, uint64_t *value)
+int cpw_kfile_read_u64(const char *path, uint64_t *value)
 {
 	char buf[64];
-	ssize_t n = cpw_kf_read(path, buf, sizeof buf);
+	ssize_t n = cpw_kfile_read(path, buf, sizeof buf);
 	if (n < 0)
 		return (int)n;
 	return parse_u64(buf, buf + n, value);
 }
 
-int cpw_kf_write(const char *path, const char *s)
+int cpw_kfile_write(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -163,7 +163,7 @@ int cpw_kf_write(const char *path, const char *s)
 	return err;
 }
 
-int cpw_kf_find_u64(const char *text, size_t len, const char *key, uint64_t *value)
+int cpw_kfile_find_u64(const char *text, size_t len, const char *key, uint64_t *value)
 {
 	size_t klen = strlen(key);
 	const char *end = text + len;
@@ -178,7 +178,7 @@ int cpw_kf_find_u64(const char *text, size_t len, const char *key, uint64_t *val
 	return -ENOENT;
 }
 
-int cpw_kf_pathf(char *out, size_t size, const char *fmt, ...)
+int cpw_kfile_pathf(char *out, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -73,8 +73,8 @@ static int read_one(const char *path, struct cpw_held_file *held, struct cpw_psi
 		    struct cpw_psi *out, const char *absent_reason)
 {
 	char buf[512];
-	ssize_t n = held ? cpw_kf_read_held(held, path, buf, sizeof buf)
-			 : cpw_kf_read(path, buf, sizeof buf);
+	ssize_t n = held ? cpw_kfile_read_held(held, path, buf, sizeof buf)
+			 : cpw_kfile_read(path, buf, sizeof buf);
 	if (n < 0) {
 		char why[160];
 		if (n == -ENOENT)
@@ -103,7 +103,7 @@ static int read_three(const char *dir, const char *prefix, const char *suffix,
 	struct cpw_psi_resource r[3];
 	for (int i = 0; i < 3; i++) {
 		char path[4096];
-		if (cpw_kf_pathf(path, sizeof path, "%s/%s%s%s", dir, prefix, names[i], suffix) < 0) {
+		if (cpw_kfile_pathf(path, sizeof path, "%s/%s%s%s", dir, prefix, names[i], suffix) < 0) {
 			set_unavailable(out, "pressure file path too long");
 			return -ENAMETOOLONG;
 		}
@@ -137,7 +137,7 @@ int cpw_psi_read_cgroup(const char *cgroup_dir, struct cpw_psi_files *files, str
 void cpw_psi_files_close(struct cpw_psi_files *files)
 {
 	for (int i = 0; i < 3; i++)
-		cpw_held_file_close(&files->file[i]);
+		cpw_kfile_held_close(&files->file[i]);
 }
 
 static uint64_t sub0(uint64_t end, uint64_t start)

@@ -6,8 +6,8 @@
  * avg10 figures lag by seconds. The caller reads at the run's start and end and takes
  * cpw_psi_delta().
  */
-#ifndef CPERFWATCH_PSI_H
-#define CPERFWATCH_PSI_H
+#ifndef CPW_SOURCE_KERNEL_PSI_H
+#define CPW_SOURCE_KERNEL_PSI_H
 
 #include <stdbool.h>
 #include <stddef.h>

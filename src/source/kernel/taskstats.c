@@ -221,7 +221,7 @@ int cpw_taskstats_query(struct cpw_taskstats *ts, pid_t id, bool tgid,
 /* The CPUs the kernel accepts in a cpumask: every possible one. */
 static void possible_cpus(char *mask, size_t size)
 {
-	ssize_t n = cpw_kf_read("/sys/devices/system/cpu/possible", mask, size);
+	ssize_t n = cpw_kfile_read("/sys/devices/system/cpu/possible", mask, size);
 	while (n > 0 && (mask[n - 1] == '\n' || mask[n - 1] == ' '))
 		mask[--n] = '\0';
 	if (n <= 0) {
@@ -332,9 +332,9 @@ int cpw_taskstats_delayacct(const char *proc_root, char *why, size_t whylen)
 {
 	char path[4096];
 	uint64_t v;
-	int err = cpw_kf_pathf(path, sizeof path, "%s/sys/kernel/task_delayacct", proc_root);
+	int err = cpw_kfile_pathf(path, sizeof path, "%s/sys/kernel/task_delayacct", proc_root);
 	if (err == 0)
-		err = cpw_kf_read_u64(path, &v);
+		err = cpw_kfile_read_u64(path, &v);
 	if (err == -ENOENT) {
 		snprintf(why, whylen, "no kernel.task_delayacct sysctl (kernel before 5.14: delay "
 			 "accounting is on unless booted with nodelayacct)");

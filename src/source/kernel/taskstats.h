@@ -8,8 +8,8 @@
  * Delay totals other than cpu_delay need kernel.task_delayacct=1; cperfwatch never switches
  * it on: cpw_taskstats_delayacct() says whether it is.
  */
-#ifndef CPERFWATCH_TASKSTATS_H
-#define CPERFWATCH_TASKSTATS_H
+#ifndef CPW_SOURCE_KERNEL_TASKSTATS_H
+#define CPW_SOURCE_KERNEL_TASKSTATS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -17,18 +17,18 @@ int cpw_vmstat_parse(const char *text, size_t len, struct cpw_vmstat *v)
 {
 	memset(v, 0, sizeof *v);
 	uint64_t anon = 0, file = 0, total = 0;
-	bool has_anon = cpw_kf_find_u64(text, len, "workingset_refault_anon", &anon) == 0;
-	bool has_file = cpw_kf_find_u64(text, len, "workingset_refault_file", &file) == 0;
+	bool has_anon = cpw_kfile_find_u64(text, len, "workingset_refault_anon", &anon) == 0;
+	bool has_file = cpw_kfile_find_u64(text, len, "workingset_refault_file", &file) == 0;
 	if (has_anon || has_file) {
 		v->has_refaults = true;
 		v->refault_anon = anon;
 		v->refault_file = file;
 		v->refaults = anon + file;
-	} else if (cpw_kf_find_u64(text, len, "workingset_refault", &total) == 0) {
+	} else if (cpw_kfile_find_u64(text, len, "workingset_refault", &total) == 0) {
 		v->has_refaults = true;
 		v->refaults = total;
 	}
-	v->has_pgmajfault = cpw_kf_find_u64(text, len, "pgmajfault", &v->pgmajfault) == 0;
+	v->has_pgmajfault = cpw_kfile_find_u64(text, len, "pgmajfault", &v->pgmajfault) == 0;
 	if (!v->has_refaults && !v->has_pgmajfault)
 		snprintf(v->reason, sizeof v->reason, "no workingset_refault or pgmajfault counter");
 	else if (!v->has_refaults)
@@ -41,7 +41,7 @@ int cpw_vmstat_parse(const char *text, size_t len, struct cpw_vmstat *v)
 int cpw_vmstat_read(const char *proc_root, struct cpw_held_file *held, struct cpw_vmstat *v)
 {
 	char path[4096];
-	int err = cpw_kf_pathf(path, sizeof path, "%s/vmstat", proc_root);
+	int err = cpw_kfile_pathf(path, sizeof path, "%s/vmstat", proc_root);
 	if (err < 0) {
 		memset(v, 0, sizeof *v);
 		snprintf(v->reason, sizeof v->reason, "proc root path too long");
@@ -55,7 +55,7 @@ int cpw_vmstat_read(const char *proc_root, struct cpw_held_file *held, struct cp
 		snprintf(v->reason, sizeof v->reason, "out of memory");
 		return -ENOMEM;
 	}
-	ssize_t n = held ? cpw_kf_read_held(held, path, buf, size) : cpw_kf_read(path, buf, size);
+	ssize_t n = held ? cpw_kfile_read_held(held, path, buf, size) : cpw_kfile_read(path, buf, size);
 	if (n < 0) {
 		memset(v, 0, sizeof *v);
 		snprintf(v->reason, sizeof v->reason, "cannot read %s: %s", path, strerror((int)-n));

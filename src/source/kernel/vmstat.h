@@ -3,8 +3,8 @@
  * read back in soon after eviction: the sign that the working set does not fit) and major
  * faults. The caller takes deltas between the run's start and end.
  */
-#ifndef CPERFWATCH_VMSTAT_H
-#define CPERFWATCH_VMSTAT_H
+#ifndef CPW_SOURCE_KERNEL_VMSTAT_H
+#define CPW_SOURCE_KERNEL_VMSTAT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -119,17 +119,17 @@ static bool pfm_generic_only; /* narrowed to the generic perf PMU */
  * A name not found widens to everything (pfm_widen). */
 static int pfm_init(bool generic_only, bool hide_tracepoints)
 {
-	if (pfm_state == 0 && cpw_pfm_load(NULL) < 0) {
+	if (pfm_state == 0 && cpw_perf_pfm_load(NULL) < 0) {
 		pfm_state = -1;
 		return -ENODEV;
 	}
 	if (pfm_state > 0)
-		cpw_pfm.terminate();
+		cpw_perf_pfm.terminate();
 	if (generic_only)
 		setenv("LIBPFM_FORCE_PMU", "perf", 0);
-	bool hidden = hide_tracepoints && cpw_pfm_hide_tracepoints(true);
-	int r = cpw_pfm.initialize();
-	cpw_pfm_hide_tracepoints(false);
+	bool hidden = hide_tracepoints && cpw_perf_hide_tracepoints(true);
+	int r = cpw_perf_pfm.initialize();
+	cpw_perf_hide_tracepoints(false);
 	if (generic_only)
 		unsetenv("LIBPFM_FORCE_PMU");
 	pfm_generic_only = generic_only;
@@ -170,7 +170,7 @@ static int encode_once(const char *name, bool count_kernel, struct perf_event_at
 	arg.attr = attr;
 	arg.size = sizeof(arg);
 	int plm = PFM_PLM3 | (count_kernel ? PFM_PLM0 : 0);
-	int r = cpw_pfm.get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	int r = cpw_perf_pfm.get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
 	attr->size = sizeof(*attr);
 	return r;
 }
@@ -267,7 +267,7 @@ static int add_named(struct cpw_counters *c, const char *name, char *err, size_t
 	int r = encode(name, c->count_kernel, &attr);
 	if (r != PFM_SUCCESS) {
 		snprintf(err, errlen, "unknown event '%s' (libpfm4: %s); see --list-events", name,
-			 cpw_pfm.strerror(r));
+			 cpw_perf_pfm.strerror(r));
 		return -EINVAL;
 	}
 	struct event *e = add_event(c, name);
@@ -340,7 +340,7 @@ static struct cpw_counters *empty_counters(char *err, size_t errlen)
 	return c;
 }
 
-int cpw_counters_new_encoded(struct cpw_counters **out, const struct cpw_event_spec *specs,
+int cpw_perf_new_encoded(struct cpw_counters **out, const struct cpw_event_spec *specs,
 			     size_t n, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -369,7 +369,7 @@ int cpw_counters_new_encoded(struct cpw_counters **out, const struct cpw_event_s
 	return 0;
 }
 
-void cpw_counters_spec(const struct cpw_counters *c, size_t i, struct cpw_event_spec *spec)
+void cpw_perf_spec(const struct cpw_counters *c, size_t i, struct cpw_event_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));
 	snprintf(spec->name, sizeof(spec->name), "%s", c->ev[i].name);
@@ -400,20 +400,20 @@ static int new_without_pmu(struct cpw_counters **out, char *err, size_t errlen)
 	return 0;
 }
 
-bool cpw_counters_may_open(const char *event_list)
+bool cpw_perf_may_open(const char *event_list)
 {
 	return event_list || cpu_pmu() != 0;
 }
 
-int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *err, size_t errlen)
+int cpw_perf_new(struct cpw_counters **out, const char *event_list, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (errlen)
 		err[0] = '\0';
-	if (!cpw_counters_may_open(event_list))
+	if (!cpw_perf_may_open(event_list))
 		return new_without_pmu(out, err, errlen);
 	const char *why;
-	if (cpw_pfm_load(&why) < 0) {
+	if (cpw_perf_pfm_load(&why) < 0) {
 		snprintf(err, errlen, "cannot load libpfm4 (%s): install libpfm4", why);
 		return -ENODEV;
 	}
@@ -434,7 +434,7 @@ int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *er
 	} else {
 		char *list = strdup(event_list);
 		if (!list) {
-			cpw_counters_free(c);
+			cpw_perf_free(c);
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
@@ -455,7 +455,7 @@ int cpw_counters_new(struct cpw_counters **out, const char *event_list, char *er
 		}
 	}
 	if (r < 0) {
-		cpw_counters_free(c);
+		cpw_perf_free(c);
 		return r;
 	}
 	*out = c;
@@ -579,7 +579,7 @@ static int open_on(struct cpw_counters *c, pid_t tid, bool run_mode)
 	return 0;
 }
 
-int cpw_counters_open_child(struct cpw_counters *c, pid_t child)
+int cpw_perf_open_child(struct cpw_counters *c, pid_t child)
 {
 	if (!c || child <= 0)
 		return -EINVAL;
@@ -618,7 +618,7 @@ static double thread_start_ticks(pid_t tid)
 	return p ? strtod(p + 1, NULL) : NAN;
 }
 
-int cpw_counters_attach_thread(struct cpw_counters *c, pid_t tid)
+int cpw_perf_attach_thread(struct cpw_counters *c, pid_t tid)
 {
 	if (!c || tid <= 0)
 		return -EINVAL;
@@ -639,7 +639,7 @@ int cpw_counters_attach_thread(struct cpw_counters *c, pid_t tid)
 
 /* ---- reading ---- */
 
-void cpw_counters_read(struct cpw_counters *c)
+void cpw_perf_read(struct cpw_counters *c)
 {
 	for (size_t i = 0; i < c->nev; i++) {
 		struct event *e = &c->ev[i];
@@ -690,27 +690,27 @@ void cpw_counters_read(struct cpw_counters *c)
 
 /* ---- access ---- */
 
-size_t cpw_counters_count(const struct cpw_counters *c)
+size_t cpw_perf_count(const struct cpw_counters *c)
 {
 	return c ? c->nev : 0;
 }
 
-const struct cpw_counter_value *cpw_counters_get(const struct cpw_counters *c, size_t i)
+const struct cpw_counter_value *cpw_perf_get(const struct cpw_counters *c, size_t i)
 {
 	return c && i < c->nev ? &c->ev[i].v : NULL;
 }
 
-enum cpw_counter_role cpw_counters_role(const struct cpw_counters *c, size_t i)
+enum cpw_counter_role cpw_perf_role(const struct cpw_counters *c, size_t i)
 {
 	return c && i < c->nev ? c->ev[i].role : CPW_ROLE_NONE;
 }
 
-const struct cpw_perf_env *cpw_counters_env(const struct cpw_counters *c)
+const struct cpw_perf_env *cpw_perf_env_of(const struct cpw_counters *c)
 {
 	return &c->env;
 }
 
-const struct perf_event_attr *cpw_counters_attr(const struct cpw_counters *c, size_t i)
+const struct perf_event_attr *cpw_perf_attr(const struct cpw_counters *c, size_t i)
 {
 	return c && i < c->nev ? &c->ev[i].attr : NULL;
 }
@@ -732,18 +732,18 @@ static void values_by_role(const struct cpw_counters *c, double by_role[CPW_ROLE
 	}
 }
 
-void cpw_counters_derive(const struct cpw_counters *c, struct cpw_counters_derived *d)
+void cpw_perf_derive_set(const struct cpw_counters *c, struct cpw_counters_derived *d)
 {
 	double by_role[CPW_ROLE_COUNT];
 	values_by_role(c, by_role);
 	cpw_perf_derive(by_role, d);
 }
 
-void cpw_counters_values(const struct cpw_counters *c, struct cpw_counter_values *out)
+void cpw_perf_values(const struct cpw_counters *c, struct cpw_counter_values *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->paranoid = c ? c->env.paranoid : CPW_PARANOID_UNKNOWN;
-	cpw_counters_derive(c, &out->derived);
+	cpw_perf_derive_set(c, &out->derived);
 	for (size_t i = 0; c && i < c->nev && out->n < CPW_COUNTER_VALUES_MAX; i++) {
 		const struct event *e = &c->ev[i];
 		struct cpw_counter_reading *r = &out->ev[out->n++];
@@ -758,7 +758,7 @@ void cpw_counters_values(const struct cpw_counters *c, struct cpw_counter_values
 	}
 }
 
-void cpw_counters_figures(const struct cpw_counters *c, struct cpw_counter_figures *f)
+void cpw_perf_figures(const struct cpw_counters *c, struct cpw_counter_figures *f)
 {
 	double by_role[CPW_ROLE_COUNT];
 	values_by_role(c, by_role);
@@ -774,7 +774,7 @@ void cpw_counters_figures(const struct cpw_counters *c, struct cpw_counter_figur
 	f->topdown_memory_bound = d.topdown_memory_bound;
 }
 
-void cpw_counters_free(struct cpw_counters *c)
+void cpw_perf_free(struct cpw_counters *c)
 {
 	if (!c)
 		return;
@@ -795,25 +795,25 @@ void cpw_counters_free(struct cpw_counters *c)
 static void list_pmu(FILE *out, pfm_pmu_t p, const pfm_pmu_info_t *pinfo)
 {
 	fprintf(out, "%s: %s (%d events)\n", pinfo->name, pinfo->desc ? pinfo->desc : "", pinfo->nevents);
-	for (int idx = pinfo->first_event; idx != -1; idx = cpw_pfm.get_event_next(idx)) {
+	for (int idx = pinfo->first_event; idx != -1; idx = cpw_perf_pfm.get_event_next(idx)) {
 		pfm_event_info_t einfo;
 		memset(&einfo, 0, sizeof(einfo));
 		einfo.size = sizeof(einfo);
-		if (cpw_pfm.get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS || einfo.pmu != p)
+		if (cpw_perf_pfm.get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS || einfo.pmu != p)
 			continue;
 		fprintf(out, "  %s::%s\n", pinfo->name, einfo.name);
 		for (int a = 0; a < einfo.nattrs; a++) {
 			pfm_event_attr_info_t ainfo;
 			memset(&ainfo, 0, sizeof(ainfo));
 			ainfo.size = sizeof(ainfo);
-			if (cpw_pfm.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) == PFM_SUCCESS &&
+			if (cpw_perf_pfm.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) == PFM_SUCCESS &&
 			    ainfo.type == PFM_ATTR_UMASK)
 				fprintf(out, "  %s::%s:%s\n", pinfo->name, einfo.name, ainfo.name);
 		}
 	}
 }
 
-int cpw_counters_list(FILE *out)
+int cpw_perf_list(FILE *out)
 {
 	/* The list names the tracepoints too; the PMUs stay those that can count here. */
 	if (pfm_ready() < 0 || (pfm_state == 2 && pfm_init(pfm_generic_only, false) < 0))
@@ -831,7 +831,7 @@ int cpw_counters_list(FILE *out)
 		pfm_pmu_info_t pinfo;
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (cpw_pfm.get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+		if (cpw_perf_pfm.get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 			continue;
 		list_pmu(out, p, &pinfo);
 	}

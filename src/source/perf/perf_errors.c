@@ -37,7 +37,7 @@ int cpw_perf_read_paranoid(const char *proc_root, int *level)
 	char path[512];
 	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid", proc_root ? proc_root : "/proc");
 	char text[32];
-	ssize_t n = cpw_kf_read(path, text, sizeof text); /* not stdio: no FILE, no 4 KiB buffer */
+	ssize_t n = cpw_kfile_read(path, text, sizeof text); /* not stdio: no FILE, no 4 KiB buffer */
 	if (n < 0)
 		return (int)n;
 	char *end;
@@ -78,7 +78,7 @@ int cpw_perf_cpu_pmu(const char *sys_root, bool names_decide)
 		char tpath[800];
 		uint64_t type;
 		snprintf(tpath, sizeof(tpath), "%s/%s/type", path, de->d_name);
-		if (cpw_kf_read_u64(tpath, &type) == 0 && type == PERF_TYPE_RAW)
+		if (cpw_kfile_read_u64(tpath, &type) == 0 && type == PERF_TYPE_RAW)
 			found = 1;
 	}
 	closedir(d);

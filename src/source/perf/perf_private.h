@@ -7,8 +7,8 @@
  * the perf_event_open and read system calls and the /proc and /sys roots, so tests can fake
  * ENOENT, EACCES, EOPNOTSUPP, EINVAL and multiplexed reads on any machine.
  */
-#ifndef CPERFWATCH_PERF_INTERNAL_H
-#define CPERFWATCH_PERF_INTERNAL_H
+#ifndef CPW_SOURCE_PERF_PERF_PRIVATE_H
+#define CPW_SOURCE_PERF_PERF_PRIVATE_H
 
 #include <linux/perf_event.h> /* before libpfm4's header, which otherwise defines its own */
 #include <stdbool.h>
@@ -33,17 +33,17 @@ struct cpw_event_spec {
 	int refused_errno; /* why the kernel refuses the event as such (no CPU PMU...); 0 if not */
 };
 /* Counters from events encoded elsewhere: libpfm4 is not used in this process. */
-int cpw_counters_new_encoded(struct cpw_counters **out, const struct cpw_event_spec *specs,
+int cpw_perf_new_encoded(struct cpw_counters **out, const struct cpw_event_spec *specs,
 			     size_t n, char *err, size_t errlen);
 /* Event i of c as a spec, for sending. */
-void cpw_counters_spec(const struct cpw_counters *c, size_t i, struct cpw_event_spec *spec);
+void cpw_perf_spec(const struct cpw_counters *c, size_t i, struct cpw_event_spec *spec);
 
-/* The helper's side: encodes event_list (cpw_counters_new) and writes the result to fd.
+/* The helper's side: encodes event_list (cpw_perf_new) and writes the result to fd.
  * Returns 0, or -EIO when fd would not take it. */
-int cpw_counters_send(const char *event_list, int fd);
-/* The other side: reads what cpw_counters_send wrote and builds the counters. Returns 0,
+int cpw_perf_send(const char *event_list, int fd);
+/* The other side: reads what cpw_perf_send wrote and builds the counters. Returns 0,
  * the sender's error (err says it), or -EIO when the stream ended early. */
-int cpw_counters_receive(int fd, struct cpw_counters **out, char *err, size_t errlen);
+int cpw_perf_receive(int fd, struct cpw_counters **out, char *err, size_t errlen);
 
 /* Maps the errno of a failed perf_event_open to a status and a one-line reason.
  * hw_event: the event needs the CPU's PMU (hardware, cache or raw events). */
@@ -63,9 +63,9 @@ int cpw_perf_cpu_pmu(const char *sys_root, bool names_decide);
 
 /* While hide is true, libpfm4's initialisation finds no debugfs and reads no tracepoints
  * (pfm_mounts.c). Returns false where that cannot be done (fopen not exported to it). */
-bool cpw_pfm_hide_tracepoints(bool hide);
+bool cpw_perf_hide_tracepoints(bool hide);
 
-/* The libpfm4 functions used, typed from its own declarations; filled by cpw_pfm_load(). */
+/* The libpfm4 functions used, typed from its own declarations; filled by cpw_perf_pfm_load(). */
 struct cpw_pfm_api {
 	__typeof__(pfm_initialize) *initialize;
 	__typeof__(pfm_terminate) *terminate;
@@ -76,10 +76,10 @@ struct cpw_pfm_api {
 	__typeof__(pfm_get_event_attr_info) *get_event_attr_info;
 	__typeof__(pfm_get_pmu_info) *get_pmu_info;
 };
-extern struct cpw_pfm_api cpw_pfm;
+extern struct cpw_pfm_api cpw_perf_pfm;
 /* Opens libpfm4 once for the process's lifetime (pfm_load.c). Returns 0, or -errno with
  * *why saying why (when why is not NULL). */
-int cpw_pfm_load(const char **why);
+int cpw_perf_pfm_load(const char **why);
 
 /* One reading of a counter opened with TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING. */
 struct cpw_perf_reading {
@@ -99,11 +99,11 @@ enum cpw_counter_status cpw_perf_scale(const struct cpw_perf_reading *r, double 
 /* The role of an encoded event (generic hardware events map whatever name gave them). */
 enum cpw_counter_role cpw_perf_role_of(const struct perf_event_attr *attr);
 /* The role of the i-th event of c. */
-enum cpw_counter_role cpw_counters_role(const struct cpw_counters *c, size_t i);
+enum cpw_counter_role cpw_perf_role(const struct cpw_counters *c, size_t i);
 /* Computes the derived figures from values indexed by role (NAN = not counted). */
 void cpw_perf_derive(const double by_role[CPW_ROLE_COUNT], struct cpw_counters_derived *d);
 /* The same from a counters set. */
-void cpw_counters_derive(const struct cpw_counters *c, struct cpw_counters_derived *d);
+void cpw_perf_derive_set(const struct cpw_counters *c, struct cpw_counters_derived *d);
 
 /* Test hooks: a NULL member keeps the real one. The euid hook is -1 for the real one. */
 struct cpw_perf_hooks {
@@ -117,9 +117,9 @@ struct cpw_perf_hooks {
 };
 /* Installs hooks (NULL restores the real system). Affects counters made afterwards. */
 void cpw_perf_set_hooks(const struct cpw_perf_hooks *hooks);
-/* The environment cpw_counters_new decided on (tests check what was read). */
-const struct cpw_perf_env *cpw_counters_env(const struct cpw_counters *c);
+/* The environment cpw_perf_new decided on (tests check what was read). */
+const struct cpw_perf_env *cpw_perf_env_of(const struct cpw_counters *c);
 /* The perf_event_attr of the i-th event, as it will be (or was) opened. */
-const struct perf_event_attr *cpw_counters_attr(const struct cpw_counters *c, size_t i);
+const struct perf_event_attr *cpw_perf_attr(const struct cpw_counters *c, size_t i);
 
 #endif

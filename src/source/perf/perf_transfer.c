@@ -22,7 +22,7 @@
 
 #define MAX_SPECS 64
 
-/* What the helper sends first: cpw_counters_new's result, then n specs. */
+/* What the helper sends first: cpw_perf_new's result, then n specs. */
 struct wire_header {
 	int32_t rc;
 	uint32_t n;
@@ -59,13 +59,13 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int cpw_counters_send(const char *event_list, int fd)
+int cpw_perf_send(const char *event_list, int fd)
 {
 	struct wire_header h;
 	struct cpw_counters *c = NULL;
 	memset(&h, 0, sizeof(h));
-	h.rc = cpw_counters_new(&c, event_list, h.err, sizeof(h.err));
-	h.n = h.rc == 0 ? (uint32_t)cpw_counters_count(c) : 0;
+	h.rc = cpw_perf_new(&c, event_list, h.err, sizeof(h.err));
+	h.n = h.rc == 0 ? (uint32_t)cpw_perf_count(c) : 0;
 	if (h.n > MAX_SPECS) {
 		h.rc = -E2BIG;
 		h.n = 0;
@@ -74,14 +74,14 @@ int cpw_counters_send(const char *event_list, int fd)
 	int rc = write_full(fd, &h, sizeof(h));
 	for (uint32_t i = 0; i < h.n && rc == 0; i++) {
 		struct cpw_event_spec spec;
-		cpw_counters_spec(c, i, &spec);
+		cpw_perf_spec(c, i, &spec);
 		rc = write_full(fd, &spec, sizeof(spec));
 	}
-	cpw_counters_free(c);
+	cpw_perf_free(c);
 	return rc;
 }
 
-int cpw_counters_receive(int fd, struct cpw_counters **out, char *err, size_t errlen)
+int cpw_perf_receive(int fd, struct cpw_counters **out, char *err, size_t errlen)
 {
 	struct wire_header h;
 	static struct cpw_event_spec specs[MAX_SPECS];
@@ -107,17 +107,17 @@ int cpw_counters_receive(int fd, struct cpw_counters **out, char *err, size_t er
 		}
 		specs[i].name[sizeof(specs[i].name) - 1] = '\0';
 	}
-	return cpw_counters_new_encoded(out, specs, h.n, err, errlen);
+	return cpw_perf_new_encoded(out, specs, h.n, err, errlen);
 }
 
-int cpw_counters_encode_start(struct cpw_counters_helper *h, const char *event_list)
+int cpw_perf_encode_start(struct cpw_counters_helper *h, const char *event_list)
 {
 	int p[2];
 	h->pid = -1;
 	h->fd = -1;
 	h->event_list = event_list;
 	/* Nothing for libpfm4 to do (no CPU PMU for the default set): finish needs no helper. */
-	if (!cpw_counters_may_open(event_list))
+	if (!cpw_perf_may_open(event_list))
 		return 0;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
@@ -130,7 +130,7 @@ int cpw_counters_encode_start(struct cpw_counters_helper *h, const char *event_l
 	}
 	if (pid == 0) {
 		close(p[0]);
-		_exit(cpw_counters_send(event_list, p[1]) == 0 ? 0 : 1);
+		_exit(cpw_perf_send(event_list, p[1]) == 0 ? 0 : 1);
 	}
 	close(p[1]);
 	h->pid = pid;
@@ -138,12 +138,12 @@ int cpw_counters_encode_start(struct cpw_counters_helper *h, const char *event_l
 	return 0;
 }
 
-int cpw_counters_encode_finish(struct cpw_counters_helper *h, struct cpw_counters **out,
+int cpw_perf_encode_finish(struct cpw_counters_helper *h, struct cpw_counters **out,
 			       char *err, size_t errlen)
 {
 	int rc = -EIO;
 	if (h->fd >= 0) {
-		rc = cpw_counters_receive(h->fd, out, err, errlen);
+		rc = cpw_perf_receive(h->fd, out, err, errlen);
 		close(h->fd);
 		h->fd = -1;
 	}
@@ -154,6 +154,6 @@ int cpw_counters_encode_finish(struct cpw_counters_helper *h, struct cpw_counter
 	}
 	/* No helper, or it died without an answer: encode here instead. */
 	if (rc == -EIO)
-		rc = cpw_counters_new(out, h->event_list, err, errlen);
+		rc = cpw_perf_new(out, h->event_list, err, errlen);
 	return rc;
 }

@@ -15,12 +15,12 @@
 #include <errno.h>
 #include <stdio.h>
 
-struct cpw_pfm_api cpw_pfm;
+struct cpw_pfm_api cpw_perf_pfm;
 
 static int load_state;          /* 0 not tried, 1 loaded, -errno failed */
 static char load_error[200];
 
-int cpw_pfm_load(const char **why)
+int cpw_perf_pfm_load(const char **why)
 {
 	if (load_state == 0) {
 		void *lib = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
@@ -28,18 +28,18 @@ int cpw_pfm_load(const char **why)
 			snprintf(load_error, sizeof load_error, "%s", dlerror());
 			load_state = -ENOENT;
 		} else {
-			*(void **)&cpw_pfm.initialize = dlsym(lib, "pfm_initialize");
-			*(void **)&cpw_pfm.terminate = dlsym(lib, "pfm_terminate");
-			*(void **)&cpw_pfm.get_os_event_encoding = dlsym(lib, "pfm_get_os_event_encoding");
-			*(void **)&cpw_pfm.strerror = dlsym(lib, "pfm_strerror");
-			*(void **)&cpw_pfm.get_event_next = dlsym(lib, "pfm_get_event_next");
-			*(void **)&cpw_pfm.get_event_info = dlsym(lib, "pfm_get_event_info");
-			*(void **)&cpw_pfm.get_event_attr_info = dlsym(lib, "pfm_get_event_attr_info");
-			*(void **)&cpw_pfm.get_pmu_info = dlsym(lib, "pfm_get_pmu_info");
+			*(void **)&cpw_perf_pfm.initialize = dlsym(lib, "pfm_initialize");
+			*(void **)&cpw_perf_pfm.terminate = dlsym(lib, "pfm_terminate");
+			*(void **)&cpw_perf_pfm.get_os_event_encoding = dlsym(lib, "pfm_get_os_event_encoding");
+			*(void **)&cpw_perf_pfm.strerror = dlsym(lib, "pfm_strerror");
+			*(void **)&cpw_perf_pfm.get_event_next = dlsym(lib, "pfm_get_event_next");
+			*(void **)&cpw_perf_pfm.get_event_info = dlsym(lib, "pfm_get_event_info");
+			*(void **)&cpw_perf_pfm.get_event_attr_info = dlsym(lib, "pfm_get_event_attr_info");
+			*(void **)&cpw_perf_pfm.get_pmu_info = dlsym(lib, "pfm_get_pmu_info");
 			load_state = 1;
-			if (!cpw_pfm.initialize || !cpw_pfm.terminate || !cpw_pfm.get_os_event_encoding ||
-			    !cpw_pfm.strerror || !cpw_pfm.get_event_next || !cpw_pfm.get_event_info ||
-			    !cpw_pfm.get_event_attr_info || !cpw_pfm.get_pmu_info) {
+			if (!cpw_perf_pfm.initialize || !cpw_perf_pfm.terminate || !cpw_perf_pfm.get_os_event_encoding ||
+			    !cpw_perf_pfm.strerror || !cpw_perf_pfm.get_event_next || !cpw_perf_pfm.get_event_info ||
+			    !cpw_perf_pfm.get_event_attr_info || !cpw_perf_pfm.get_pmu_info) {
 				snprintf(load_error, sizeof load_error, "%s lacks a pfm_* function it needs",
 					 PFM_SONAME);
 				dlclose(lib);

@@ -37,7 +37,7 @@ FILE *fopen(const char *path, const char *mode)
 	return next_fopen(path, mode);
 }
 
-bool cpw_pfm_hide_tracepoints(bool hide)
+bool cpw_perf_hide_tracepoints(bool hide)
 {
 	hide_mounts = hide;
 #ifdef CPW_PFM_EXPORT_FOPEN

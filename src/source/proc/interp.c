@@ -36,7 +36,7 @@ static bool name_is(const char *name, const char *end, const char *prefix)
 	return (size_t)(end - name) >= n && memcmp(name, prefix, n) == 0 && version_tail(name + n, end);
 }
 
-bool cpw_exe_name_is_python(const char *exe_path)
+bool cpw_interp_exe_is_python(const char *exe_path)
 {
 	const char *name, *end;
 
@@ -78,7 +78,7 @@ static bool line_maps_libpython(const char *line, const char *end)
 	return name_is(name, so, "libpython") || name_is(name, so, "libpypy");
 }
 
-bool cpw_maps_have_libpython(const char *buf, size_t len)
+bool cpw_interp_maps_have_libpython(const char *buf, size_t len)
 {
 	const char *end;
 
@@ -118,7 +118,7 @@ static int maps_have_libpython(const char *path)
 			return -err;
 		}
 		if (n == 0) {
-			bool found = cpw_maps_have_libpython(buf, kept);
+			bool found = cpw_interp_maps_have_libpython(buf, kept);
 			close(fd);
 			return found;
 		}
@@ -127,7 +127,7 @@ static int maps_have_libpython(const char *path)
 		if (last_nl == NULL) {
 			/* A line longer than the buffer (a path near PATH_MAX): judge what there is. */
 			if (kept == sizeof(buf)) {
-				if (cpw_maps_have_libpython(buf, kept)) {
+				if (cpw_interp_maps_have_libpython(buf, kept)) {
 					close(fd);
 					return 1;
 				}
@@ -136,7 +136,7 @@ static int maps_have_libpython(const char *path)
 			continue;
 		}
 		whole = (size_t)(last_nl - buf) + 1;
-		if (cpw_maps_have_libpython(buf, whole)) {
+		if (cpw_interp_maps_have_libpython(buf, whole)) {
 			close(fd);
 			return 1;
 		}
@@ -145,7 +145,7 @@ static int maps_have_libpython(const char *path)
 	}
 }
 
-int cpw_process_is_python(const char *proc_root, pid_t pid)
+int cpw_interp_process_is_python(const char *proc_root, pid_t pid)
 {
 	char path[320], exe[PATH_MAX];
 	ssize_t n;
@@ -155,7 +155,7 @@ int cpw_process_is_python(const char *proc_root, pid_t pid)
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		if (cpw_exe_name_is_python(exe))
+		if (cpw_interp_exe_is_python(exe))
 			return 1;
 	}
 	snprintf(path, sizeof(path), "%s/%d/maps", proc_root, (int)pid);

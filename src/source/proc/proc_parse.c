@@ -1,6 +1,6 @@
 /*
  * proc_parse.c: parsers for /proc/PID/{stat,schedstat,status,io,cmdline} and the
- * task/TID/children lists (see proc_parse.h). No I/O but cpw_read_file().
+ * task/TID/children lists (see proc_parse.h). No I/O but cpw_proc_parse_read_file().
  */
 #include "config.h"
 #include "source/proc/proc_parse.h"
@@ -40,7 +40,7 @@ static bool next_u64(const char **p, const char *end, uint64_t *value)
 	return any;
 }
 
-int cpw_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out)
+int cpw_proc_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out)
 {
 	const char *end = buf + len;
 	const char *open, *close = NULL;
@@ -92,7 +92,7 @@ int cpw_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out)
 	return field > 24 ? 0 : -EINVAL;
 }
 
-int cpw_parse_schedstat(const char *buf, size_t len, struct cpw_schedstat *out)
+int cpw_proc_parse_schedstat(const char *buf, size_t len, struct cpw_schedstat *out)
 {
 	const char *p = buf, *end = buf + len;
 
@@ -123,7 +123,7 @@ static bool status_value(const char *buf, size_t len, const char *key, uint64_t 
 	return false;
 }
 
-int cpw_parse_status(const char *buf, size_t len, struct cpw_status_fields *out)
+int cpw_proc_parse_status(const char *buf, size_t len, struct cpw_status_fields *out)
 {
 	memset(out, 0, sizeof(*out));
 	bool vol = status_value(buf, len, "voluntary_ctxt_switches", &out->vol_ctxsw);
@@ -136,13 +136,13 @@ int cpw_parse_status(const char *buf, size_t len, struct cpw_status_fields *out)
 	return status_value(buf, len, "Pid", &ignored) ? 0 : -EINVAL;
 }
 
-int cpw_parse_smaps_rollup_pss(const char *buf, size_t len, uint64_t *pss_kib)
+int cpw_proc_parse_smaps_rollup_pss(const char *buf, size_t len, uint64_t *pss_kib)
 {
 	*pss_kib = 0;
 	return status_value(buf, len, "Pss", pss_kib) ? 0 : -EINVAL;
 }
 
-int cpw_parse_io(const char *buf, size_t len, struct cpw_io_fields *out)
+int cpw_proc_parse_io(const char *buf, size_t len, struct cpw_io_fields *out)
 {
 	memset(out, 0, sizeof(*out));
 	bool ok = status_value(buf, len, "read_bytes", &out->read_bytes) &&
@@ -153,7 +153,7 @@ int cpw_parse_io(const char *buf, size_t len, struct cpw_io_fields *out)
 	return ok ? 0 : -EINVAL;
 }
 
-int cpw_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t max, size_t *more)
+int cpw_proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t max, size_t *more)
 {
 	const char *p = buf, *end = buf + len;
 	size_t n = 0, extra = 0;
@@ -176,7 +176,7 @@ int cpw_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t max, size
 	return (int)n;
 }
 
-void cpw_parse_cmdline(const char *buf, size_t len, char *out, size_t outlen)
+void cpw_proc_parse_cmdline(const char *buf, size_t len, char *out, size_t outlen)
 {
 	size_t n = 0;
 
@@ -199,7 +199,7 @@ static bool cpu_number(const char **p, const char *end, unsigned *cpu)
 	return true;
 }
 
-int cpw_parse_cpu_list(const char *buf, size_t len, struct cpw_cpuset *out)
+int cpw_proc_parse_cpu_list(const char *buf, size_t len, struct cpw_cpuset *out)
 {
 	const char *p = buf, *end = buf + len;
 	const char *nl = memchr(buf, '\n', len);
@@ -231,10 +231,10 @@ int cpw_parse_cpu_list(const char *buf, size_t len, struct cpw_cpuset *out)
 		if (p >= end)
 			return -EINVAL; /* a trailing comma */
 	}
-	return cpw_cpuset_count(out);
+	return cpw_proc_parse_cpuset_count(out);
 }
 
-int cpw_parse_cpus_allowed(const char *buf, size_t len, struct cpw_cpuset *out)
+int cpw_proc_parse_cpus_allowed(const char *buf, size_t len, struct cpw_cpuset *out)
 {
 	static const char key[] = "Cpus_allowed_list:";
 	const char *end = buf + len;
@@ -245,14 +245,14 @@ int cpw_parse_cpus_allowed(const char *buf, size_t len, struct cpw_cpuset *out)
 		const char *lend = nl ? nl : end;
 
 		if ((size_t)(lend - line) >= sizeof(key) - 1 && memcmp(line, key, sizeof(key) - 1) == 0)
-			return cpw_parse_cpu_list(line + sizeof(key) - 1,
+			return cpw_proc_parse_cpu_list(line + sizeof(key) - 1,
 						  (size_t)(lend - line) - (sizeof(key) - 1), out);
 		line = nl ? nl + 1 : end;
 	}
 	return -EINVAL;
 }
 
-int cpw_cpuset_count(const struct cpw_cpuset *set)
+int cpw_proc_parse_cpuset_count(const struct cpw_cpuset *set)
 {
 	int n = 0;
 
@@ -261,7 +261,7 @@ int cpw_cpuset_count(const struct cpw_cpuset *set)
 	return n;
 }
 
-void cpw_cpuset_union(struct cpw_cpuset *into, const struct cpw_cpuset *from)
+void cpw_proc_parse_cpuset_union(struct cpw_cpuset *into, const struct cpw_cpuset *from)
 {
 	for (size_t i = 0; i < CPW_CPUSET_MAX / 64; i++)
 		into->bits[i] |= from->bits[i];
@@ -272,7 +272,7 @@ static bool cpuset_has(const struct cpw_cpuset *set, unsigned cpu)
 	return cpu < CPW_CPUSET_MAX && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
 }
 
-void cpw_cpuset_format(const struct cpw_cpuset *set, char *out, size_t outlen)
+void cpw_proc_parse_cpuset_format(const struct cpw_cpuset *set, char *out, size_t outlen)
 {
 	size_t used = 0;
 
@@ -302,7 +302,7 @@ void cpw_cpuset_format(const struct cpw_cpuset *set, char *out, size_t outlen)
 	}
 }
 
-bool cpw_wchan_is_storage(const char *wchan)
+bool cpw_proc_parse_wchan_is_storage(const char *wchan)
 {
 	/* Wait channels of D sleeps that are not storage: locks, pipes, sockets, network
 	 * file systems, the freezer. Storage waits show up as io_schedule, folio/page/buffer
@@ -319,7 +319,7 @@ bool cpw_wchan_is_storage(const char *wchan)
 	return true;
 }
 
-long cpw_read_file(const char *path, char *buf, size_t size)
+long cpw_proc_parse_read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t used = 0;

@@ -4,8 +4,8 @@
  * They take a buffer, never a path, so fuzz targets and fixtures can feed them.
  * Each returns 0, or -EINVAL when the text is not what the kernel writes.
  */
-#ifndef CPERFWATCH_PROC_PARSE_H
-#define CPERFWATCH_PROC_PARSE_H
+#ifndef CPW_SOURCE_PROC_PROC_PARSE_H
+#define CPW_SOURCE_PROC_PROC_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,35 +55,35 @@ struct cpw_cpuset {
 	uint64_t bits[CPW_CPUSET_MAX / 64];
 };
 
-int cpw_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out);
-int cpw_parse_schedstat(const char *buf, size_t len, struct cpw_schedstat *out);
-int cpw_parse_status(const char *buf, size_t len, struct cpw_status_fields *out);
-int cpw_parse_io(const char *buf, size_t len, struct cpw_io_fields *out);
+int cpw_proc_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out);
+int cpw_proc_parse_schedstat(const char *buf, size_t len, struct cpw_schedstat *out);
+int cpw_proc_parse_status(const char *buf, size_t len, struct cpw_status_fields *out);
+int cpw_proc_parse_io(const char *buf, size_t len, struct cpw_io_fields *out);
 /* smaps_rollup: the process's proportional set size (each shared page divided among the
  * processes that map it), KiB. Returns 0, or -EINVAL without a Pss line. */
-int cpw_parse_smaps_rollup_pss(const char *buf, size_t len, uint64_t *pss_kib);
+int cpw_proc_parse_smaps_rollup_pss(const char *buf, size_t len, uint64_t *pss_kib);
 /* A children file: pids separated by spaces. Returns how many were stored (at most max; the
  * rest are counted in *more when not NULL), or -EINVAL. */
-int cpw_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t max, size_t *more);
+int cpw_proc_parse_pid_list(const char *buf, size_t len, pid_t *out, size_t max, size_t *more);
 /* cmdline: NUL-separated argv into one line joined by spaces. */
-void cpw_parse_cmdline(const char *buf, size_t len, char *out, size_t outlen);
+void cpw_proc_parse_cmdline(const char *buf, size_t len, char *out, size_t outlen);
 /* A CPU list ("0-3,8"; ends at a newline or len; "" is the empty set). Returns how many
  * CPUs it holds, or -EINVAL (reversed range, CPU >= CPW_CPUSET_MAX, junk). */
-int cpw_parse_cpu_list(const char *buf, size_t len, struct cpw_cpuset *out);
+int cpw_proc_parse_cpu_list(const char *buf, size_t len, struct cpw_cpuset *out);
 /* The Cpus_allowed_list line of a status file: the CPUs the thread may run on. Returns
  * their count, or -EINVAL when the line is missing or malformed. */
-int cpw_parse_cpus_allowed(const char *buf, size_t len, struct cpw_cpuset *out);
-int cpw_cpuset_count(const struct cpw_cpuset *set);
+int cpw_proc_parse_cpus_allowed(const char *buf, size_t len, struct cpw_cpuset *out);
+int cpw_proc_parse_cpuset_count(const struct cpw_cpuset *set);
 /* into |= from: the tree may use a CPU when any of its threads may. */
-void cpw_cpuset_union(struct cpw_cpuset *into, const struct cpw_cpuset *from);
+void cpw_proc_parse_cpuset_union(struct cpw_cpuset *into, const struct cpw_cpuset *from);
 /* Writes the set as the kernel does ("0-3,8"); a list too long for out ends in "...". */
-void cpw_cpuset_format(const struct cpw_cpuset *set, char *out, size_t outlen);
+void cpw_proc_parse_cpuset_format(const struct cpw_cpuset *set, char *out, size_t outlen);
 /* True when a D-state wait channel name is storage IO (page/buffer/bio waits, journal),
  * false for locks, pipes, sockets, NFS and the like. Unknown or empty names count as
  * storage, since that is what D mostly is. */
-bool cpw_wchan_is_storage(const char *wchan);
+bool cpw_proc_parse_wchan_is_storage(const char *wchan);
 
 /* Reads a whole small file into buf (NUL-terminated). Returns bytes read, or -errno. */
-long cpw_read_file(const char *path, char *buf, size_t size);
+long cpw_proc_parse_read_file(const char *path, char *buf, size_t size);
 
 #endif

@@ -11,10 +11,10 @@ int cpw_proc_pid_stat(const char *proc_root, pid_t pid, struct cpw_stat_fields *
 {
 	char path[320], buf[2048];
 	snprintf(path, sizeof(path), "%s/%d/stat", proc_root, (int)pid);
-	long len = cpw_read_file(path, buf, sizeof(buf));
+	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
 	if (len < 0)
 		return (int)len;
-	return cpw_parse_stat(buf, (size_t)len, st) == 0 ? 0 : -EINVAL;
+	return cpw_proc_parse_stat(buf, (size_t)len, st) == 0 ? 0 : -EINVAL;
 }
 
 int cpw_proc_pid_children(const char *proc_root, pid_t pid, pid_t *out, size_t max)
@@ -22,8 +22,8 @@ int cpw_proc_pid_children(const char *proc_root, pid_t pid, pid_t *out, size_t m
 	char path[320];
 	char buf[8192];
 	snprintf(path, sizeof(path), "%s/%d/task/%d/children", proc_root, (int)pid, (int)pid);
-	long len = cpw_read_file(path, buf, sizeof(buf));
+	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
 	if (len < 0)
 		return (int)len;
-	return cpw_parse_pid_list(buf, (size_t)len, out, max, NULL);
+	return cpw_proc_parse_pid_list(buf, (size_t)len, out, max, NULL);
 }

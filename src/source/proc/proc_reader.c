@@ -353,7 +353,7 @@ static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, const
 	long len;
 
 	for (;;) {
-		len = cpw_read_file(path, r->text, r->text_size);
+		len = cpw_proc_parse_read_file(path, r->text, r->text_size);
 		if (len < 0 || (size_t)len + 1 < r->text_size)
 			break;
 		char *bigger = realloc(r->text, r->text_size * 2);
@@ -366,14 +366,14 @@ static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, const
 	if (len <= 0)
 		return;
 	size_t more = 0;
-	int n = cpw_parse_pid_list(r->text, (size_t)len, th->kids, th->kids_alloc, &more);
+	int n = cpw_proc_parse_pid_list(r->text, (size_t)len, th->kids, th->kids_alloc, &more);
 	if (n >= 0 && more > 0) {
 		pid_t *k = realloc(th->kids, ((size_t)n + more) * sizeof(*k));
 		if (!k)
 			return;
 		th->kids = k;
 		th->kids_alloc = (size_t)n + more;
-		n = cpw_parse_pid_list(r->text, (size_t)len, th->kids, th->kids_alloc, NULL);
+		n = cpw_proc_parse_pid_list(r->text, (size_t)len, th->kids, th->kids_alloc, NULL);
 	}
 	th->nkids = n > 0 ? (size_t)n : 0;
 }
@@ -429,7 +429,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 	} else {
 		snprintf(leaf, leaf_room, "schedstat");
 		len = read_kept(r, &th->schedstat_fd, path, buf, sizeof(buf));
-		out->has_schedstat = len > 0 && cpw_parse_schedstat(buf, (size_t)len, &out->sched) == 0;
+		out->has_schedstat = len > 0 && cpw_proc_parse_schedstat(buf, (size_t)len, &out->sched) == 0;
 		if (!out->has_schedstat)
 			memset(&out->sched, 0, sizeof(out->sched));
 	}
@@ -448,7 +448,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		struct cpw_stat_fields ts;
 		snprintf(leaf, leaf_room, "stat");
 		len = read_kept(r, &th->stat_fd, path, buf, sizeof(buf));
-		if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &ts) < 0)
+		if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &ts) < 0)
 			return false;
 		th->state = ts.state;
 		snprintf(out->comm, sizeof(out->comm), "%.15s", ts.comm);
@@ -460,7 +460,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 
 	if (out->state == 'D') {
 		snprintf(leaf, leaf_room, "wchan");
-		if (cpw_read_file(path, buf, sizeof(buf)) > 0) {
+		if (cpw_proc_parse_read_file(path, buf, sizeof(buf)) > 0) {
 			buf[strcspn(buf, "\n")] = '\0';
 			snprintf(out->wchan, sizeof(out->wchan), "%s", buf);
 		}
@@ -470,9 +470,9 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 	if (out->ran) {
 		snprintf(leaf, leaf_room, "status");
 		len = read_kept(r, &th->status_fd, path, buf, sizeof(buf));
-		out->has_status = len > 0 && cpw_parse_status(buf, (size_t)len, &out->status) == 0;
-		if (out->has_status && cpw_parse_cpus_allowed(buf, (size_t)len, &r->thread_cpus) > 0) {
-			cpw_cpuset_union(&r->cpus_allowed, &r->thread_cpus);
+		out->has_status = len > 0 && cpw_proc_parse_status(buf, (size_t)len, &out->status) == 0;
+		if (out->has_status && cpw_proc_parse_cpus_allowed(buf, (size_t)len, &r->thread_cpus) > 0) {
+			cpw_proc_parse_cpuset_union(&r->cpus_allowed, &r->thread_cpus);
 			r->cpus_threads++;
 		}
 		if (out->has_status && out->status.has_ctxsw) {
@@ -548,7 +548,7 @@ static void read_io(struct cpw_proc_reader *r, struct proc_handle *h, struct cpw
 	long len = read_kept(r, &h->io_fd, path, buf, sizeof(buf));
 	if (len < 0)
 		pr->io_errno = (int)-len;
-	else if (cpw_parse_io(buf, (size_t)len, &pr->io) < 0)
+	else if (cpw_proc_parse_io(buf, (size_t)len, &pr->io) < 0)
 		pr->io_errno = EINVAL;
 	else
 		pr->io_read = true;
@@ -565,10 +565,10 @@ static void read_pss(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	snprintf(path, sizeof(path), "%s/%d/smaps_rollup", r->proc_root, (int)pr->pid);
-	long len = cpw_read_file(path, buf, sizeof(buf));
+	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
 	if (len < 0)
 		pr->pss_errno = (int)-len;
-	else if (cpw_parse_smaps_rollup_pss(buf, (size_t)len, &pss) < 0)
+	else if (cpw_proc_parse_smaps_rollup_pss(buf, (size_t)len, &pss) < 0)
 		pr->pss_errno = len == 0 ? ESRCH : EINVAL; /* empty: a zombie or a kernel thread */
 	else
 		pr->pss_kib = (double)pss;
@@ -588,9 +588,9 @@ static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 	char *line = r->cmdlines + r->ncmdlines * CPW_READING_CMDLINE_MAX;
 	line[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%d/cmdline", r->proc_root, (int)pr->pid);
-	long len = cpw_read_file(path, buf, sizeof(buf));
+	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
 	if (len > 0)
-		cpw_parse_cmdline(buf, (size_t)len, line, CPW_READING_CMDLINE_MAX);
+		cpw_proc_parse_cmdline(buf, (size_t)len, line, CPW_READING_CMDLINE_MAX);
 	/* A new process's is what it is, even empty (a kernel thread); after an exec an
 	 * unreadable one leaves the last. */
 	pr->cmdline_read = len > 0 || pr->first;
@@ -622,7 +622,7 @@ static bool idle_since_last(struct cpw_proc_reader *r, struct proc_handle *h, pi
 		if (n <= 0)
 			return false; /* read_thread() reads it again, and closes it */
 		buf[n] = '\0';
-		if (cpw_parse_schedstat(buf, (size_t)n, &th->probe_sched) != 0)
+		if (cpw_proc_parse_schedstat(buf, (size_t)n, &th->probe_sched) != 0)
 			return false;
 		th->probe_generation = r->generation;
 		if (th->probe_sched.slices != th->last_slices || th->probe_sched.oncpu_ns != th->last_oncpu_ns)
@@ -646,7 +646,7 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		char buf[2048];
 		snprintf(path, sizeof(path), "%s/%d/stat", r->proc_root, (int)pid);
 		long len = read_kept(r, h ? &h->stat_fd : &fd, path, buf, sizeof(buf));
-		if (len <= 0 || cpw_parse_stat(buf, (size_t)len, &st) < 0) {
+		if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &st) < 0) {
 			close_kept(r, &fd);
 			return; /* gone: not reached by this sample */
 		}
@@ -693,7 +693,7 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	}
 	/* Threads that may take turns on the GIL: asked once, when a second thread appears. */
 	if (!h->python_asked && st.num_threads >= 2) {
-		int py = cpw_process_is_python(r->proc_root, pid);
+		int py = cpw_interp_process_is_python(r->proc_root, pid);
 		pr->is_python = py < 0 ? -1 : py;
 		h->python_asked = py >= 0; /* asked again next sample where it could not tell */
 	}
@@ -732,8 +732,8 @@ static bool still_there(const struct cpw_proc_reader *r, const struct proc_handl
 	char path[320], buf[2048];
 	struct cpw_stat_fields st;
 	snprintf(path, sizeof(path), "%s/%d/stat", r->proc_root, (int)h->pid);
-	long len = cpw_read_file(path, buf, sizeof(buf));
-	return len > 0 && cpw_parse_stat(buf, (size_t)len, &st) == 0 &&
+	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
+	return len > 0 && cpw_proc_parse_stat(buf, (size_t)len, &st) == 0 &&
 	       st.starttime_ticks == h->starttime_ticks && st.state != 'Z' && st.state != 'X';
 }
 

@@ -12,8 +12,8 @@
  * identified once (cmdline, and the user through libproc2). It hands the model (model/tree.c) what it read; it keeps no
  * figure of the model's.
  */
-#ifndef CPERFWATCH_PROC_READER_H
-#define CPERFWATCH_PROC_READER_H
+#ifndef CPW_SOURCE_PROC_PROC_READER_H
+#define CPW_SOURCE_PROC_PROC_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  * a select through libproc2 re-opens and re-parses several files per process, which would
  * cost more than top itself on large trees.
  */
-#ifndef CPERFWATCH_PROCPS_H
-#define CPERFWATCH_PROCPS_H
+#ifndef CPW_SOURCE_PROC_PROCPS_H
+#define CPW_SOURCE_PROC_PROCPS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -66,7 +66,7 @@ struct cpw_symtab {
 	char scratch[CPW_STACK_MAX][96]; /* FILE+0xOFFSET names of the stack being built */
 };
 
-const char *cpw_code_kind_name(enum cpw_code_kind k)
+const char *cpw_sampler_code_kind_name(enum cpw_code_kind k)
 {
 	static const char *const names[CPW_CODE_KINDS] = { "native", "libc", "interpreter", "kernel",
 							   "jit", "unknown" };
@@ -78,7 +78,7 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-enum cpw_code_kind cpw_code_kind_of_path(const char *path)
+enum cpw_code_kind cpw_sample_code_kind_of_path(const char *path)
 {
 	if (path[0] == '\0' || starts(path, "//anon") || starts(path, "[anon") || starts(path, "/memfd:") ||
 	    starts(path, "memfd:") || strcmp(path, "[heap]") == 0 || strcmp(path, "[stack]") == 0)
@@ -100,7 +100,7 @@ enum cpw_code_kind cpw_code_kind_of_path(const char *path)
 	return CPW_CODE_NATIVE;
 }
 
-bool cpw_maps_parse_line(const char *line, struct cpw_maps_line *out)
+bool cpw_sample_maps_parse_line(const char *line, struct cpw_maps_line *out)
 {
 	char perms[8];
 	int path_at = 0;
@@ -119,7 +119,7 @@ bool cpw_maps_parse_line(const char *line, struct cpw_maps_line *out)
 	return true;
 }
 
-struct cpw_symtab *cpw_symtab_new(const char *proc_root)
+struct cpw_symtab *cpw_sample_symtab_new(const char *proc_root)
 {
 	struct cpw_symtab *t = calloc(1, sizeof(*t));
 	if (!t)
@@ -127,7 +127,7 @@ struct cpw_symtab *cpw_symtab_new(const char *proc_root)
 	t->procs = calloc(PROCS_MAX, sizeof(*t->procs));
 	t->files = calloc(FILES_MAX, sizeof(*t->files));
 	if (!t->procs || !t->files) {
-		cpw_symtab_free(t);
+		cpw_sample_symtab_free(t);
 		return NULL;
 	}
 	t->proc_root = proc_root ? proc_root : "/proc";
@@ -137,11 +137,11 @@ struct cpw_symtab *cpw_symtab_new(const char *proc_root)
 static void proc_clear(struct proc *p)
 {
 	free(p->maps);
-	cpw_perf_map_free(&p->jit);
+	cpw_elf_symbols_perf_map_free(&p->jit);
 	memset(p, 0, sizeof(*p));
 }
 
-void cpw_symtab_free(struct cpw_symtab *t)
+void cpw_sample_symtab_free(struct cpw_symtab *t)
 {
 	if (!t)
 		return;
@@ -150,7 +150,7 @@ void cpw_symtab_free(struct cpw_symtab *t)
 			proc_clear(&t->procs[i]);
 	if (t->files)
 		for (size_t i = 0; i < t->nfiles; i++)
-			cpw_elf_info_free(&t->files[i].elf);
+			cpw_elf_symbols_info_free(&t->files[i].elf);
 	free(t->procs);
 	free(t->files);
 	free(t);
@@ -198,7 +198,7 @@ static int file_index(struct cpw_symtab *t, const char *path, const uint8_t *bid
 		f->build_id_len = bid_len;
 	}
 	f->ino = ino;
-	f->kind = cpw_code_kind_of_path(path);
+	f->kind = cpw_sample_code_kind_of_path(path);
 	f->reader = pid;
 	return (int)t->nfiles++;
 }
@@ -207,7 +207,7 @@ static int file_index(struct cpw_symtab *t, const char *path, const uint8_t *bid
 static void add_mapping(struct cpw_symtab *t, struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
 			const char *path, const uint8_t *bid, uint8_t bid_len, uint64_t ino)
 {
-	enum cpw_code_kind kind = cpw_code_kind_of_path(path);
+	enum cpw_code_kind kind = cpw_sample_code_kind_of_path(path);
 	int file = kind == CPW_CODE_JIT ? -1 : file_index(t, path, bid, bid_len, ino, p->pid);
 	if (kind != CPW_CODE_JIT && file < 0)
 		return;
@@ -241,14 +241,14 @@ static void read_maps(struct cpw_symtab *t, struct proc *p)
 	if (!p->comm[0]) { /* its name too: COMM records come only when it changes */
 		char comm[32];
 		snprintf(path, sizeof(path), "%s/%d/comm", t->proc_root, (int)p->pid);
-		ssize_t c = cpw_kf_read(path, comm, sizeof(comm));
+		ssize_t c = cpw_kfile_read(path, comm, sizeof(comm));
 		if (c > 0) {
 			comm[strcspn(comm, "\n")] = '\0';
 			snprintf(p->comm, sizeof(p->comm), "%s", comm);
 		}
 	}
 	snprintf(path, sizeof(path), "%s/%d/maps", t->proc_root, (int)p->pid);
-	ssize_t n = cpw_kf_read_alloc(path, &text);
+	ssize_t n = cpw_kfile_read_alloc(path, &text);
 	if (n <= 0) {
 		free(text);
 		return;
@@ -258,13 +258,13 @@ static void read_maps(struct cpw_symtab *t, struct proc *p)
 		if (next)
 			*next++ = '\0';
 		struct cpw_maps_line m;
-		if (cpw_maps_parse_line(line, &m))
+		if (cpw_sample_maps_parse_line(line, &m))
 			add_mapping(t, p, m.start, m.end, m.pgoff, m.path, NULL, 0, m.ino);
 	}
 	free(text);
 }
 
-void cpw_symtab_mmap(struct cpw_symtab *t, const struct cpw_rec *r)
+void cpw_sample_symtab_mmap(struct cpw_symtab *t, const struct cpw_rec *r)
 {
 	if (!(r->prot & 4 /* PROT_EXEC */))
 		return;
@@ -274,7 +274,7 @@ void cpw_symtab_mmap(struct cpw_symtab *t, const struct cpw_rec *r)
 	add_mapping(t, p, r->addr, r->addr + r->len, r->pgoff, r->filename, r->build_id, r->build_id_len, r->ino);
 }
 
-void cpw_symtab_comm(struct cpw_symtab *t, const struct cpw_rec *r)
+void cpw_sample_symtab_comm(struct cpw_symtab *t, const struct cpw_rec *r)
 {
 	if (r->pid != r->tid)
 		return; /* a thread's name: the process keeps its main thread's */
@@ -287,12 +287,12 @@ void cpw_symtab_comm(struct cpw_symtab *t, const struct cpw_rec *r)
 		p->nmaps = 0;
 		p->maps_read = true;
 		p->dead = false;
-		cpw_perf_map_free(&p->jit);
+		cpw_elf_symbols_perf_map_free(&p->jit);
 		p->jit_read_s = 0;
 	}
 }
 
-void cpw_symtab_fork(struct cpw_symtab *t, const struct cpw_rec *r)
+void cpw_sample_symtab_fork(struct cpw_symtab *t, const struct cpw_rec *r)
 {
 	if (r->pid == r->ppid)
 		return; /* a new thread shares its process's mappings */
@@ -320,7 +320,7 @@ void cpw_symtab_fork(struct cpw_symtab *t, const struct cpw_rec *r)
 	child->nmaps = parent->nmaps;
 }
 
-void cpw_symtab_exit(struct cpw_symtab *t, const struct cpw_rec *r)
+void cpw_sample_symtab_exit(struct cpw_symtab *t, const struct cpw_rec *r)
 {
 	if (r->pid != r->tid)
 		return;
@@ -329,7 +329,7 @@ void cpw_symtab_exit(struct cpw_symtab *t, const struct cpw_rec *r)
 		p->dead = true;
 }
 
-void cpw_symtab_end_drain(struct cpw_symtab *t)
+void cpw_sample_symtab_end_drain(struct cpw_symtab *t)
 {
 	/* Removing from open addressing: the table is rebuilt without the dead ones. */
 	bool any = false;
@@ -365,7 +365,7 @@ static double mono_now(void)
 
 static const struct mapping *find_mapping(const struct proc *p, uint64_t addr)
 {
-	size_t lo = cpw_sorted_upper(p->maps, p->nmaps, sizeof(*p->maps), offsetof(struct mapping, start), addr);
+	size_t lo = cpw_elf_symbols_sorted_upper(p->maps, p->nmaps, sizeof(*p->maps), offsetof(struct mapping, start), addr);
 	if (lo > 0 && addr < p->maps[lo - 1].end)
 		return &p->maps[lo - 1];
 	return NULL;
@@ -374,7 +374,7 @@ static const struct mapping *find_mapping(const struct proc *p, uint64_t addr)
 static void load_file(struct cpw_symtab *t, struct mapped_file *f)
 {
 	char why[600];
-	f->state = cpw_elf_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino, &f->elf,
+	f->state = cpw_elf_file_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino, &f->elf,
 				why, sizeof(why)) == 0 ? 1 : -1;
 	if (f->state < 0)
 		t->unreadable++;
@@ -392,11 +392,11 @@ static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool
 	if (m->file < 0) {
 		double now = mono_now();
 		if (p->jit_read_s == 0 || now - p->jit_read_s >= JIT_REREAD_S) {
-			cpw_perf_map_free(&p->jit);
-			cpw_perf_map_load(t->proc_root, p->pid, JIT_SYMS_MAX, &p->jit);
+			cpw_elf_symbols_perf_map_free(&p->jit);
+			cpw_elf_file_perf_map_load(t->proc_root, p->pid, JIT_SYMS_MAX, &p->jit);
 			p->jit_read_s = now;
 		}
-		const struct cpw_jit_sym *js = cpw_perf_map_lookup(&p->jit, look);
+		const struct cpw_jit_sym *js = cpw_elf_symbols_perf_map_lookup(&p->jit, look);
 		fr->kind = CPW_CODE_JIT;
 		fr->file = "[jit]";
 		if (js) {
@@ -415,7 +415,7 @@ static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool
 	fr->file = f->base;
 	const struct cpw_elf_sym *s = NULL;
 	if (f->state > 0 && cpw_elf_offset_to_vaddr(&f->elf, off, &vaddr))
-		s = cpw_elf_lookup(&f->elf, vaddr);
+		s = cpw_elf_symbols_lookup(&f->elf, vaddr);
 	if (s) {
 		fr->func = cpw_elf_sym_name(&f->elf, s);
 	} else {
@@ -425,7 +425,7 @@ static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool
 	return true;
 }
 
-bool cpw_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cpw_stack *st)
+bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cpw_stack *st)
 {
 	struct proc *p = find_proc(t, (pid_t)r->pid, true);
 	if (p && !p->maps_read)
@@ -441,7 +441,7 @@ bool cpw_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cp
 	/* The chain holds the sampled address first; without one, the sample's own ip. */
 	uint64_t n = r->nr ? r->nr : 1;
 	for (uint64_t i = 0; i < n && st->nframes < CPW_STACK_MAX; i++) {
-		uint64_t ip = r->nr ? cpw_rec_ip(r, i) : r->ip;
+		uint64_t ip = r->nr ? cpw_sample_rec_ip(r, i) : r->ip;
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			in_kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
@@ -482,7 +482,7 @@ bool cpw_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cp
 	return st->nframes > 0;
 }
 
-void cpw_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stats *out)
+void cpw_sample_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stats *out)
 {
 	out->cut_short = t->cut_short;
 	out->leaf_only = t->leaf_only;

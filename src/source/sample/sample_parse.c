@@ -132,7 +132,7 @@ int cpw_sample_parse(const void *rec, size_t len, struct cpw_rec *out)
 	}
 }
 
-uint64_t cpw_rec_ip(const struct cpw_rec *r, uint64_t i)
+uint64_t cpw_sample_rec_ip(const struct cpw_rec *r, uint64_t i)
 {
 	uint64_t v;
 	memcpy(&v, r->ips + i * 8, 8);

@@ -47,35 +47,35 @@ struct cpw_rec {
  * type not used here, or -EINVAL when it does not hold what its type says. */
 int cpw_sample_parse(const void *rec, size_t len, struct cpw_rec *out);
 /* Callchain entry i of a parsed sample. */
-uint64_t cpw_rec_ip(const struct cpw_rec *r, uint64_t i);
+uint64_t cpw_sample_rec_ip(const struct cpw_rec *r, uint64_t i);
 
 /* One executable line of /proc/PID/maps: false for any other line. path points into line. */
 struct cpw_maps_line {
 	uint64_t start, end, pgoff, ino;
 	const char *path; /* "" for an anonymous mapping */
 };
-bool cpw_maps_parse_line(const char *line, struct cpw_maps_line *out);
+bool cpw_sample_maps_parse_line(const char *line, struct cpw_maps_line *out);
 /* What kind of code a file of this path holds (the base name decides). */
-enum cpw_code_kind cpw_code_kind_of_path(const char *path);
+enum cpw_code_kind cpw_sample_code_kind_of_path(const char *path);
 
 /* ---- the processes and their mappings (sample_maps.c) ---- */
 
 struct cpw_symtab;
-struct cpw_symtab *cpw_symtab_new(const char *proc_root);
-void cpw_symtab_free(struct cpw_symtab *t);
+struct cpw_symtab *cpw_sample_symtab_new(const char *proc_root);
+void cpw_sample_symtab_free(struct cpw_symtab *t);
 /* Records. */
-void cpw_symtab_mmap(struct cpw_symtab *t, const struct cpw_rec *r);
-void cpw_symtab_comm(struct cpw_symtab *t, const struct cpw_rec *r);
-void cpw_symtab_fork(struct cpw_symtab *t, const struct cpw_rec *r);
-void cpw_symtab_exit(struct cpw_symtab *t, const struct cpw_rec *r);
+void cpw_sample_symtab_mmap(struct cpw_symtab *t, const struct cpw_rec *r);
+void cpw_sample_symtab_comm(struct cpw_symtab *t, const struct cpw_rec *r);
+void cpw_sample_symtab_fork(struct cpw_symtab *t, const struct cpw_rec *r);
+void cpw_sample_symtab_exit(struct cpw_symtab *t, const struct cpw_rec *r);
 /* Processes that exited before this drain are forgotten (their last samples may come in
  * another CPU's buffer in the same drain). */
-void cpw_symtab_end_drain(struct cpw_symtab *t);
+void cpw_sample_symtab_end_drain(struct cpw_symtab *t);
 /* Turns a sample into a stack; false when it is not one (no frames). */
-bool cpw_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cpw_stack *st);
+bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cpw_stack *st);
 /* Samples whose chain ended early, had one frame, or whose own address was not mapped;
  * files unread. */
-void cpw_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stats *out);
+void cpw_sample_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stats *out);
 
 /* ---- reading a mapped file (source/elf/elf_file.c) is declared in elf_file.h ---- */
 

@@ -61,7 +61,7 @@ static int read_paranoid(const char *proc_root)
 {
 	char path[256], text[32];
 	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid", proc_root);
-	ssize_t n = cpw_kf_read(path, text, sizeof(text));
+	ssize_t n = cpw_kfile_read(path, text, sizeof(text));
 	return n > 0 ? atoi(text) : 2;
 }
 
@@ -104,7 +104,7 @@ struct cpw_sampler *cpw_sampler_new(const char *proc_root, int hz, char *why, si
 	s->kernel = true;
 	s->build_id = true;
 	s->rings = calloc((size_t)s->ncpu, sizeof(*s->rings));
-	s->syms = cpw_symtab_new(proc_root);
+	s->syms = cpw_sample_symtab_new(proc_root);
 	if (!s->rings || !s->syms) {
 		cpw_sampler_free(s);
 		snprintf(why, len, "out of memory");
@@ -322,23 +322,23 @@ int cpw_sampler_drain(struct cpw_sampler *s, cpw_stack_fn fn, void *ctx)
 			continue;
 		switch (r.type) {
 		case PERF_RECORD_SAMPLE:
-			if (cpw_symtab_resolve(s->syms, &r, st)) {
+			if (cpw_sample_symtab_resolve(s->syms, &r, st)) {
 				fn(ctx, st);
 				s->samples++;
 				taken++;
 			}
 			break;
 		case PERF_RECORD_MMAP2:
-			cpw_symtab_mmap(s->syms, &r);
+			cpw_sample_symtab_mmap(s->syms, &r);
 			break;
 		case PERF_RECORD_COMM:
-			cpw_symtab_comm(s->syms, &r);
+			cpw_sample_symtab_comm(s->syms, &r);
 			break;
 		case PERF_RECORD_FORK:
-			cpw_symtab_fork(s->syms, &r);
+			cpw_sample_symtab_fork(s->syms, &r);
 			break;
 		case PERF_RECORD_EXIT:
-			cpw_symtab_exit(s->syms, &r);
+			cpw_sample_symtab_exit(s->syms, &r);
 			break;
 		case PERF_RECORD_LOST:
 			s->lost += r.lost;
@@ -349,7 +349,7 @@ int cpw_sampler_drain(struct cpw_sampler *s, cpw_stack_fn fn, void *ctx)
 	}
 	free(st);
 	free(refs);
-	cpw_symtab_end_drain(s->syms);
+	cpw_sample_symtab_end_drain(s->syms);
 	return taken;
 }
 
@@ -358,7 +358,7 @@ void cpw_sampler_get_stats(const struct cpw_sampler *s, struct cpw_sampler_stats
 	memset(out, 0, sizeof(*out));
 	if (!s)
 		return;
-	cpw_symtab_stats(s->syms, out);
+	cpw_sample_symtab_stats(s->syms, out);
 	out->samples = s->samples;
 	out->lost = s->lost;
 	out->threads_armed = s->threads_armed;
@@ -377,7 +377,7 @@ void cpw_sampler_free(struct cpw_sampler *s)
 		close(s->fds[i]);
 	free(s->fds);
 	free(s->rings);
-	cpw_symtab_free(s->syms);
+	cpw_sample_symtab_free(s->syms);
 	free(s->buf);
 	free(s);
 }

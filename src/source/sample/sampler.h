@@ -31,7 +31,7 @@ enum cpw_code_kind {
 	CPW_CODE_UNKNOWN,     /* no mapping holds the address */
 	CPW_CODE_KINDS
 };
-const char *cpw_code_kind_name(enum cpw_code_kind k);
+const char *cpw_sampler_code_kind_name(enum cpw_code_kind k);
 
 #define CPW_STACK_MAX 64
 

@@ -106,7 +106,7 @@ static const struct cpw_syscall_info syscalls[] = {
 	{ -1, NULL, CPW_SYS_UNLISTED, false }
 };
 
-const struct cpw_syscall_info *cpw_syscall_lookup(long nr)
+const struct cpw_syscall_info *cpw_wait_kind_syscall_lookup(long nr)
 {
 	for (const struct cpw_syscall_info *s = syscalls; s->name; s++)
 		if (s->nr == nr)
@@ -114,7 +114,7 @@ const struct cpw_syscall_info *cpw_syscall_lookup(long nr)
 	return NULL;
 }
 
-const struct cpw_syscall_info *cpw_syscall_by_name(const char *name)
+const struct cpw_syscall_info *cpw_wait_kind_syscall_by_name(const char *name)
 {
 	for (const struct cpw_syscall_info *s = syscalls; s->name; s++)
 		if (strcmp(s->name, name) == 0)
@@ -139,7 +139,7 @@ int cpw_wait_kind_from_name(const char *name)
 	return -1;
 }
 
-enum cpw_fd_type cpw_fd_link_type(const char *link, unsigned long *inode)
+enum cpw_fd_type cpw_wait_kind_fd_link_type(const char *link, unsigned long *inode)
 {
 	*inode = 0;
 	if (strncmp(link, "socket:[", 8) == 0 || strncmp(link, "pipe:[", 6) == 0) {
@@ -210,7 +210,7 @@ static enum cpw_wait_kind by_wchan(char state, const char *wchan)
 	for (const struct wchan_rule *r = wchan_rules; known && r->part; r++)
 		if (strstr(wchan, r->part))
 			return r->kind;
-	if (state == 'D' && cpw_wchan_is_storage(wchan))
+	if (state == 'D' && cpw_proc_parse_wchan_is_storage(wchan))
 		return CPW_WAIT_DISK;
 	return CPW_WAIT_OTHER;
 }
@@ -241,14 +241,14 @@ static enum cpw_wait_kind by_fd(char state, const char *wchan, enum cpw_fd_type 
 	return by_wchan(state, wchan);
 }
 
-enum cpw_wait_kind cpw_wait_classify(char state, const char *wchan, long nr, enum cpw_fd_type fd)
+enum cpw_wait_kind cpw_wait_kind_classify(char state, const char *wchan, long nr, enum cpw_fd_type fd)
 {
 	if (state != 'S' && state != 'D')
 		return CPW_WAIT_OTHER;
 	/* Blocked in D outside any system call: a page fault waiting for its page. */
 	if (state == 'D' && nr == CPW_SYSCALL_NONE)
 		return CPW_WAIT_PAGE_IN;
-	const struct cpw_syscall_info *s = nr >= 0 ? cpw_syscall_lookup(nr) : NULL;
+	const struct cpw_syscall_info *s = nr >= 0 ? cpw_wait_kind_syscall_lookup(nr) : NULL;
 	switch (s ? s->group : CPW_SYS_UNLISTED) {
 	case CPW_SYS_READ:
 	case CPW_SYS_WRITE:

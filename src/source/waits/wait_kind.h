@@ -6,8 +6,8 @@
  * is built for: x86-64 and aarch64; elsewhere the table is empty and kinds come from the
  * wait channel alone.
  */
-#ifndef CPW_SOURCE_WAIT_KIND_H
-#define CPW_SOURCE_WAIT_KIND_H
+#ifndef CPW_SOURCE_WAITS_WAIT_KIND_H
+#define CPW_SOURCE_WAITS_WAIT_KIND_H
 
 #include <stdbool.h>
 
@@ -72,17 +72,17 @@ struct cpw_syscall_info {
 #define CPW_SYSCALL_UNREAD (-2L)
 
 /* The table entry of nr on this architecture, NULL when it is not listed. */
-const struct cpw_syscall_info *cpw_syscall_lookup(long nr);
+const struct cpw_syscall_info *cpw_wait_kind_syscall_lookup(long nr);
 /* The entry called name (tests write fixtures with the numbers of the architecture they
  * run on), NULL when not listed. */
-const struct cpw_syscall_info *cpw_syscall_by_name(const char *name);
+const struct cpw_syscall_info *cpw_wait_kind_syscall_by_name(const char *name);
 
 /* The kind of one thread's wait. state is the stat letter (S or D; anything else is
  * "other"), wchan the wait channel ("" or "0" when unknown), nr the system call number or
  * CPW_SYSCALL_NONE / CPW_SYSCALL_UNREAD, fd the type of its fd argument; for a poll or
  * select, the type of the descriptor it waits on (the most telling of a few), unknown for
  * one on many or unread: an event loop. Pure. */
-enum cpw_wait_kind cpw_wait_classify(char state, const char *wchan, long nr, enum cpw_fd_type fd);
+enum cpw_wait_kind cpw_wait_kind_classify(char state, const char *wchan, long nr, enum cpw_fd_type fd);
 
 /* The kind's name in reports and JSON: "network", "pipe", "lock", "timer", "child",
  * "event-loop", "terminal", "disk", "page-in", "other". */
@@ -93,6 +93,6 @@ int cpw_wait_kind_from_name(const char *name);
 /* The type of a /proc/PID/fd/N link's text ("socket:[12]", "pipe:[7]", "/dev/pts/1",
  * "anon_inode:[eventfd]", "/home/a/file"); *inode gets the number of socket and pipe
  * links (0 otherwise). */
-enum cpw_fd_type cpw_fd_link_type(const char *link, unsigned long *inode);
+enum cpw_fd_type cpw_wait_kind_fd_link_type(const char *link, unsigned long *inode);
 
 #endif

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cpw_parse_syscall(const char *buf, size_t len, struct cpw_syscall_fields *out)
+int cpw_wait_parse_syscall(const char *buf, size_t len, struct cpw_syscall_fields *out)
 {
 	char line[512];
 	char *p, *end;
@@ -60,7 +60,7 @@ int cpw_parse_syscall(const char *buf, size_t len, struct cpw_syscall_fields *ou
 	return 0;
 }
 
-int cpw_poll_call_from_args(const char *name, const struct cpw_syscall_fields *f, unsigned max_fds,
+int cpw_wait_parse_poll_call_from_args(const char *name, const struct cpw_syscall_fields *f, unsigned max_fds,
 			    struct cpw_poll_call *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -105,7 +105,7 @@ static size_t add_polled(struct cpw_polled_fd *fds, size_t n, size_t max, int fd
 	return n + 1;
 }
 
-size_t cpw_parse_pollfds(const void *buf, size_t len, struct cpw_polled_fd *fds, size_t max)
+size_t cpw_wait_parse_pollfds(const void *buf, size_t len, struct cpw_polled_fd *fds, size_t max)
 {
 	const unsigned char *b = buf;
 	size_t n = 0;
@@ -123,7 +123,7 @@ size_t cpw_parse_pollfds(const void *buf, size_t len, struct cpw_polled_fd *fds,
 	return n;
 }
 
-size_t cpw_parse_fdsets(const void *readfds, const void *writefds, const void *exceptfds, size_t len,
+size_t cpw_wait_parse_fdsets(const void *readfds, const void *writefds, const void *exceptfds, size_t len,
 			uint64_t nfds, struct cpw_polled_fd *fds, size_t max)
 {
 	const void *sets[3] = { readfds, exceptfds, writefds }; /* reads first: a fd in both reads */
@@ -146,7 +146,7 @@ size_t cpw_parse_fdsets(const void *readfds, const void *writefds, const void *e
 	return n;
 }
 
-int cpw_parse_fdinfo_flags(const char *buf, size_t len, unsigned *flags)
+int cpw_wait_parse_fdinfo_flags(const char *buf, size_t len, unsigned *flags)
 {
 	char line[80];
 	size_t pos = 0;
@@ -176,7 +176,7 @@ int cpw_parse_fdinfo_flags(const char *buf, size_t len, unsigned *flags)
 
 static const char *const table_names[CPW_NET_PROTO_COUNT] = { "tcp", "tcp6", "udp", "udp6", "unix" };
 
-const char *cpw_net_table_name(enum cpw_net_proto proto)
+const char *cpw_wait_parse_net_table_name(enum cpw_net_proto proto)
 {
 	return (unsigned)proto < CPW_NET_PROTO_COUNT ? table_names[proto] : "?";
 }
@@ -255,7 +255,7 @@ static int parse_unix_line(const char *line, struct cpw_net_entry *e)
 	return 0;
 }
 
-int cpw_net_find_inode(const char *text, size_t len, enum cpw_net_proto proto, unsigned long inode,
+int cpw_wait_parse_net_find_inode(const char *text, size_t len, enum cpw_net_proto proto, unsigned long inode,
 		       struct cpw_net_entry *out)
 {
 	char line[512];
@@ -285,7 +285,7 @@ int cpw_net_find_inode(const char *text, size_t len, enum cpw_net_proto proto, u
 	return -ENOENT;
 }
 
-void cpw_net_target(const struct cpw_net_entry *e, char *out, size_t outlen)
+void cpw_wait_parse_net_target(const struct cpw_net_entry *e, char *out, size_t outlen)
 {
 	static const char *const label[CPW_NET_PROTO_COUNT] = { "TCP", "TCP", "UDP", "UDP", "unix" };
 	const char *l = label[(unsigned)e->proto < CPW_NET_PROTO_COUNT ? e->proto : CPW_NET_UNIX];

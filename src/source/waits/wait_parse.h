@@ -3,8 +3,8 @@
  * /proc/PID/task/TID/syscall, and the socket tables /proc/net/{tcp,tcp6,udp,udp6,unix}
  * searched by inode. They take text, never a path, so fixtures and fuzz targets feed them.
  */
-#ifndef CPW_SOURCE_WAIT_PARSE_H
-#define CPW_SOURCE_WAIT_PARSE_H
+#ifndef CPW_SOURCE_WAITS_WAIT_PARSE_H
+#define CPW_SOURCE_WAITS_WAIT_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,7 +18,7 @@ struct cpw_syscall_fields {
 	uint64_t args[6]; /* 0 where absent */
 	int nargs;        /* 6 in a call, 0 otherwise */
 };
-int cpw_parse_syscall(const char *buf, size_t len, struct cpw_syscall_fields *out);
+int cpw_wait_parse_syscall(const char *buf, size_t len, struct cpw_syscall_fields *out);
 
 /* The descriptors a poll, ppoll, select or pselect6 waits on, from the call's arguments
  * (the syscall file) and the memory they point to (read by the probe). */
@@ -37,7 +37,7 @@ struct cpw_poll_call {
  * arguments f. Returns 0, -ENOENT for another call, -E2BIG when the call waits on more
  * than max_fds descriptors for sure (poll's count; select's highest fd past
  * CPW_FDSET_MAX_BYTES) and len is left 0, -EINVAL when the arguments are not a call's. */
-int cpw_poll_call_from_args(const char *name, const struct cpw_syscall_fields *f, unsigned max_fds,
+int cpw_wait_parse_poll_call_from_args(const char *name, const struct cpw_syscall_fields *f, unsigned max_fds,
 			    struct cpw_poll_call *out);
 
 struct cpw_polled_fd {
@@ -48,20 +48,20 @@ struct cpw_polled_fd {
 /* The descriptors of a struct pollfd array of len bytes (native layout: int fd, short
  * events, short revents), negative fds skipped as poll skips them, each fd once. Up to max
  * are written to fds; returns how many there are in all (more than max when cut). */
-size_t cpw_parse_pollfds(const void *buf, size_t len, struct cpw_polled_fd *fds, size_t max);
+size_t cpw_wait_parse_pollfds(const void *buf, size_t len, struct cpw_polled_fd *fds, size_t max);
 
 /* The descriptors set in select's bitmaps (each len bytes of native unsigned longs, NULL
- * when the call passed none) below nfds, each fd once; as cpw_parse_pollfds. */
-size_t cpw_parse_fdsets(const void *readfds, const void *writefds, const void *exceptfds, size_t len,
+ * when the call passed none) below nfds, each fd once; as cpw_wait_parse_pollfds. */
+size_t cpw_wait_parse_fdsets(const void *readfds, const void *writefds, const void *exceptfds, size_t len,
 			uint64_t nfds, struct cpw_polled_fd *fds, size_t max);
 
 /* The "flags:" line of /proc/PID/fdinfo/N (octal open flags) into *flags: 0, or -EINVAL. */
-int cpw_parse_fdinfo_flags(const char *buf, size_t len, unsigned *flags);
+int cpw_wait_parse_fdinfo_flags(const char *buf, size_t len, unsigned *flags);
 
 enum cpw_net_proto { CPW_NET_TCP, CPW_NET_TCP6, CPW_NET_UDP, CPW_NET_UDP6, CPW_NET_UNIX, CPW_NET_PROTO_COUNT };
 
 /* The file name under /proc/net of each table: "tcp", "tcp6", "udp", "udp6", "unix". */
-const char *cpw_net_table_name(enum cpw_net_proto proto);
+const char *cpw_wait_parse_net_table_name(enum cpw_net_proto proto);
 
 struct cpw_net_entry {
 	enum cpw_net_proto proto;
@@ -74,12 +74,12 @@ struct cpw_net_entry {
 
 /* Finds the line of inode in the text of one table (header line included). Returns 0
  * and fills *out, -ENOENT when no line has it, -EINVAL when a line holding it is broken. */
-int cpw_net_find_inode(const char *text, size_t len, enum cpw_net_proto proto, unsigned long inode,
+int cpw_wait_parse_net_find_inode(const char *text, size_t len, enum cpw_net_proto proto, unsigned long inode,
 		       struct cpw_net_entry *out);
 
 /* The entry as a wait target: "TCP 127.0.0.1:8080" (the peer of a connected socket),
  * "TCP listening on 0.0.0.0:8080", "UDP 0.0.0.0:53 (local)", "unix /run/x.sock",
  * "unix socket (unnamed)". Raw: unix paths may hold anything; escape to print. */
-void cpw_net_target(const struct cpw_net_entry *e, char *out, size_t outlen);
+void cpw_wait_parse_net_target(const struct cpw_net_entry *e, char *out, size_t outlen);
 
 #endif

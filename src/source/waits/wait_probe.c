@@ -171,7 +171,7 @@ static struct cached_target *cache_slot(struct cpw_wait_probe *wp, pid_t pid, in
 static ssize_t read_fd_link(const struct cpw_wait_probe *wp, pid_t pid, int fd, char *link, size_t size)
 {
 	char path[320];
-	if (cpw_kf_pathf(path, sizeof(path), "%s/%d/fd/%d", wp->proc_root, (int)pid, fd) < 0)
+	if (cpw_kfile_pathf(path, sizeof(path), "%s/%d/fd/%d", wp->proc_root, (int)pid, fd) < 0)
 		return -ENAMETOOLONG;
 	ssize_t n = readlink(path, link, size - 1);
 	if (n < 0)
@@ -207,12 +207,12 @@ static bool tables_for(struct cpw_wait_probe *wp, pid_t pid)
 static ssize_t read_table(const struct cpw_wait_probe *wp, int proto, char **text)
 {
 	char path[320];
-	snprintf(path, sizeof(path), "%s/%d/net/%s", wp->proc_root, (int)wp->net_pid, cpw_net_table_name(proto));
-	ssize_t len = cpw_kf_read_alloc(path, text);
+	snprintf(path, sizeof(path), "%s/%d/net/%s", wp->proc_root, (int)wp->net_pid, cpw_wait_parse_net_table_name(proto));
+	ssize_t len = cpw_kfile_read_alloc(path, text);
 	if (len != -ENOENT)
 		return len;
-	snprintf(path, sizeof(path), "%s/net/%s", wp->proc_root, cpw_net_table_name(proto));
-	return cpw_kf_read_alloc(path, text);
+	snprintf(path, sizeof(path), "%s/net/%s", wp->proc_root, cpw_wait_parse_net_table_name(proto));
+	return cpw_kfile_read_alloc(path, text);
 }
 
 /* Finds a socket inode in the tables of pid's network namespace, reading each (once per
@@ -238,8 +238,8 @@ static void resolve_socket(struct cpw_wait_probe *wp, pid_t pid, unsigned long i
 		if (wp->net_len[proto] <= 0)
 			continue;
 		struct cpw_net_entry e;
-		if (cpw_net_find_inode(wp->net_text[proto], (size_t)wp->net_len[proto], proto, inode, &e) == 0) {
-			cpw_net_target(&e, out->target, sizeof(out->target));
+		if (cpw_wait_parse_net_find_inode(wp->net_text[proto], (size_t)wp->net_len[proto], proto, inode, &e) == 0) {
+			cpw_wait_parse_net_target(&e, out->target, sizeof(out->target));
 			return;
 		}
 	}
@@ -272,8 +272,8 @@ static bool holds_other_end(struct cpw_wait_probe *wp, pid_t pid, int fd, unsign
 			continue;
 		unsigned flags;
 		snprintf(path, sizeof(path), "%s/%d/fdinfo/%d", wp->proc_root, (int)pid, other);
-		long len = spend(wp) ? cpw_read_file(path, info, sizeof(info)) : -1;
-		if (len <= 0 || cpw_parse_fdinfo_flags(info, (size_t)len, &flags) < 0)
+		long len = spend(wp) ? cpw_proc_parse_read_file(path, info, sizeof(info)) : -1;
+		if (len <= 0 || cpw_wait_parse_fdinfo_flags(info, (size_t)len, &flags) < 0)
 			continue;
 		unsigned mode = flags & 3u; /* O_ACCMODE: 0 read, 1 write, 2 both */
 		found = reading ? mode != 0 : mode != 1;
@@ -323,7 +323,7 @@ static void resolve_pipe(struct cpw_wait_probe *wp, pid_t pid, int fd, unsigned 
 		if (found) {
 			char comm[64] = "?";
 			snprintf(path, sizeof(path), "%s/%d/comm", wp->proc_root, (int)other);
-			if (spend(wp) && cpw_read_file(path, comm, sizeof(comm)) > 0)
+			if (spend(wp) && cpw_proc_parse_read_file(path, comm, sizeof(comm)) > 0)
 				comm[strcspn(comm, "\n")] = '\0';
 			/* A queue's writers work for the waiter: no feeder of a pipeline. */
 			out->peer_pid = out->queue ? 0 : other;
@@ -344,7 +344,7 @@ static void resolve_epoll(struct cpw_wait_probe *wp, pid_t pid, int fd, struct c
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%d/fdinfo/%d", wp->proc_root, (int)pid, fd);
-	long len = cpw_read_file(path, buf, sizeof(buf));
+	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
 	if (len <= 0)
 		return;
 	unsigned n = 0;
@@ -406,7 +406,7 @@ static void resolve_target(struct cpw_wait_probe *wp, pid_t pid, const struct cp
 		out->detail = CPW_WAIT_DETAIL_FD_UNREADABLE;
 		return;
 	}
-	*fdtype = cpw_fd_link_type(link, &inode);
+	*fdtype = cpw_wait_kind_fd_link_type(link, &inode);
 	if (sc->group == CPW_SYS_EPOLL) {
 		resolve_epoll(wp, pid, fd, out);
 		return;
@@ -448,7 +448,7 @@ static void resolve_poll(struct cpw_wait_probe *wp, pid_t pid, const struct cpw_
 	unsigned long n = 0;
 	const bool is_poll = sc->name[strlen(sc->name) - 1] == 'l'; /* poll, ppoll */
 
-	int rc = cpw_poll_call_from_args(sc->name, f, CPW_WAIT_POLL_FEW_FDS, &call);
+	int rc = cpw_wait_parse_poll_call_from_args(sc->name, f, CPW_WAIT_POLL_FEW_FDS, &call);
 	if (rc == -E2BIG) {
 		out->polled = call.nfds > UINT_MAX ? UINT_MAX : (unsigned)call.nfds;
 		snprintf(out->target, sizeof(out->target), "%s on %s%llu fds", is_poll ? "poll" : "select",
@@ -486,8 +486,8 @@ static void resolve_poll(struct cpw_wait_probe *wp, pid_t pid, const struct cpw_
 		if (call.addr[i])
 			set[i] = sets[j++];
 	size_t nfds = call.style == CPW_POLL_POLLFD
-			      ? cpw_parse_pollfds(set[0], call.len, fds, CPW_WAIT_POLL_FEW_FDS + 1)
-			      : cpw_parse_fdsets(set[0], set[1], set[2], call.len, call.nfds, fds,
+			      ? cpw_wait_parse_pollfds(set[0], call.len, fds, CPW_WAIT_POLL_FEW_FDS + 1)
+			      : cpw_wait_parse_fdsets(set[0], set[1], set[2], call.len, call.nfds, fds,
 						 CPW_WAIT_POLL_FEW_FDS + 1);
 	out->polled = nfds > UINT_MAX ? UINT_MAX : (unsigned)nfds;
 	if (nfds == 0) {
@@ -509,7 +509,7 @@ static void resolve_poll(struct cpw_wait_probe *wp, pid_t pid, const struct cpw_
 		}
 		if (read_fd_link(wp, pid, fds[i].fd, link, sizeof(link)) <= 0)
 			continue;
-		enum cpw_fd_type t = cpw_fd_link_type(link, &inode);
+		enum cpw_fd_type t = cpw_wait_kind_fd_link_type(link, &inode);
 		if (fd_rank(t) > best_rank) {
 			best = (int)i;
 			best_rank = fd_rank(t);
@@ -546,16 +546,16 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 	out->syscall_nr = CPW_SYSCALL_UNREAD;
 	out->tid = tid;
 	wp->pipe_open = false;
-	if (cpw_kf_pathf(base, sizeof(base), "%s/%d/task/%d", wp->proc_root, (int)pid, (int)tid) < 0)
+	if (cpw_kfile_pathf(base, sizeof(base), "%s/%d/task/%d", wp->proc_root, (int)pid, (int)tid) < 0)
 		return -ESRCH;
 	snprintf(path, sizeof(path), "%s/syscall", base);
-	long len = cpw_read_file(path, buf, sizeof(buf));
-	bool parsed = len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0;
+	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
+	bool parsed = len > 0 && cpw_wait_parse_syscall(buf, (size_t)len, &f) == 0;
 	/* Woken between its state and now: a thread that blocks often (short reads) is
 	 * likely blocked again a moment later, so one more look. */
 	if (parsed && f.running) {
-		len = cpw_read_file(path, buf, sizeof(buf));
-		parsed = len > 0 && cpw_parse_syscall(buf, (size_t)len, &f) == 0;
+		len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
+		parsed = len > 0 && cpw_wait_parse_syscall(buf, (size_t)len, &f) == 0;
 	}
 	bool woken = false;
 	if (parsed && f.running) {
@@ -565,7 +565,7 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 		woken = true;
 	} else if (parsed) {
 		out->syscall_nr = f.nr;
-		sc = f.nr >= 0 ? cpw_syscall_lookup(f.nr) : NULL;
+		sc = f.nr >= 0 ? cpw_wait_kind_syscall_lookup(f.nr) : NULL;
 		if (sc)
 			snprintf(out->syscall, sizeof(out->syscall), "%s", sc->name);
 	} else if (len == -EACCES || len == -EPERM) {
@@ -595,7 +595,7 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 		out->wchan[strcspn(out->wchan, "\n")] = '\0';
 	} else if (!decisive || state == 'D') {
 		snprintf(path, sizeof(path), "%s/wchan", base);
-		len = cpw_read_file(path, out->wchan, sizeof(out->wchan));
+		len = cpw_proc_parse_read_file(path, out->wchan, sizeof(out->wchan));
 		if (len < 0)
 			out->wchan[0] = '\0';
 		else
@@ -607,7 +607,7 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 		return -EAGAIN; /* on a CPU: no wait channel */
 	if (woken)
 		wp->stats.probed++;
-	out->kind = cpw_wait_classify(state, out->wchan, out->syscall_nr, fdtype);
+	out->kind = cpw_wait_kind_classify(state, out->wchan, out->syscall_nr, fdtype);
 	out->retry = woken || out->detail == CPW_WAIT_DETAIL_OVER_BUDGET || wp->pipe_open;
 	out->seq = ++wp->seq;
 

@@ -12,8 +12,8 @@
  * sample, and only when a socket needs them. Resolving targets spends at most `budget`
  * reads per sample; past it, kinds are still named and the stats count what was left.
  */
-#ifndef CPW_SOURCE_WAITS_H
-#define CPW_SOURCE_WAITS_H
+#ifndef CPW_SOURCE_WAITS_WAIT_PROBE_H
+#define CPW_SOURCE_WAITS_WAIT_PROBE_H
 
 #include <stdbool.h>
 #include <stdint.h>
