@@ -1,8 +1,9 @@
 /*
  * test_proc_reader.c: the /proc reader over fake proc roots: what one sample hands the
  * model, what it skips for a thread that did not run, reused pids, stale cached children,
- * processes missed between two parents, and many processes coming and going (the handle
- * map's removals).
+ * processes missed between two parents, many processes coming and going (the handle
+ * map's removals), and an idle process costing one read a thread while its figures stay
+ * exact when it runs again.
  */
 #include "config.h"
 
@@ -185,8 +186,11 @@ static void test_reused_pid_and_stale_child(void)
 	pid_t top = 100;
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
 
+	/* On /proc the kept descriptors of the process that ended fail; here the new one's
+	 * counters are not the old one's. */
 	write_file("101/stat", "101 (other) S 100 100 100 0 -1 4194304 0 0 0 0 1 1 0 0 20 0 1 0 5555 "
 			       "10000000 10 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("101/task/101/schedstat", "7000 0 2\n");
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
 	const struct cpw_proc_reading *pr = find_reading(&s, 101);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
@@ -197,6 +201,7 @@ static void test_reused_pid_and_stale_child(void)
 	/* 100's children list still names 101 (100 did not run), but 101 is someone else's. */
 	write_file("101/stat", "101 (other) S 999 999 999 0 -1 4194304 0 0 0 0 1 1 0 0 20 0 1 0 7777 "
 			       "10000000 10 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("101/task/101/schedstat", "9000 0 3\n");
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
 	CU_ASSERT_PTR_NULL(find_reading(&s, 101));
 	CU_ASSERT_EQUAL(s.nprocs, 1);
@@ -290,6 +295,130 @@ static void test_many_come_and_go(void)
 	cpw_proc_reader_free(r);
 }
 
+/* 100's stat with these fault and CPU counts, in this state. */
+static void write_stat_100(char state, unsigned minflt, unsigned utime)
+{
+	char text[400];
+	snprintf(text, sizeof(text), "100 (we ird) (name)) %c 1 100 100 0 -1 4194304 %u 0 2 0 %u 50 0 0 20 0 1 0 1000 "
+		 "10000000 256 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 state, minflt, utime);
+	write_file("100/stat", text);
+}
+
+/* 100's reading in s, with its stat and io read now: these faults, CPU ticks and bytes. */
+static const struct cpw_proc_reading *assert_read_100(const struct cpw_proc_sample *s, unsigned minflt,
+						      unsigned utime, unsigned long long read_bytes)
+{
+	const struct cpw_proc_reading *pr = find_reading(s, 100);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
+	CU_ASSERT_EQUAL(pr->stat.minflt, minflt);
+	CU_ASSERT_EQUAL(pr->stat.utime_ticks, utime);
+	CU_ASSERT_TRUE(pr->io_read);
+	CU_ASSERT_EQUAL(pr->io.read_bytes, read_bytes);
+	return pr;
+}
+
+/* A process none of whose threads ran since the last sample costs one read a thread (its
+ * schedstat): its stat, IO, task directory and children are the last ones read. When it
+ * runs again every figure is read: CPU, faults and IO, exactly. Its stat is read anyway
+ * one sample in eight (100's: (generation + 100) % 8 == 0), where a state set without a
+ * run (woken, waiting for a CPU) shows. */
+static void test_idle_process_costs_one_read(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 1 */
+	CU_ASSERT_EQUAL(find_reading(&s, 100)->stat.minflt, 500);
+
+	/* Its stat and io change behind its back (as they cannot without a run): sample 2
+	 * hands on the last ones, so they were not read. */
+	write_stat_100('S', 900, 400);
+	write_file("100/io", "rchar: 9000\nwchar: 100\nsyscr: 9\nsyscw: 1\nread_bytes: 65536\n"
+			     "write_bytes: 8192\ncancelled_write_bytes: 0\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 2 */
+	const struct cpw_proc_reading *pr = find_reading(&s, 100);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
+	CU_ASSERT_FALSE(pr->first);
+	CU_ASSERT_EQUAL(pr->stat.minflt, 500);
+	CU_ASSERT_EQUAL(pr->stat.utime_ticks, 150);
+	CU_ASSERT_STRING_EQUAL(pr->stat.comm, "we ird) (name)");
+	CU_ASSERT_FALSE(pr->io_read);
+	CU_ASSERT_EQUAL(pr->nthreads, 1);
+	CU_ASSERT_FALSE(s.threads[pr->first_thread].ran);
+	CU_ASSERT_EQUAL(s.nprocs, 2); /* its child still reached through the kept list */
+
+	/* It ran: everything it did is read. */
+	write_file("100/task/100/schedstat", "1700000000 20000000 35\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 3 */
+	pr = assert_read_100(&s, 900, 400, 65536);
+	CU_ASSERT_EQUAL(pr->io.rchar, 9000);
+	CU_ASSERT_TRUE(s.threads[pr->first_thread].ran);
+	CU_ASSERT_EQUAL(s.threads[pr->first_thread].sched.oncpu_ns, 1700000000ULL);
+
+	/* Idle again for samples 4 to 11; woken at 10 without running: R shows at 12, the
+	 * refresh, and the figures never move. */
+	for (unsigned gen = 4; gen <= 12; gen++) {
+		if (gen == 10)
+			write_stat_100('R', 900, 400);
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+		pr = find_reading(&s, 100);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
+		CU_ASSERT_EQUAL(pr->stat.minflt, 900);
+		CU_ASSERT_EQUAL(pr->stat.utime_ticks, 400);
+		CU_ASSERT_FALSE(pr->io_read);
+		CU_ASSERT_EQUAL(pr->stat.state, gen == 12 ? 'R' : 'S');
+		CU_ASSERT_EQUAL(s.threads[pr->first_thread].state, gen == 12 ? 'R' : 'S');
+	}
+
+	/* Busy after those idle samples: its new figures, all of them. */
+	write_stat_100('R', 5000, 2400);
+	write_file("100/io", "rchar: 19000\nwchar: 100\nsyscr: 19\nsyscw: 1\nread_bytes: 1048576\n"
+			     "write_bytes: 8192\ncancelled_write_bytes: 0\n");
+	write_file("100/task/100/schedstat", "3700000000 20000000 36\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 13 */
+	assert_read_100(&s, 5000, 2400, 1048576);
+	cpw_proc_reader_free(r);
+}
+
+/* A child forked by a parent that looked idle: the fork made the parent run, so its
+ * children are read again and the child is found. A thread made by an idle-looking
+ * process (a clone makes it run too) is listed the same way. */
+static void test_idle_parent_forks(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (int i = 0; i < 3; i++) /* 1 to 3: idle after the first */
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(s.nprocs, 2);
+
+	make_proc(4343, 100, "");
+	write_file("100/task/100/children", "101 4343");
+	write_file("100/task/100/schedstat", "1500500000 20000000 31\n");
+	/* 101 starts a third thread. */
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/101/task/103", root);
+	CU_ASSERT_EQUAL(mkdir(dir, 0755), 0);
+	write_file("101/stat", "101 (cc1) R 100 100 100 0 -1 4194304 1000 0 5 0 300 100 0 0 20 0 3 0 1010 10000000 1024 "
+			       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("101/task/103/stat", "103 (cc1) S 100 100 100 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 3 0 1020 "
+					"10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("101/task/103/schedstat", "1000 0 1\n");
+	write_file("101/task/101/schedstat", "3000000000 500000000 101\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 4 */
+	CU_ASSERT_EQUAL(s.nprocs, 3);
+	const struct cpw_proc_reading *child = find_reading(&s, 4343);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(child);
+	CU_ASSERT_TRUE(child->first);
+	CU_ASSERT_EQUAL(child->stat.ppid, 100);
+	CU_ASSERT_PTR_NOT_NULL(find_thread(&s, 101, 103));
+	CU_ASSERT_EQUAL(find_reading(&s, 101)->nthreads, 3);
+	cpw_proc_reader_free(r);
+}
+
 static int setup(void) { return cpw_fixture_copy("procroot-basic", root, sizeof(root)); }
 static int teardown(void) { return cpw_fixture_remove(root); }
 
@@ -310,5 +439,9 @@ int main(void)
 	CU_add_test(s5, "a process missed is still there once, then dropped", test_still_there_once);
 	CU_pSuite s6 = CU_add_suite("reader many", setup, teardown);
 	CU_add_test(s6, "700 processes, two in three end", test_many_come_and_go);
+	CU_pSuite s7 = CU_add_suite("reader idle process", setup, teardown);
+	CU_add_test(s7, "an idle process costs its schedstat; exact when it runs", test_idle_process_costs_one_read);
+	CU_pSuite s8 = CU_add_suite("reader idle parent", setup, teardown);
+	CU_add_test(s8, "a child forked by an idle-looking parent is found", test_idle_parent_forks);
 	return cpw_cunit_run_tap();
 }

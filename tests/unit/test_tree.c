@@ -152,6 +152,8 @@ static void test_exec_rereads_cmdline(void)
 	char renamed[1100];
 	snprintf(renamed, sizeof(renamed), "101 (python3) %s", text + 10);
 	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/stat", renamed), 0);
+	/* An exec runs: the reader reads the stat of a process that ran. */
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/task/101/schedstat", "3100000000 500000000 101\n"), 0);
 	char cmd[800];
 	snprintf(cmd, sizeof(cmd), "printf 'python3\\0train.py\\0' >'%s/101/cmdline'", root);
 	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
@@ -172,9 +174,11 @@ static void test_exec_rereads_cmdline(void)
 				       "0 0 0 0 0 0 0 0 0 0\n";
 	snprintf(renamed, sizeof(renamed), stat_fmt, "4194304");
 	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/stat", renamed), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/task/101/schedstat", "3200000000 500000000 102\n"), 0);
 	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.4), 2);
 	snprintf(renamed, sizeof(renamed), stat_fmt, "94066718232576");
 	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/stat", renamed), 0);
+	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, "101/task/101/schedstat", "3300000000 500000000 103\n"), 0);
 	snprintf(cmd, sizeof(cmd), "printf 'python3\\0eval.py\\0' >'%s/101/cmdline'", root);
 	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
 	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.5), 2);

@@ -45,6 +45,8 @@ struct thread_handle {
 	struct cpw_wait *wait;                /* its last wait, once probed (its own allocation:
 						 readings point to it while handles move) */
 	bool wait_known;                      /* wait holds what it waits on now */
+	unsigned probe_generation;            /* the sample whose idle check read probe_sched */
+	struct cpw_schedstat probe_sched;     /* its schedstat as that check read it */
 };
 
 struct proc_handle {
@@ -61,6 +63,8 @@ struct proc_handle {
 	uint64_t startcode;  /* at the last reading: a change is an exec (of a script's
 			      * interpreter too, whose name stays the script's) */
 	int stat_fd, io_fd;
+	bool have_stat;      /* last_stat holds its stat at the last sample that reached it */
+	struct cpw_stat_fields last_stat;
 	struct thread_handle *threads;
 	size_t nthreads, threads_alloc;
 };
@@ -215,6 +219,7 @@ static void reset_handle(struct cpw_proc_reader *r, struct proc_handle *h)
 	close_kept(r, &h->stat_fd);
 	close_kept(r, &h->io_fd);
 	h->pss_cached = false;
+	h->have_stat = false;
 	r->membership++;
 }
 
@@ -417,11 +422,17 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 
 	memset(out, 0, sizeof(*out));
 	out->tid = th->tid;
-	snprintf(leaf, leaf_room, "schedstat");
-	long len = read_kept(r, &th->schedstat_fd, path, buf, sizeof(buf));
-	out->has_schedstat = len > 0 && cpw_proc_parse_schedstat(buf, (size_t)len, &out->sched) == 0;
-	if (!out->has_schedstat)
-		memset(&out->sched, 0, sizeof(out->sched));
+	long len;
+	if (th->probe_generation == r->generation) { /* read just now by idle_since_last() */
+		out->has_schedstat = true;
+		out->sched = th->probe_sched;
+	} else {
+		snprintf(leaf, leaf_room, "schedstat");
+		len = read_kept(r, &th->schedstat_fd, path, buf, sizeof(buf));
+		out->has_schedstat = len > 0 && cpw_proc_parse_schedstat(buf, (size_t)len, &out->sched) == 0;
+		if (!out->has_schedstat)
+			memset(&out->sched, 0, sizeof(out->sched));
+	}
 	/* A thread that was not scheduled since the last sample cannot have changed its
 	 * context switches, memory high-water mark or children. Without schedstat (a kernel
 	 * without it, or the thread just ended) that cannot be told. */
@@ -478,13 +489,27 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 	return true;
 }
 
-/* Reads every thread of h into the sample; queues their children. Returns true when any
- * of them ran since the last sample. */
+/* The thread ids of h as the last sample left them (none was made or ended since: that
+ * takes a thread that runs). */
+static size_t known_tids(struct cpw_proc_reader *r, const struct proc_handle *h)
+{
+	size_t n = 0;
+	for (; n < h->nthreads; n++) {
+		if (reserve((void **)&r->tids, &r->tids_alloc, n, sizeof(*r->tids), 64) < 0)
+			break;
+		r->tids[n] = h->threads[n].tid;
+	}
+	return n;
+}
+
+/* Reads every thread of h into the sample; queues their children. The threads are listed
+ * from its task directory, or, where idle (idle_since_last()), are the ones it had.
+ * Returns true when any of them ran since the last sample. */
 static bool read_threads(struct cpw_proc_reader *r, struct proc_handle *h, const struct cpw_stat_fields *st,
-			 struct cpw_proc_reading *pr)
+			 struct cpw_proc_reading *pr, bool idle)
 {
 	bool any_ran = false;
-	size_t ntids = list_tids(r, h->pid, st->num_threads), hint = 0;
+	size_t ntids = idle ? known_tids(r, h) : list_tids(r, h->pid, st->num_threads), hint = 0;
 
 	pr->first_thread = r->nthreads;
 	for (size_t i = 0; i < ntids; i++) {
@@ -573,20 +598,58 @@ static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 		r->ncmdlines++; /* the pool's lines are in the order of the readings that have one */
 }
 
+/* Whether none of h's threads was scheduled since the last sample: then its stat, IO,
+ * threads and children are what they were (a process changes them by running: a fork or
+ * a clone makes the parent run, an exit the one that ends, a fault or a read the one
+ * that takes it), and it costs one schedstat read a thread, through descriptors kept
+ * since it was last read (so it is the same process, not a reused pid). Its stat is read
+ * anyway one sample in STATE_REFRESH: a process woken and waiting for a CPU ever since is
+ * R without having run, and what others do to it (reclaim shrinking its RSS, a renice)
+ * shows there. Reached under another parent than its own (a reparented orphan), it is
+ * read. The schedstats read are kept for read_thread(). */
+static bool idle_since_last(struct cpw_proc_reader *r, struct proc_handle *h, pid_t parent)
+{
+	char buf[256];
+
+	if (!h->have_stat || h->nthreads == 0 || h->last_stat.num_threads != (long)h->nthreads ||
+	    (parent && parent != h->ppid) || (r->generation + (unsigned)h->pid) % STATE_REFRESH == 0)
+		return false;
+	for (size_t i = 0; i < h->nthreads; i++) {
+		struct thread_handle *th = &h->threads[i];
+		if (th->schedstat_fd < 0 || th->generation == 0)
+			return false;
+		ssize_t n = pread(th->schedstat_fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			return false; /* read_thread() reads it again, and closes it */
+		buf[n] = '\0';
+		if (cpw_proc_parse_schedstat(buf, (size_t)n, &th->probe_sched) != 0)
+			return false;
+		th->probe_generation = r->generation;
+		if (th->probe_sched.slices != th->last_slices || th->probe_sched.oncpu_ns != th->last_oncpu_ns)
+			return false;
+	}
+	return true;
+}
+
 /* Reads one process of the frontier: its stat, threads and IO; queues its children. */
 static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 {
-	char path[320];
-	char buf[2048];
 	struct cpw_stat_fields st;
 	struct proc_handle *h = find_handle(r, pid);
 	int fd = -1;
+	bool idle = h && idle_since_last(r, h, parent);
 
-	snprintf(path, sizeof(path), "%s/%d/stat", r->proc_root, (int)pid);
-	long len = read_kept(r, h ? &h->stat_fd : &fd, path, buf, sizeof(buf));
-	if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &st) < 0) {
-		close_kept(r, &fd);
-		return; /* gone: not reached by this sample */
+	if (idle) {
+		st = h->last_stat;
+	} else {
+		char path[320];
+		char buf[2048];
+		snprintf(path, sizeof(path), "%s/%d/stat", r->proc_root, (int)pid);
+		long len = read_kept(r, h ? &h->stat_fd : &fd, path, buf, sizeof(buf));
+		if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &st) < 0) {
+			close_kept(r, &fd);
+			return; /* gone: not reached by this sample */
+		}
 	}
 	/* A cached child whose pid now belongs to someone else's process. */
 	if (parent && st.ppid != parent && !(h && h->ppid == st.ppid)) {
@@ -646,9 +709,11 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 			r->new_readings[r->nnew++] = r->nprocs - 1;
 	}
 	/* IO needs the process to run: it is re-read only when a thread ran. */
-	bool ran = read_threads(r, h, &st, pr);
+	bool ran = read_threads(r, h, &st, pr, idle);
 	if (ran || first)
 		read_io(r, h, pr);
+	h->last_stat = st;
+	h->have_stat = true;
 	h->ran_since_pss |= ran;
 	if (r->want_pss) {
 		if (!h->pss_cached || h->ran_since_pss || h->pss_membership != r->membership ||

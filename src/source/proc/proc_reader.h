@@ -5,7 +5,9 @@
  * tree is read, never all of /proc), reads each process and thread through descriptors
  * it keeps open, and skips what cannot have changed: a thread not scheduled since the last
  * sample (its schedstat says so) keeps its last state, context switches and children, so
- * an idle thread costs one small read. For a thread off the CPU the wait probe
+ * an idle thread costs one small read; a process none of whose threads ran keeps its stat,
+ * IO and thread list too (its stat is read one sample in eight all the same), so an idle
+ * process costs one small read a thread. For a thread off the CPU the wait probe
  * (source/waits/wait_probe.c) says what it waits on, again only after it ran. New processes are
  * identified once (cmdline, and the user through libproc2). It hands the model (model/tree.c) what it read; it keeps no
  * figure of the model's.
