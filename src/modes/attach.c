@@ -3,8 +3,9 @@
  *
  * Watches N and its descendants until N exits, --duration passes, or the user stops it
  * (SIGINT, SIGTERM, SIGHUP, or q in the live view); the report covers the time watched.
- * On a terminal the live view (view/tui.c) shows the tree between samples; it gives the
- * terminal back before the report is written, so the report lands on the shell's screen.
+ * On a terminal the live view (src/view/, driven by modes/watch.c) shows the tree between
+ * samples; it gives the terminal back before the report is written, so the report lands
+ * on the shell's screen.
  */
 #include "config.h"
 #include "modes/attach.h"
