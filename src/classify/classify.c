@@ -930,6 +930,12 @@ static void pipeline_finding(const struct ctx *c, struct cpw_verdict *v)
 
 	if (!cpw_known(m->pipe_wait_s) || m->pipe_wait_s < cpw_threshold(CPW_T_NOTABLE_SHARE) * c->wall)
 		return;
+	/* A feeder that itself waits on a pipe, and computes little, waits on its waiter in
+	 * turn: a queue of requests and answers (a multiprocessing pool's task and result
+	 * pipes), not a stage that sets the pace. */
+	if (strcmp(m->pipe_feeder_wait_kind, "pipe") == 0 &&
+	    !(cpw_known(m->pipe_feeder_cpu_share) && m->pipe_feeder_cpu_share >= cpw_threshold(CPW_T_CPU_SHARE)))
+		return;
 	if (cpw_known(m->pipe_feeder_cpu_share) && m->pipe_feeder_cpu_share >= cpw_threshold(CPW_T_CPU_SHARE))
 		snprintf(feeder_class, sizeof feeder_class, "cpu-bound (%.0f%% of a core)",
 			 pct(m->pipe_feeder_cpu_share));
