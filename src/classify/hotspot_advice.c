@@ -71,6 +71,16 @@ void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict 
 	char text[512];
 	if (cpw_hotspot_advice(h, text, sizeof(text)) == 0)
 		return;
+	/* The functions are named right after: the advice no longer sends people to another
+	 * profiler to find them (classify/advice.c's cpu-bound text). */
+	static const char to_perf[] = "Profile it (perf record -g) and look for";
+	char *at = strstr(v->advice, to_perf);
+	if (at) {
+		static const char instead[] = "In the functions named below, look for";
+		size_t tail = strlen(at + sizeof(to_perf) - 1);
+		memmove(at + sizeof(instead) - 1, at + sizeof(to_perf) - 1, tail + 1);
+		memcpy(at, instead, sizeof(instead) - 1);
+	}
 	size_t have = strlen(v->advice);
 	snprintf(v->advice + have, sizeof(v->advice) - have, "%s%s", have ? " " : "", text);
 }

@@ -344,6 +344,12 @@ static void test_advice(void)
 	cpw_hotspot_advice_append(h, &v);
 	CU_ASSERT_STRING_EQUAL(v.advice, "Profile it. Hotspots: 70% of the CPU in heavy (prog): native code: the "
 					 "algorithm there; 30% of the CPU in light (prog): native code: the algorithm there.");
+	/* The cpu-bound advice no longer sends people to perf for what is named after it. */
+	snprintf(v.advice, sizeof(v.advice), "CPU-bound. Profile it (perf record -g) and look for a better algorithm.");
+	cpw_hotspot_advice_append(h, &v);
+	CU_ASSERT_PTR_NULL(strstr(v.advice, "perf record"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "CPU-bound. In the functions named below, look for a better "
+					   "algorithm. Hotspots: 70% of the CPU in heavy"));
 	v.cls = CPW_CLASS_IO_BOUND;
 	snprintf(v.advice, sizeof(v.advice), "Disk.");
 	cpw_hotspot_advice_append(h, &v);
