@@ -76,7 +76,7 @@ void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict 
 	static const char to_perf[] = "Profile it (perf record -g) and look for";
 	char *at = strstr(v->advice, to_perf);
 	if (at) {
-		static const char instead[] = "In the functions named below, look for";
+		static const char instead[] = "In the functions the Hotspots name, look for";
 		size_t tail = strlen(at + sizeof(to_perf) - 1);
 		memmove(at + sizeof(instead) - 1, at + sizeof(to_perf) - 1, tail + 1);
 		memcpy(at, instead, sizeof(instead) - 1);

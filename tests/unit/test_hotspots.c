@@ -348,7 +348,7 @@ static void test_advice(void)
 	snprintf(v.advice, sizeof(v.advice), "CPU-bound. Profile it (perf record -g) and look for a better algorithm.");
 	cpw_hotspot_advice_append(h, &v);
 	CU_ASSERT_PTR_NULL(strstr(v.advice, "perf record"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "CPU-bound. In the functions named below, look for a better "
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "CPU-bound. In the functions the Hotspots name, look for a better "
 					   "algorithm. Hotspots: 70% of the CPU in heavy"));
 	v.cls = CPW_CLASS_IO_BOUND;
 	snprintf(v.advice, sizeof(v.advice), "Disk.");
