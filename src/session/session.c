@@ -816,6 +816,8 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 		cpw_process_verdict_judge_tree(s->tree, &with, &snap->procs);
 	}
 	cpw_process_verdict_guard_advice(&snap->procs, &snap->verdict);
+	/* The top functions so far, as the report's advice will name them. */
+	cpw_hotspot_advice_append(s->report.hotspots, &snap->verdict); /* hotspots */
 	snap->psi_available = snap->psi_ok = false;
 	if (cpw_psi_read_system(s->cfg->proc_root, &s->view_psi_files, &psi) < 0 || !psi.available)
 		return;
