@@ -39,8 +39,10 @@ int main(void)
 	fprintf(f, "garbage\n%lx 40 jitted_spin\nzz 10 more garbage\n%lx\n", (unsigned long)(code + 32), (unsigned long)code);
 	fclose(f);
 	pthread_t t; pthread_create(&t, NULL, run, code + 64);
-	sleep(2);
+	/* The map goes early (as a JIT may remove it): the last one read still names the code. */
+	usleep(700000);
 	unlink(path);
+	usleep(2300000);
 	_exit(0);
 }
 C
@@ -113,7 +115,7 @@ check "a stripped binary: its code is split_stripped+0xOFFSET, never a nearby na
 	mine=[x for x in f if x[\"file\"]==\"split_stripped\"]; \
 	sys.exit(not mine or not all(re.fullmatch(r\"split_stripped\+0x[0-9a-f]+\", x[\"name\"]) for x in mine))' '$SCRATCH/s.json'"
 
-# --- a JIT's perf map with garbage lines ---
+# --- a JIT's perf map with garbage lines, removed while the JIT still runs ---
 "$CPW" -j -o "$SCRATCH/j.json" -- "$SCRATCH/jit"
 check "a JIT's perf map (garbage lines skipped): its function named, kind jit" \
 	test "$(J "$SCRATCH/j.json" "[(f['name'], f['kind']) for f in d['hotspots']['functions']][0]")" = "('jitted_spin', 'jit')"

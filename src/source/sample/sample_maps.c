@@ -392,8 +392,15 @@ static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool
 	if (m->file < 0) {
 		double now = mono_now();
 		if (p->jit_read_s == 0 || now - p->jit_read_s >= JIT_REREAD_S) {
-			cpw_elf_symbols_perf_map_free(&p->jit);
-			cpw_elf_file_perf_map_load(t->proc_root, p->pid, JIT_SYMS_MAX, &p->jit);
+			/* The last map read stays until a newer one is: a JIT may remove its map
+			 * as it exits, before its last samples are named. */
+			struct cpw_perf_map fresh;
+			if (cpw_elf_file_perf_map_load(t->proc_root, p->pid, JIT_SYMS_MAX, &fresh) >= 0) {
+				cpw_elf_symbols_perf_map_free(&p->jit);
+				p->jit = fresh;
+			} else {
+				cpw_elf_symbols_perf_map_free(&fresh);
+			}
 			p->jit_read_s = now;
 		}
 		const struct cpw_jit_sym *js = cpw_elf_symbols_perf_map_lookup(&p->jit, look);
