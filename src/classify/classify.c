@@ -315,7 +315,9 @@ static void measure_serialisation(struct ctx *c)
 		c->top_cores >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&
 		c->top_cores <= cpw_threshold(CPW_T_SERIAL_CORES_MAX) &&
 		cpw_known(m->top_process_runnable) &&
-		m->top_process_runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) &&
+		(m->top_process_runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) ||
+		 cpw_thresholds_serial_runnable_ok(m->top_process_runnable, m->top_process_lock_share,
+						c->cores)) &&
 		(!cpw_known(m->top_process_lock_share) ||
 		 m->top_process_lock_share >= cpw_threshold(CPW_T_SERIAL_LOCK_SHARE));
 	/* Each turn wakes a waiter that then queues for a CPU: that wait is its own. */

@@ -78,7 +78,7 @@ static bool is_python(const struct cpw_proc *p)
  * the woken threads that queue for one (more than serial_runnable_max runnable) are other
  * load's doing where the run-queue wait is past what the turns cause (serial_handoff_runq
  * and the margin). */
-static bool takes_turns(const struct pv_in *in)
+static bool takes_turns(const struct pv_in *in, double cores_usable)
 {
 	const struct cpw_proc *p = in->p;
 	double cores = in->life > 0 ? in->cpu / in->life : NAN;
@@ -93,7 +93,8 @@ static bool takes_turns(const struct pv_in *in)
 		wanted >= cpw_threshold(CPW_T_SERIAL_CORES_MIN) &&
 		cores <= cpw_threshold(CPW_T_SERIAL_CORES_MAX) &&
 		cpw_known(runnable) && (runnable <= cpw_threshold(CPW_T_SERIAL_RUNNABLE_MAX) ||
-					(queued && cpw_known(lock_share))) &&
+					(queued && cpw_known(lock_share)) ||
+					cpw_thresholds_serial_runnable_ok(runnable, lock_share, cores_usable)) &&
 		(!cpw_known(lock_share) || lock_share >= cpw_threshold(CPW_T_SERIAL_LOCK_SHARE));
 }
 
@@ -144,7 +145,7 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 		in->ref = in->life;
 	}
 	in->python = is_python(p);
-	in->serialised = takes_turns(in);
+	in->serialised = takes_turns(in, with->cores_usable);
 	in->cpu_label = CPW_CLASS_CPU_BOUND;
 	if (in->cpu + in->runq > 0) {
 		double runq_ratio = in->runq / (in->cpu + in->runq) - own_queue(p, with->cores_usable);

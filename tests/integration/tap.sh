@@ -71,6 +71,21 @@ host_busy_ticks() {
 	read -r _c _u _n _s _i _w _q _sq _st _rest </proc/stat
 	echo $((_u + _n + _s + _q + _sq + _st))
 }
+# outside_load REPORT.json T0 T1: the busy cores of other load during a run, from the
+# host's busy ticks around it (host_busy_ticks) less the tree's own CPU, over its wall time.
+outside_load() {
+	/usr/bin/python3 - "$1" $(($3 - $2)) "$(getconf CLK_TCK)" <<'PYEOF'
+import json, sys
+try:
+    t = json.load(open(sys.argv[1])).get("time") or {}
+except (OSError, ValueError):
+    t = {}
+wall = t.get("wall_s") or 0
+tree = (t.get("user_s") or 0) + (t.get("sys_s") or 0)
+busy = float(sys.argv[2]) / float(sys.argv[3])
+print("%.2f" % (max(0.0, busy - tree) / wall if wall > 0 else 0))
+PYEOF
+}
 # strace is installed and may trace here (containers often forbid ptrace).
 can_strace() { command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; }
 # Why strace cannot be used here: the package is missing (a failure in CI), or the kernel

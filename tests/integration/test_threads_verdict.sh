@@ -50,18 +50,7 @@ run() {
 	"$CPW" --json -o "$SCRATCH/$_name.json" -- "$@" >"$SCRATCH/$_name.out" 2>&1
 	_rc=$?
 	_t1=$(host_busy_ticks)
-	OUTSIDE=$("$PY" - "$SCRATCH/$_name.json" $((_t1 - _t0)) "$(getconf CLK_TCK)" <<'PYEOF'
-import json, sys
-try:
-    t = json.load(open(sys.argv[1])).get("time") or {}
-except (OSError, ValueError):
-    t = {}
-wall = t.get("wall_s") or 0
-tree = (t.get("user_s") or 0) + (t.get("sys_s") or 0)
-busy = float(sys.argv[2]) / float(sys.argv[3])
-print("%.2f" % (max(0.0, busy - tree) / wall if wall > 0 else 0))
-PYEOF
-)
+	OUTSIDE=$(outside_load "$SCRATCH/$_name.json" "$_t0" "$_t1")
 	q show "$SCRATCH/$_name.json" 2>/dev/null | sed 's/^/# /'
 	echo "# host load outside the tree: $OUTSIDE busy cores"
 	return $_rc

@@ -224,6 +224,34 @@ static void test_turns_starved(void)
 	CU_ASSERT_FALSE(pvs.v[2].serialised);
 }
 
+/* GIL threads on a quiet host whose 16 samples caught a turn's hand-off often (1.56
+ * runnable, past serial_runnable_max): the lock waits say they take turns, and fewer
+ * runnable than the usable CPUs is not starvation (CI saw "waiting" once in 15 runs). */
+static void test_turns_handoff_sampled(void)
+{
+	struct cpw_proc_verdicts pvs;
+	double saved = cores;
+
+	build_composite();
+	composite[3].r_samples = 67; /* 1.56 runnable */
+	cores = 2;
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 3);
+	CU_ASSERT_TRUE(pvs.v[2].serialised);
+	CU_ASSERT_EQUAL(pvs.v[2].cls, CPW_CLASS_CPU_BOUND);
+	/* As many runnable as the usable CPUs: that is not one turn at a time. */
+	composite[3].r_samples = 86;
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_FALSE(pvs.v[2].serialised);
+	/* Without the lock waits to say so, 1.56 runnable threads do not take turns. */
+	composite[3].r_samples = 67;
+	composite_waits.procs[3].seconds[CPW_WAIT_LOCK] = 0;
+	composite_waits.procs[3].total_s = 0;
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_FALSE(pvs.v[2].serialised);
+	cores = saved;
+}
+
 /* taskset -c 0 on 3 spinning threads: they queue behind each other on the one CPU they
  * may use, which is their own doing, not other load's; on 2 CPUs the same wait is. */
 static void test_own_queue(void)
@@ -343,6 +371,7 @@ int main(void)
 	CU_add_test(s, "without the wait probe", test_unprobed);
 	CU_add_test(s, "cpu-bound, starved and the margin", test_cpu_and_margin);
 	CU_add_test(s, "taking turns beside other load", test_turns_starved);
+	CU_add_test(s, "taking turns: a hand-off sampled often", test_turns_handoff_sampled);
 	CU_add_test(s, "own threads queued past the usable CPUs", test_own_queue);
 	CU_add_test(s, "memory matters; too short is unknown", test_memory_and_short);
 	CU_add_test(s, "many equal processes", test_left_out);
