@@ -175,13 +175,15 @@ void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, const st
 		 * load starves its GPU as surely as one that computes. */
 		double want = p->oncpu_s > 0 ? p->oncpu_s + (p->runq_wait_s > 0 ? p->runq_wait_s : 0)
 					     : p->user_s + p->sys_s;
-		m->gpu_holder_cpu_share = want / life;
+		/* Thread-seconds over its life: its threads together can pass 1 (a real
+		 * PyTorch run showed 109%); a share of its life is at most all of it. */
+		m->gpu_holder_cpu_share = fmin(1.0, want / life);
 		if (w && w->probed) {
 			double net = 0;
 			for (size_t i = 0; i < w->nprocs; i++)
 				if (w->procs[i].pid == h->pid)
 					net += w->procs[i].seconds[CPW_WAIT_NETWORK];
-			m->gpu_holder_net_wait_share = net / life;
+			m->gpu_holder_net_wait_share = fmin(1.0, net / life);
 		}
 	}
 }

@@ -154,6 +154,19 @@ void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struc
 	if (!(seconds > 0) || (unsigned)wait->kind >= CPW_WAIT_KIND_COUNT)
 		return;
 	struct cpw_wait_thread *t = wait->tid > 0 && wait->seq ? thread_of(w, pid, wait->tid) : NULL;
+	if (t && wait->driver_helper && wait->tid != pid) {
+		/* A GPU driver's helper waits for the device's events all its life, and wakes
+		 * often (so no one wait lasts): idle by design from its first wait. */
+		struct cpw_wait_proc_time *p = proc_of(w, pid, comm);
+		if (p)
+			p->idle_s += seconds;
+		w->idle_s += seconds;
+		if (!t->counted)
+			w->idle_threads++;
+		t->counted = true;
+		t->idle = true;
+		return;
+	}
 	if (t && t->seq == wait->seq && t->kind == wait->kind) {
 		t->samples++;
 		if (t->idle) { /* the same wait, still idle */

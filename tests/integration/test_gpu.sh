@@ -10,12 +10,15 @@
 #   - nvmlInit failing, nvmlDeviceGetCount failing, a library without
 #     nvmlDeviceGetCount, an older driver's functions: a note with the reason, no crash,
 #     the host's own verdict;
-#   - no library at all: no GPU section, no note.
+#   - no library at all: no GPU section, no note;
+#   - a host computing beside threads named as CUDA's own helpers, which poll a socket
+#     all their lives (a real H100 showed them): starved by the host, the holder
+#     cpu-bound, never "waiting on communication".
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 20
+plan 23
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -97,6 +100,13 @@ watch old -- "$W/spin" 2
 has "an older driver: a note, the device still read" "$SCRATCH/out" "an older driver: compute processes through the first version"
 has "an older driver: gpu-bound from what it gives" "$SCRATCH/out" "Verdict: gpu-bound"
 has "an older driver: memory from the first version's layout, no SM share" "$SCRATCH/out" "spin: SM N/A, memory 2000 MiB"
+
+# 7. The driver's helper threads wait by design: not the host's waits.
+script "device NVIDIA_Fake_H100 81559 2000 5" "proc python3 0 2000 4"
+watch current -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/cuda_helpers.py" 2
+has "driver helpers: starved by the host" "$SCRATCH/out" "starved by the host, python3 (pid"
+hasnt "driver helpers: their polls are not waiting on communication" "$SCRATCH/out" "waiting on communication"
+hasnt "driver helpers: the holder is not called waiting" "$SCRATCH/out" "0 s: waiting"
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null

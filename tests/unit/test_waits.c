@@ -396,6 +396,51 @@ static void add_thread_wait(struct cpw_waits *w, pid_t pid, pid_t tid, uint64_t 
 	cpw_waits_add(w, pid, "python3", &one, 0.1);
 }
 
+/* A GPU driver's helper threads (CUDA's, seen on an H100 with driver 580) wait on the
+ * device's events all their lives and wake often: idle by design from their first wait,
+ * whatever the kind; the main thread's waits on the GPU stay counted. */
+static void test_model_driver_helper(void)
+{
+	struct cpw_waits w;
+	struct cpw_wait one;
+
+	CU_ASSERT_TRUE(cpw_wait_kind_driver_thread("cuda-EvtHandlr"));
+	CU_ASSERT_TRUE(cpw_wait_kind_driver_thread("cuda00001400006"));
+	CU_ASSERT_FALSE(cpw_wait_kind_driver_thread("cuda"));
+	CU_ASSERT_FALSE(cpw_wait_kind_driver_thread("cuda0001"));    /* too few hex digits */
+	CU_ASSERT_FALSE(cpw_wait_kind_driver_thread("cudaworker1234")); /* not hex */
+	CU_ASSERT_FALSE(cpw_wait_kind_driver_thread("python3"));
+	CU_ASSERT_FALSE(cpw_wait_kind_driver_thread(""));
+	cpw_waits_init(&w);
+	memset(&one, 0, sizeof(one));
+	for (int i = 0; i < 10; i++) {
+		one.tid = 11; /* cuda00001400006 on its socket: a new wait each sample */
+		one.seq = 100 + (uint64_t)i;
+		one.kind = CPW_WAIT_NETWORK;
+		one.driver_helper = true;
+		snprintf(one.target, sizeof(one.target), "unix @cuda-uvmfd-4026531836-10@ and 2 other fds");
+		cpw_waits_add(&w, 10, "gpu_work", &one, 0.1);
+		one.tid = 12; /* cuda-EvtHandlr on the device's descriptors */
+		one.kind = CPW_WAIT_EVENT_LOOP;
+		snprintf(one.target, sizeof(one.target), "poll on 11 fds");
+		cpw_waits_add(&w, 10, "gpu_work", &one, 0.1);
+		one.tid = 10; /* the main thread in the driver's ioctl: a wait on the GPU */
+		one.kind = CPW_WAIT_GPU;
+		snprintf(one.target, sizeof(one.target), "/dev/nvidia0");
+		cpw_waits_add(&w, 10, "gpu_work", &one, 0.1);
+	}
+	CU_ASSERT_EQUAL(w.idle_threads, 2);
+	CU_ASSERT_DOUBLE_EQUAL(w.idle_s, 2.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_NETWORK], 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_EVENT_LOOP], 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_GPU], 1.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w.total_s, 1.0, 1e-9);
+	const struct cpw_wait_proc_time *p = cpw_waits_proc(&w, 10);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_DOUBLE_EQUAL(p->idle_s, 2.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p->total_s, 1.0, 1e-9);
+}
+
 /* Idle by design: a helper thread on one lock, queue or poll without running, for
  * CPW_WAIT_IDLE_SAMPLES samples and CPW_WAIT_IDLE_S seconds, leaves the kinds; the main
  * thread, a thread that runs between waits, a network wait do not. */
@@ -804,6 +849,7 @@ int main(void)
 	CU_add_test(s, "select's fd sets", test_parse_fdsets);
 	CU_add_test(s, "fdinfo flags", test_fdinfo_flags);
 	CU_add_test(s, "idle by design", test_model_idle);
+	CU_add_test(s, "a GPU driver's helper threads are idle by design", test_model_driver_helper);
 	CU_add_test(s, "tcp table by inode", test_net_tcp);
 	CU_add_test(s, "tcp6, udp, unix tables", test_net_tcp6_udp_unix);
 	CU_add_test(s, "fd link types", test_fd_link_type);

@@ -397,6 +397,10 @@ static void probe_wait(struct cpw_proc_reader *r, const struct proc_handle *h, s
 			memcpy(now.target, th->wait->target, sizeof(now.target));
 			now.peer_pid = th->wait->peer_pid;
 		}
+		/* Its name was read where it ran; otherwise the last probe's word stands. */
+		now.driver_helper = th->tid != h->pid &&
+			(out->comm[0] ? cpw_wait_kind_driver_thread(out->comm)
+				      : th->wait != NULL && th->wait->driver_helper);
 		if (rc == 0 && !th->wait && !(th->wait = malloc(sizeof(*th->wait))))
 			rc = -ENOMEM;
 		if (rc == 0)

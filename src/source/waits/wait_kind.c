@@ -12,6 +12,7 @@
 #include "source/waits/wait_kind.h"
 #include "source/proc/proc_parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,19 @@ enum cpw_fd_type cpw_wait_kind_fd_link_type(const char *link, unsigned long *ino
 	if (link[0] == '/')
 		return CPW_FD_FILE;
 	return CPW_FD_UNKNOWN;
+}
+
+bool cpw_wait_kind_driver_thread(const char *thread_comm)
+{
+	size_t hex = 0;
+
+	if (strncmp(thread_comm, "cuda", 4) != 0)
+		return false;
+	if (strncmp(thread_comm + 4, "-EvtHandlr", 10) == 0)
+		return true;
+	while (isxdigit((unsigned char)thread_comm[4 + hex]))
+		hex++;
+	return hex >= 8 && thread_comm[4 + hex] == '\0';
 }
 
 struct wchan_rule {

@@ -99,4 +99,10 @@ int cpw_wait_kind_from_name(const char *name);
  * links (0 otherwise). */
 enum cpw_fd_type cpw_wait_kind_fd_link_type(const char *link, unsigned long *inode);
 
+/* Whether a thread of this name (its stat's comm) is a GPU driver's own helper thread,
+ * which waits for the device's events all its life: CUDA's "cuda-EvtHandlr" and its
+ * "cuda" + hex-digit threads (seen with driver 580 on an H100; they poll the driver's
+ * descriptors and its @cuda-uvmfd socket, busy GPU or idle). */
+bool cpw_wait_kind_driver_thread(const char *thread_comm);
+
 #endif

@@ -430,8 +430,8 @@ static int fd_rank(enum cpw_fd_type t)
 		return 2;
 	case CPW_FD_ANON:
 		return 1;
-	case CPW_FD_GPU: /* gpu: a GPU driver's events */
-		return 5;
+	case CPW_FD_GPU: /* a GPU driver's events: its device among them names the wait */
+		return 7;
 	case CPW_FD_UNKNOWN:
 		break;
 	}

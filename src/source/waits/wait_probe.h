@@ -48,6 +48,9 @@ struct cpw_wait {
 					   * multiprocessing Queue, SimpleQueue or Pipe): no pipeline stage */
 	unsigned polled;                  /* a poll or select: the descriptors it waits on (at
 					   * least; 0 for other calls or when unread) */
+	bool driver_helper;               /* the thread is a GPU driver's own helper (CUDA's
+					   * cuda-EvtHandlr): it waits by design, busy GPU or
+					   * idle; set by the reader from the thread's name */
 	enum cpw_wait_detail detail;
 	bool retry; /* the target may resolve later (a pipe's other end not found yet, the
 		     * budget spent, the call not caught): probe it again next sample even if it
