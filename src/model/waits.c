@@ -86,6 +86,10 @@ bool cpw_waits_idle_kind(pid_t pid, const struct cpw_wait *wait)
 		return true;
 	case CPW_WAIT_PIPE:
 		return wait->queue || wait->polled > 1;
+	case CPW_WAIT_NETWORK:
+		/* A helper that accepts on a local listener: multiprocessing's resource sharer
+		 * (a listener-NNN in /tmp/pymp-NNN) in each DataLoader worker, a Manager. */
+		return strncmp(wait->syscall, "accept", 6) == 0 && strncmp(wait->target, "unix ", 5) == 0;
 	default:
 		return false;
 	}

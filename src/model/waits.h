@@ -84,7 +84,8 @@ void cpw_waits_init(struct cpw_waits *w);
 void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struct cpw_wait *wait,
 		   double seconds);
 /* Whether a wait of thread tid of pid, not run since it began, may be idle by design: not
- * the main thread; a lock, a pipe queue, a poll on several descriptors, an event loop. */
+ * the main thread; a lock, a pipe queue, a poll on several descriptors, an event loop, an
+ * accept on a unix-domain listener (a local service's helper). */
 bool cpw_waits_idle_kind(pid_t pid, const struct cpw_wait *wait);
 
 /* Keeps a copy of the probe's counts for the report's notes. */

@@ -500,6 +500,24 @@ static void test_model_idle(void)
 	for (int i = 0; i < 2 * CPW_WAIT_IDLE_SAMPLES; i++)
 		cpw_waits_add(&w, 10, "python3", &quick, CPW_WAIT_IDLE_S / (4 * CPW_WAIT_IDLE_SAMPLES));
 	CU_ASSERT_EQUAL(w.idle_threads, 0);
+	/* A helper accepting on a local listener (multiprocessing's resource sharer in each
+	 * DataLoader worker, seen on a GPU host) idles; on a TCP port it is what a server
+	 * waits for. */
+	struct cpw_wait acc;
+	memset(&acc, 0, sizeof(acc));
+	acc.tid = 11;
+	acc.kind = CPW_WAIT_NETWORK;
+	snprintf(acc.syscall, sizeof(acc.syscall), "accept4");
+	snprintf(acc.target, sizeof(acc.target), "unix /tmp/pymp-nkojy3eq/listener-ze81z1uz");
+	CU_ASSERT_TRUE(cpw_waits_idle_kind(10, &acc));
+	acc.tid = 10;
+	CU_ASSERT_FALSE(cpw_waits_idle_kind(10, &acc)); /* the main thread's: a server's */
+	acc.tid = 11;
+	snprintf(acc.target, sizeof(acc.target), "TCP 127.0.0.1:8080");
+	CU_ASSERT_FALSE(cpw_waits_idle_kind(10, &acc));
+	snprintf(acc.syscall, sizeof(acc.syscall), "recvfrom");
+	snprintf(acc.target, sizeof(acc.target), "unix /tmp/pymp-nkojy3eq/listener-ze81z1uz");
+	CU_ASSERT_FALSE(cpw_waits_idle_kind(10, &acc));
 	/* The kinds a helper idles on. */
 	struct cpw_wait k;
 	memset(&k, 0, sizeof(k));
