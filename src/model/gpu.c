@@ -183,6 +183,14 @@ void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, const st
 			for (size_t i = 0; i < w->nprocs; i++)
 				if (w->procs[i].pid == h->pid)
 					net += w->procs[i].seconds[CPW_WAIT_NETWORK];
+			/* Unix-domain sockets stay on the host: a DataLoader's workers hand their
+			 * batches' file descriptors over them (its input pipeline, seen on an
+			 * H200), not the communication between ranks (TCP, NCCL's sockets). */
+			for (size_t i = 0; i < w->ntargets; i++)
+				if (w->targets[i].pid == h->pid && w->targets[i].kind == CPW_WAIT_NETWORK &&
+				    strncmp(w->targets[i].target, "unix ", 5) == 0)
+					net -= w->targets[i].seconds;
+			net = fmax(0.0, net);
 			m->gpu_holder_net_wait_share = fmin(1.0, net / life);
 		}
 	}

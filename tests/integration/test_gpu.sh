@@ -13,12 +13,14 @@
 #   - no library at all: no GPU section, no note;
 #   - a host computing beside threads named as CUDA's own helpers, which poll a socket
 #     all their lives (a real H100 showed them): starved by the host, the holder
-#     cpu-bound, never "waiting on communication".
+#     cpu-bound, never "waiting on communication";
+#   - a holder waiting on a socket its child feeds: a TCP one is waiting on
+#     communication, a unix-domain one (a DataLoader's hand-over) is not.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 23
+plan 25
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -107,6 +109,13 @@ watch current -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/cuda_helpers.py" 
 has "driver helpers: starved by the host" "$SCRATCH/out" "starved by the host, python3 (pid"
 hasnt "driver helpers: their polls are not waiting on communication" "$SCRATCH/out" "waiting on communication"
 hasnt "driver helpers: the holder is not called waiting" "$SCRATCH/out" "0 s: waiting"
+
+# 8. Communication is TCP's, not the host's own unix-domain sockets.
+script "device NVIDIA_Fake_H100 81559 2000 5" "proc python3 0 2000 4"
+watch current -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/socket_holder.py" tcp 2
+has "tcp: waiting on communication" "$SCRATCH/out" "waiting on communication, python3 waits on the network"
+watch current -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/socket_holder.py" unix 2
+hasnt "unix-domain: not waiting on communication" "$SCRATCH/out" "waiting on communication"
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null
