@@ -132,6 +132,22 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 		if (in->other < 0)
 			in->other = 0;
 	}
+	/* A process that computed all along (its CPU and run-queue time at least cpu_share of
+	 * its life) does its helpers' waits beside its work: a DataLoader worker's queue
+	 * feeder and listener, 2 of its 3 threads, made it "waiting 66%" on a real GPU host
+	 * while its main thread computed throughout. Only its working threads' waits count. */
+	if (in->w && in->life > 0 && in->cpu + in->runq >= cpw_threshold(CPW_T_CPU_SHARE) * in->life) {
+		const double *h = in->w->helper_seconds;
+		double h_disk = h[CPW_WAIT_DISK] + h[CPW_WAIT_PAGE_IN], h_lock = h[CPW_WAIT_LOCK];
+		double h_all = 0;
+
+		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
+			if (k != CPW_WAIT_CHILD)
+				h_all += h[k];
+		in->disk = fmax(0.0, in->disk - h_disk);
+		in->lock = fmax(0.0, in->lock - h_lock);
+		in->other = fmax(0.0, in->other - (h_all - h_disk - h_lock));
+	}
 	/* D states without storage traffic are not disk (a lock, a device). */
 	io = (cpw_known(p->read_bytes) ? p->read_bytes : 0) + (cpw_known(p->write_bytes) ? p->write_bytes : 0);
 	if (cpw_known(p->read_bytes) && io < cpw_threshold(CPW_T_IO_MIN_BYTES)) {

@@ -194,7 +194,12 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 			p->r_samples++;
 		bool waiting = th->wait && (th->state == 'S' || th->state == 'D');
 		if (waiting) {
-			cpw_waits_add(&t->waits, p->pid, p->comm, th->wait, t->interval_s);
+			/* A helper: not the main thread, and less than a tenth of the
+			 * on-CPU time of its process's busiest thread so far (16 threads
+			 * taking turns on the GIL are each other's equals, not helpers). */
+			bool helper = th->tid != p->pid && p->busiest_thread_ns > 0 &&
+				slot->oncpu_ns * 10 < p->busiest_thread_ns;
+			cpw_waits_add_thread(&t->waits, p->pid, p->comm, th->wait, t->interval_s, helper);
 			if (th->wait->kind >= 0 && th->wait->kind < CPW_WAIT_KIND_COUNT)
 				waiting_in[th->wait->kind]++;
 		}
@@ -253,6 +258,8 @@ static void apply_threads(struct cpw_tree *t, struct cpw_proc *p, const struct c
 	size_t kept = 0;
 	for (size_t i = 0; i < p->nthreads_used; i++) {
 		const struct cpw_thread_slot *s = &p->threads[i];
+		if (s->oncpu_ns > p->busiest_thread_ns)
+			p->busiest_thread_ns = s->oncpu_ns;
 		oncpu += s->oncpu_ns;
 		runq += s->runq_ns;
 		vol += s->vol;

@@ -116,6 +116,7 @@ struct cpw_proc {
 	size_t nthreads_used, nthreads_alloc;
 	uint64_t banked_oncpu_ns, banked_runq_ns, banked_vol, banked_invol; /* exited threads */
 	int banked_cpu_threads;   /* exited threads that counted in cpu_threads */
+	uint64_t busiest_thread_ns; /* the most on-CPU time one of its threads had */
 	unsigned generation;      /* last sample that saw it */
 };
 

@@ -65,15 +65,20 @@ static struct cpw_wait_proc_time *proc_of(struct cpw_waits *w, pid_t pid, const 
 }
 
 static void add_proc(struct cpw_waits *w, pid_t pid, const char *comm, enum cpw_wait_kind kind,
-		     double seconds)
+		     double seconds, bool helper)
 {
 	struct cpw_wait_proc_time *p = proc_of(w, pid, comm);
 	if (!p) {
 		w->untracked_proc_s += seconds;
 		return;
 	}
+	/* Its latest name: a pyenv shim (bash) that became python3 is named python3. */
+	if (comm && strcmp(p->comm, comm) != 0)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	p->seconds[kind] += seconds;
 	p->total_s += seconds;
+	if (helper)
+		p->helper_seconds[kind] += seconds;
 }
 
 bool cpw_waits_idle_kind(pid_t pid, const struct cpw_wait *wait)
@@ -140,6 +145,7 @@ static void make_idle(struct cpw_waits *w, struct cpw_wait_thread *t, const char
 	struct cpw_wait_proc_time *p = proc_of(w, t->pid, comm);
 	if (p) {
 		p->seconds[t->kind] = less(p->seconds[t->kind], s);
+		p->helper_seconds[t->kind] = less(p->helper_seconds[t->kind], t->helper_s);
 		p->total_s = less(p->total_s, s);
 		p->idle_s += s;
 	} else {
@@ -154,6 +160,12 @@ static void make_idle(struct cpw_waits *w, struct cpw_wait_thread *t, const char
 
 void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struct cpw_wait *wait,
 		   double seconds)
+{
+	cpw_waits_add_thread(w, pid, comm, wait, seconds, false);
+}
+
+void cpw_waits_add_thread(struct cpw_waits *w, pid_t pid, const char *comm, const struct cpw_wait *wait,
+			  double seconds, bool helper)
 {
 	if (!(seconds > 0) || (unsigned)wait->kind >= CPW_WAIT_KIND_COUNT)
 		return;
@@ -185,16 +197,20 @@ void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struc
 		t->kind = wait->kind;
 		t->samples = 1;
 		t->wait_s = 0;
+		t->helper_s = 0;
 		t->idle = false;
 	}
 	w->seconds[wait->kind] += seconds;
 	w->total_s += seconds;
 	int target = wait->target[0] ? add_target(w, pid, wait, seconds) : -1;
-	add_proc(w, pid, comm, wait->kind, seconds);
+	helper = helper && wait->tid != pid;
+	add_proc(w, pid, comm, wait->kind, seconds, helper);
 	if (!t)
 		return;
 	t->target = target;
 	t->wait_s += seconds;
+	if (helper)
+		t->helper_s += seconds;
 	if (t->samples >= CPW_WAIT_IDLE_SAMPLES && t->wait_s >= CPW_WAIT_IDLE_S - 1e-9 &&
 	    cpw_waits_idle_kind(pid, wait))
 		make_idle(w, t, comm);

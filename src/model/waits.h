@@ -45,6 +45,11 @@ struct cpw_wait_proc_time {
 	double seconds[CPW_WAIT_KIND_COUNT];
 	double total_s;
 	double idle_s; /* its threads' time idle by design, in none of the above */
+	/* Of seconds[]: the waits of its helper threads (not the main thread, and less than a
+	 * tenth of the on-CPU time of its busiest thread when they waited: a queue's feeder, a
+	 * listener), which a process that computes all along does beside its work (the
+	 * process verdict). */
+	double helper_seconds[CPW_WAIT_KIND_COUNT];
 };
 
 /* One thread's current wait, followed to tell idleness by design. */
@@ -54,6 +59,7 @@ struct cpw_wait_thread {
 	enum cpw_wait_kind kind;
 	int target;         /* its index in targets; -1 none, -2 past the table */
 	double wait_s;      /* thread-seconds of the current wait so far */
+	double helper_s;    /* ... of which counted as a helper's (helper_seconds) */
 	unsigned samples;   /* samples of it */
 	bool idle;          /* found idle by design: its time goes to idle_s */
 	bool counted;       /* counted once among idle_threads */
@@ -83,6 +89,9 @@ void cpw_waits_init(struct cpw_waits *w);
  * and process, or to idle_s once the thread (wait->tid) is idle by design. */
 void cpw_waits_add(struct cpw_waits *w, pid_t pid, const char *comm, const struct cpw_wait *wait,
 		   double seconds);
+/* The same, for a thread that is a helper of its process (see helper_seconds) or not. */
+void cpw_waits_add_thread(struct cpw_waits *w, pid_t pid, const char *comm, const struct cpw_wait *wait,
+			  double seconds, bool helper);
 /* Whether a wait of thread tid of pid, not run since it began, may be idle by design: not
  * the main thread; a lock, a pipe queue, a poll on several descriptors, an event loop, an
  * accept on a unix-domain listener (a local service's helper). */

@@ -105,7 +105,7 @@ has "an older driver: memory from the first version's layout, no SM share" "$SCR
 
 # 7. The driver's helper threads wait by design: not the host's waits.
 script "device NVIDIA_Fake_H100 81559 2000 5" "proc python3 0 2000 4"
-watch current -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/cuda_helpers.py" 2
+watch current -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/busy_with_helpers.py" 2 cuda
 has "driver helpers: starved by the host" "$SCRATCH/out" "starved by the host, python3 (pid"
 hasnt "driver helpers: their polls are not waiting on communication" "$SCRATCH/out" "waiting on communication"
 hasnt "driver helpers: the holder is not called waiting" "$SCRATCH/out" "0 s: waiting"

@@ -11,6 +11,9 @@
 #                          command limited itself to CPU N", never "cpu-starved ... from
 #                          other load" (the /proc reader samples each thread's
 #                          Cpus_allowed_list)
+#   busy_with_helpers.py 2 a main thread computing beside two helper threads that wake every
+#                          20 ms (a DataLoader worker's feeder and listener): the process's
+#                          own verdict is cpu-bound, not "waiting" (2 of its 3 threads wait)
 #
 # A host busy with other work starves these threads (cpu-starved is right then): such a
 # run is a skip that says so, as in test_verdicts.sh.
@@ -33,6 +36,9 @@ elif what == "finding":
     sys.exit(0 if any(sys.argv[3] in f for f in v.get("findings") or []) else 1)
 elif what == "advice":
     sys.exit(0 if sys.argv[3] in (v.get("advice") or "") else 1)
+elif what == "pclass":
+    mine = [p for p in doc.get("processes") or [] if sys.argv[3] in (p.get("cmdline") or "")]
+    print(((mine[0].get("verdict") or {}).get("class") or "") if mine else "")
 elif what == "show":
     print("class %s confidence %s" % (v.get("class"), v.get("confidence")))
     for e in v.get("evidence") or []:
@@ -85,7 +91,7 @@ expect_turns() {
 }
 
 NCPU=$("$PY" -c 'import os; print(len(os.sched_getaffinity(0)))')
-plan 11
+plan 12
 
 if [ "$NCPU" -lt 2 ]; then
 	skip_all "threads" "one usable CPU: taking turns cannot be told from having one core"
@@ -113,6 +119,18 @@ else
 	missing "narrowed: class" util-linux
 	missing "narrowed: finding" util-linux
 	missing "narrowed: advice" util-linux
+fi
+
+# --- a process that computes beside its helper threads --------------------------------
+run helpers "$PY" "$CPW_SRCDIR/tests/workloads/busy_with_helpers.py" 2
+_got=$(q pclass "$SCRATCH/helpers.json" busy_with_helpers.py 2>/dev/null)
+if [ "$_got" = cpu-bound ]; then
+	ok "helpers: the process computing beside its helper threads is cpu-bound"
+elif busy_host; then
+	skip "helpers: the process computing beside its helper threads is cpu-bound" \
+		"the host was busy ($OUTSIDE cores of other load): $_got"
+else
+	not_ok "helpers: the process computing beside its helper threads is cpu-bound (got $_got)"
 fi
 
 done_testing

@@ -252,6 +252,59 @@ static void test_turns_handoff_sampled(void)
 	cores = saved;
 }
 
+/* A DataLoader worker as a real GPU host showed it: its main thread computes all along,
+ * its queue feeder and listener wake every few ms (never idle by design): 2 of its 3
+ * threads wait. Their waits are a helper's, beside the work: cpu-bound. The same waits
+ * by its working threads, or in a process that does not compute all along, still count. */
+static void test_helper_waits(void)
+{
+	struct cpw_proc procs[2];
+	struct cpw_waits w;
+	struct cpw_wait one;
+	struct cpw_proc_verdicts pvs;
+
+	procs[0] = proc(300, "pt_data_worker", 0.0, 30.0, 29.5, 0.3, 0.2);
+	procs[0].nthreads = procs[0].max_threads = 3;
+	procs[1] = proc(301, "python3", 0.0, 30.0, 8.0, 0.5, 0.1); /* computes 28% of its life */
+	procs[1].nthreads = procs[1].max_threads = 3;
+	cpw_waits_init(&w);
+	w.probed = true;
+	memset(&one, 0, sizeof(one));
+	for (int i = 0; i < 300; i++) {
+		one.seq = 1000 + (uint64_t)i; /* they run between samples: never idle */
+		one.kind = CPW_WAIT_LOCK;
+		one.tid = 1;
+		cpw_waits_add_thread(&w, 300, "pt_data_worker", &one, 0.1, true);
+		cpw_waits_add_thread(&w, 301, "python3", &one, 0.1, true);
+		one.kind = CPW_WAIT_NETWORK;
+		one.tid = 2;
+		cpw_waits_add_thread(&w, 300, "pt_data_worker", &one, 0.1, true);
+		cpw_waits_add_thread(&w, 301, "python3", &one, 0.1, true);
+	}
+	cpw_waits_add_thread(&w, 301, "python3", &(struct cpw_wait){ .kind = CPW_WAIT_PIPE, .tid = 301, .seq = 7 },
+			     21.0, true); /* the main thread's: never a helper's */
+	judge(procs, 2, &w, 30.0, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 2);
+	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pvs.v[0].finding, "on one thread"));
+	CU_ASSERT_EQUAL(pvs.v[1].cls, CPW_CLASS_WAITING); /* not computing all along */
+	/* The same waits from working threads count. */
+	cpw_waits_init(&w);
+	w.probed = true;
+	for (int i = 0; i < 300; i++) {
+		one.seq = 1000 + (uint64_t)i;
+		one.kind = CPW_WAIT_LOCK;
+		one.tid = 1;
+		cpw_waits_add_thread(&w, 300, "pt_data_worker", &one, 0.1, false);
+		one.kind = CPW_WAIT_NETWORK;
+		one.tid = 2;
+		cpw_waits_add_thread(&w, 300, "pt_data_worker", &one, 0.1, false);
+	}
+	judge(procs, 1, &w, 30.0, &pvs);
+	CU_ASSERT_EQUAL_FATAL(pvs.n, 1);
+	CU_ASSERT_NOT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_BOUND);
+}
+
 /* taskset -c 0 on 3 spinning threads: they queue behind each other on the one CPU they
  * may use, which is their own doing, not other load's; on 2 CPUs the same wait is. */
 static void test_own_queue(void)
@@ -372,6 +425,7 @@ int main(void)
 	CU_add_test(s, "cpu-bound, starved and the margin", test_cpu_and_margin);
 	CU_add_test(s, "taking turns beside other load", test_turns_starved);
 	CU_add_test(s, "taking turns: a hand-off sampled often", test_turns_handoff_sampled);
+	CU_add_test(s, "a helper's waits beside a process that computes", test_helper_waits);
 	CU_add_test(s, "own threads queued past the usable CPUs", test_own_queue);
 	CU_add_test(s, "memory matters; too short is unknown", test_memory_and_short);
 	CU_add_test(s, "many equal processes", test_left_out);

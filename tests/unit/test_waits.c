@@ -441,6 +441,40 @@ static void test_model_driver_helper(void)
 	CU_ASSERT_DOUBLE_EQUAL(p->total_s, 1.0, 1e-9);
 }
 
+/* Helper waits: counted in helper_seconds as in seconds, never the main thread's, and
+ * taken out of both when the wait turns out idle by design; the process keeps its
+ * latest name (a pyenv shim that became python3). */
+static void test_model_helper_seconds(void)
+{
+	struct cpw_waits w;
+	struct cpw_wait one;
+
+	cpw_waits_init(&w);
+	memset(&one, 0, sizeof(one));
+	one.kind = CPW_WAIT_NETWORK;
+	one.tid = 11;
+	one.seq = 1;
+	cpw_waits_add_thread(&w, 10, "bash", &one, 0.1, true);
+	one.tid = 10; /* the main thread: never a helper */
+	cpw_waits_add_thread(&w, 10, "python3", &one, 0.1, true);
+	const struct cpw_wait_proc_time *p = cpw_waits_proc(&w, 10);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_STRING_EQUAL(p->comm, "python3");
+	CU_ASSERT_DOUBLE_EQUAL(p->seconds[CPW_WAIT_NETWORK], 0.2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p->helper_seconds[CPW_WAIT_NETWORK], 0.1, 1e-9);
+	/* A helper on one lock until idle by design: out of seconds and helper_seconds. */
+	one.kind = CPW_WAIT_LOCK;
+	one.tid = 12;
+	one.seq = 2;
+	cpw_waits_add_thread(&w, 10, "python3", &one, 0.1, false); /* not yet a helper */
+	for (int i = 0; i < 2 * CPW_WAIT_IDLE_SAMPLES + 5; i++)
+		cpw_waits_add_thread(&w, 10, "python3", &one, 0.1, true);
+	CU_ASSERT_EQUAL(w.idle_threads, 1);
+	CU_ASSERT_DOUBLE_EQUAL(p->seconds[CPW_WAIT_LOCK], 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p->helper_seconds[CPW_WAIT_LOCK], 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p->helper_seconds[CPW_WAIT_NETWORK], 0.1, 1e-9);
+}
+
 /* Idle by design: a helper thread on one lock, queue or poll without running, for
  * CPW_WAIT_IDLE_SAMPLES samples and CPW_WAIT_IDLE_S seconds, leaves the kinds; the main
  * thread, a thread that runs between waits, a network wait do not. */
@@ -868,6 +902,7 @@ int main(void)
 	CU_add_test(s, "fdinfo flags", test_fdinfo_flags);
 	CU_add_test(s, "idle by design", test_model_idle);
 	CU_add_test(s, "a GPU driver's helper threads are idle by design", test_model_driver_helper);
+	CU_add_test(s, "a helper's waits counted apart", test_model_helper_seconds);
 	CU_add_test(s, "tcp table by inode", test_net_tcp);
 	CU_add_test(s, "tcp6, udp, unix tables", test_net_tcp6_udp_unix);
 	CU_add_test(s, "fd link types", test_fd_link_type);
