@@ -41,6 +41,8 @@ enum cpw_phase_lane cpw_phases_lane_of(const struct cpw_tl_point *p)
 	uint64_t ts = cpw_timeline_point_thread_samples(p);
 	if (ts == 0 || p->samples == 0 || !(p->dt_s > 0))
 		return CPW_LANE_NONE;
+	if (p->gpu_s >= p->dt_s / 2 && p->gpu_busy_s >= cpw_threshold(CPW_T_GPU_BUSY) * p->gpu_s)
+		return CPW_LANE_GPU;
 	/* As the classifier does: shares of the busy lifetime, max(wall, busy thread-seconds),
 	 * so that a parent asleep while its child works does not count against the child. */
 	double lifetime = (double)ts / (double)p->samples * p->dt_s;
@@ -127,6 +129,8 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 	m->psi_io_some_s = w.psi_io_s;
 	m->psi_mem_some_s = w.psi_mem_s;
 	m->psi_from_cgroup = w.psi_from_cgroup;
+	if (w.gpu_s > 0)
+		m->gpu_busy_share = w.gpu_busy_s / w.gpu_s;
 	double cpu_total = w.user_s + w.sys_s;
 	for (int i = 0; i < CPW_TIMELINE_TOP && w.top[i].pid; i++)
 		m->nprocs++;
@@ -268,6 +272,10 @@ static void take_run_facts(struct cpw_metrics *pm, const struct cpw_metrics *run
 		snprintf(pm->cpus_allowed_sampled, sizeof(pm->cpus_allowed_sampled), "%s",
 			 run->cpus_allowed_sampled);
 	}
+	/* The GPU's holder and how the host waits on it are the run's (hotspots, waits). */
+	pm->gpu_devices_held = run->gpu_devices_held;
+	pm->gpu_wait_share = run->gpu_wait_share;
+	pm->gpu_driver_spin_share = run->gpu_driver_spin_share;
 	if (run->top_process_pid <= 0 || pm->top_process_pid != run->top_process_pid)
 		return;
 	pm->top_process_is_python = run->top_process_is_python;
@@ -275,6 +283,31 @@ static void take_run_facts(struct cpw_metrics *pm, const struct cpw_metrics *run
 	pm->top_process_cpu_threads = run->top_process_cpu_threads;
 	pm->top_process_runnable = run->top_process_runnable;
 	pm->top_process_lock_share = run->top_process_lock_share;
+}
+
+/* A phase whose GPU is busy at least gpu_busy is gpu-bound, as the run would be (gpu_verdict.c):
+ * saturated, or the run's host waits on the device or spins in its driver. Before the run
+ * is known (run NULL) the busy share alone decides, so that the GPU's work is a phase of
+ * its own; judged again with the run's facts, a phase that fails the rule joins its
+ * neighbours. The host's class stays as the secondary. */
+static void gpu_phase(const struct cpw_metrics *m, const struct cpw_metrics *run, struct cpw_verdict *v)
+{
+	double busy = m->gpu_busy_share;
+
+	if (!cpw_known(busy) || busy < cpw_threshold(CPW_T_GPU_BUSY))
+		return;
+	if (run && !(busy >= cpw_threshold(CPW_T_GPU_SATURATED) ||
+		     m->gpu_wait_share >= cpw_threshold(CPW_T_GPU_WAIT_SHARE) ||
+		     m->gpu_driver_spin_share >= cpw_threshold(CPW_T_GPU_SPIN_SHARE)))
+		return;
+	v->secondary = v->cls == CPW_CLASS_UNKNOWN || v->cls == CPW_CLASS_MIXED ? CPW_CLASS_NONE : v->cls;
+	v->cls = CPW_CLASS_GPU_BOUND;
+	v->confidence = busy >= cpw_threshold(CPW_T_GPU_SATURATED) ? 0.9 : 0.7;
+	memset(&v->evidence[0], 0, sizeof(v->evidence[0]));
+	snprintf(v->evidence[0].text, sizeof(v->evidence[0].text),
+		 "the GPU the tree holds is busy %.0f%% of the phase (>= %.0f%%)", 100 * busy,
+		 100 * cpw_threshold(CPW_T_GPU_BUSY));
+	v->nevidence = 1;
 }
 
 /* run: the run's metrics, whose facts the phase takes (take_run_facts); NULL: none. */
@@ -288,6 +321,7 @@ static void classify_phase(const struct cpw_tl_point *points, double cores_usabl
 	cpw_phases_metrics(points, ph->first, ph->last, cores_usable, &m);
 	take_run_facts(&m, run);
 	cpw_classify(&m, &v);
+	gpu_phase(&m, run, &v);
 	ph->start_s = points[ph->first].start_s;
 	ph->end_s = points[ph->last].start_s + points[ph->last].dt_s;
 	ph->cls = v.cls;
@@ -654,6 +688,16 @@ void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *
 	cpw_classify_advise(&judged, v);
 	phases_finding(ph, v, text, sizeof(text));
 	put_finding_first(v, text);
+}
+
+void cpw_phases_retell(const struct cpw_phases *ph, struct cpw_verdict *v)
+{
+	char text[sizeof(v->findings[0])];
+
+	if (ph->n <= 1 || v->nfindings == 0 || strstr(v->findings[0], " overall") == NULL)
+		return;
+	phases_finding(ph, v, text, sizeof(text));
+	snprintf(v->findings[0], sizeof(v->findings[0]), "%s", text);
 }
 
 int cpw_phases_at(const struct cpw_phases *ph, double t)

@@ -19,7 +19,9 @@
 #define CPW_PHASES_MAX 12
 
 /* The lane a point (or phase) spent most of its thread lifetime in. */
-enum cpw_phase_lane { CPW_LANE_CPU, CPW_LANE_DISK, CPW_LANE_WAIT, CPW_LANE_NONE };
+/* GPU: the GPU the tree holds busy at least gpu_busy of the point, whatever the host
+ * does (a training loop's host computes or spins while its device works). */
+enum cpw_phase_lane { CPW_LANE_CPU, CPW_LANE_DISK, CPW_LANE_WAIT, CPW_LANE_GPU, CPW_LANE_NONE };
 
 struct cpw_phase {
 	double start_s, end_s;
@@ -60,6 +62,10 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 
 /* The lane of one point (CPW_LANE_NONE without thread samples). */
 enum cpw_phase_lane cpw_phases_lane_of(const struct cpw_tl_point *p);
+
+/* After cpw_gpu_verdict_apply() changed the run's class (gpu-bound): the first finding,
+ * "CLASS overall; START-END s CLASS: COMM ...", told again with the run's new class. */
+void cpw_phases_retell(const struct cpw_phases *ph, struct cpw_verdict *v);
 
 /* Makes the phases and the run's verdict one story (doc/classification.md, "Phases"):
  *  - a single phase is the run: it takes the run's verdict;

@@ -40,6 +40,19 @@ static struct cpw_gpu_process *process(struct cpw_gpu *g, pid_t pid, int dev, co
 	return p;
 }
 
+double cpw_gpu_busy_held(const struct cpw_gpu *g, const struct cpw_gpu_reading *r)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int i = 0; i < r->ndev && i < g->ndev; i++)
+		if (g->dev[i].held && !isnan(r->dev[i].busy)) {
+			sum += r->dev[i].busy;
+			n++;
+		}
+	return n ? sum / n : NAN;
+}
+
 void cpw_gpu_fold(struct cpw_gpu *g, const struct cpw_gpu_reading *r, const struct cpw_tree *t)
 {
 	g->readings++;

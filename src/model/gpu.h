@@ -49,6 +49,9 @@ struct cpw_tree;
 void cpw_gpu_fold(struct cpw_gpu *g, const struct cpw_gpu_reading *r, const struct cpw_tree *t);
 /* A device's mean busy share over the readings, NAN without any. */
 double cpw_gpu_device_busy(const struct cpw_gpu_device *d);
+/* The mean busy share, in reading r (folded into g), of the devices a process of the tree
+ * has held so far; NAN where it holds none, or none was read. The timeline's GPU figure. */
+double cpw_gpu_busy_held(const struct cpw_gpu *g, const struct cpw_gpu_reading *r);
 /* A process's mean SM share over the readings that had one, NAN without any. */
 double cpw_gpu_process_sm(const struct cpw_gpu_process *p);
 

@@ -42,6 +42,7 @@ struct cpw_timeline {
 	double prev_s;
 	uint64_t prev_states[CPW_TL_STATE_COUNT];
 	struct cpw_tl_point last; /* the last record's own point, before any merge */
+	double gpu_busy;          /* cpw_timeline_set_gpu()'s share; NAN: no GPU held */
 	bool have_last;
 	struct proc_mark *marks; /* by tree index */
 	size_t nmarks, marks_alloc;
@@ -50,8 +51,10 @@ struct cpw_timeline {
 struct cpw_timeline *cpw_timeline_new(void)
 {
 	struct cpw_timeline *tl = calloc(1, sizeof(*tl));
-	if (tl)
+	if (tl) {
 		tl->stride = 1;
+		tl->gpu_busy = NAN;
+	}
 	return tl;
 }
 
@@ -170,6 +173,8 @@ void cpw_timeline_point_merge(struct cpw_tl_point *into, const struct cpw_tl_poi
 	into->psi_io_s += next->psi_io_s;
 	into->psi_mem_s += next->psi_mem_s;
 	into->psi_from_cgroup = into->psi_from_cgroup && next->psi_from_cgroup;
+	into->gpu_s += next->gpu_s;
+	into->gpu_busy_s += next->gpu_busy_s;
 
 	double cpu_total = into->user_s + into->sys_s;
 	double io_total = (isnan(into->read_bytes) ? 0 : into->read_bytes) +
@@ -343,6 +348,10 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 		pt.psi_mem_s = psi->mem_some_s;
 		pt.psi_from_cgroup = psi->from_cgroup;
 	}
+	if (!isnan(tl->gpu_busy)) {
+		pt.gpu_s = pt.dt_s;
+		pt.gpu_busy_s = tl->gpu_busy * pt.dt_s;
+	}
 	find_top(tl, t, &pt);
 	tl->have_prev = true;
 	tl->prev_s = now_s;
@@ -351,6 +360,12 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 	tl->last = pt;
 	tl->have_last = true;
 	cpw_timeline_add(tl, &pt);
+}
+
+void cpw_timeline_set_gpu(struct cpw_timeline *tl, double busy_share)
+{
+	if (tl)
+		tl->gpu_busy = busy_share < 0 ? 0 : busy_share > 1 ? 1 : busy_share;
 }
 
 const struct cpw_tl_point *cpw_timeline_last_sample(const struct cpw_timeline *tl)

@@ -59,6 +59,10 @@ struct cpw_tl_point {
 	bool psi_from_cgroup;   /* from the command's cgroup (for every point merged into it) */
 	double wait_s[CPW_WAIT_KIND_COUNT]; /* thread-seconds waiting, per kind (the wait analysis;
 				 * deltas): what a waiting phase waits on */
+	/* The GPUs the tree holds: seconds of the point a GPU reading covered, and of those the
+	 * seconds they were busy (the latest reading's busy share, NVML's or fdinfo's, read at
+	 * most once a second); 0 and 0 where the tree holds none. */
+	double gpu_s, gpu_busy_s;
 	struct cpw_tl_proc top[CPW_TIMELINE_TOP]; /* largest part first */
 };
 
@@ -78,6 +82,10 @@ void cpw_timeline_free(struct cpw_timeline *tl);
  * deltas of its cumulative figures since the previous call. psi may be NULL (NAN). */
 void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, double now_s,
 			 const struct cpw_tl_pressure *psi);
+
+/* The busy share of the GPUs the tree holds, as the latest reading gave it (NAN: none
+ * held, or not read): the next records carry it until it changes. */
+void cpw_timeline_set_gpu(struct cpw_timeline *tl, double busy_share);
 
 /* Appends one sample's point as it is (tests, recorded series): merged into the last point
  * while that one has fewer samples than the stride, else a new point. */

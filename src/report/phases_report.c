@@ -197,6 +197,7 @@ static double get_minflt(const struct cpw_tl_point *p) { return (double)p->minfl
 static double get_psi_cpu(const struct cpw_tl_point *p) { return p->psi_cpu_s; }
 static double get_psi_io(const struct cpw_tl_point *p) { return p->psi_io_s; }
 static double get_psi_mem(const struct cpw_tl_point *p) { return p->psi_mem_s; }
+static double get_gpu_busy(const struct cpw_tl_point *p) { return p->gpu_s > 0 ? p->gpu_busy_s / p->gpu_s : NAN; }
 
 static const struct column columns[] = {
 	{ "t_s", "s since the start", get_t, 0 },
@@ -217,6 +218,7 @@ static const struct column columns[] = {
 	{ "psi_cpu_some_s", "stall s in the point", get_psi_cpu, 0 },
 	{ "psi_io_some_s", "stall s in the point", get_psi_io, 0 },
 	{ "psi_mem_some_s", "stall s in the point", get_psi_mem, 0 },
+	{ "gpu_busy", "share of the point the GPUs the tree holds were busy", get_gpu_busy, 0 },
 	{ "child_wait_s", "thread s waiting for a child in the point", NULL, CPW_WAIT_CHILD },
 	/* What the other off-CPU thread time waited on, per kind (the Waits section's kinds). */
 	{ "wait_network_s", "thread s waiting in the point", NULL, CPW_WAIT_NETWORK },

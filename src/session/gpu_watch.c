@@ -34,6 +34,7 @@ struct cpw_gpu_watch {
 	struct cpw_gpu model;
 	struct cpw_gpu_reading reading;
 	unsigned failed;          /* readings that read no device */
+	double busy_now;          /* cpw_gpu_watch_busy_now() */
 };
 
 struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root)
@@ -44,6 +45,7 @@ struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root)
 	w->proc_root = proc_root;
 	cpw_gpu_init(&w->model);
 	w->next_s = -INFINITY;
+	w->busy_now = NAN;
 	return w;
 }
 
@@ -95,6 +97,12 @@ void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, doubl
 		return;
 	}
 	cpw_gpu_fold(&w->model, &w->reading, t);
+	w->busy_now = cpw_gpu_busy_held(&w->model, &w->reading);
+}
+
+double cpw_gpu_watch_busy_now(const struct cpw_gpu_watch *w)
+{
+	return w ? w->busy_now : NAN;
 }
 
 void cpw_gpu_watch_finish(struct cpw_gpu_watch *w, const struct cpw_tree *t, struct cpw_report *r)

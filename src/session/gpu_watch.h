@@ -17,6 +17,9 @@ struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root);
  * into the watch opens the sources (a machine without a GPU pays one failed dlopen and one
  * stat, once; a shorter command nothing). */
 void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, double now_s);
+/* The busy share of the GPUs the tree holds at the latest reading (cpw_gpu_busy_held);
+ * NAN before one, where it holds none, or without a watch. */
+double cpw_gpu_watch_busy_now(const struct cpw_gpu_watch *w);
 /* The report's GPU section (r->gpu, NULL where no GPU was read), the gpu_* metrics of
  * r->metrics, and a note where a GPU library was found but could not be read. */
 void cpw_gpu_watch_finish(struct cpw_gpu_watch *w, const struct cpw_tree *t, struct cpw_report *r);

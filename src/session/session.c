@@ -619,6 +619,7 @@ int cpw_session_sample(struct cpw_session *s)
 	}
 	if (rc >= 0) { /* a sample that failed (out of memory) is no point of the series */
 		struct cpw_tl_pressure stalls;
+		cpw_timeline_set_gpu(s->timeline, cpw_gpu_watch_busy_now(s->gpu)); /* gpu */
 		cpw_timeline_record(s->timeline, s->tree, now,
 				    pressure_since_last_sample(s, &stalls) ? &stalls : NULL);
 		write_series(s); /* --series: the point just recorded, as one line */
@@ -775,6 +776,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	}
 	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
 	cpw_gpu_verdict_apply(&r->metrics, &r->verdict); /* gpu: gpu-bound, and a held GPU that idles */
+	cpw_phases_retell(&r->phases, &r->verdict);       /* gpu: "gpu-bound overall; ..." */
 	cpw_leak_finding_add(s->tree, &r->leaks, &r->verdict); /* leaks */
 	*budget_broken = cpw_budgets_check(s->cfg, &r->metrics, &r->verdict, r->budgets, &r->nbudgets);
 

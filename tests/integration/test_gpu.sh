@@ -15,12 +15,15 @@
 #     all their lives (a real H100 showed them): starved by the host, the holder
 #     cpu-bound, never "waiting on communication";
 #   - a holder waiting on a socket its child feeds: a TCP one is waiting on
-#     communication, a unix-domain one (a DataLoader's hand-over) is not.
+#     communication, a unix-domain one (a DataLoader's hand-over) is not;
+#   - spin computing 4 s, its GPU idle until 1.6 s, then busy 97% (the script rewritten
+#     while it runs): the timeline's gpu_busy column follows, and the run has a gpu-bound
+#     phase after a phase that is not (a training run's start is CPU work).
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 25
+plan 28
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -116,6 +119,38 @@ watch current -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/socket_holder.py"
 has "tcp: waiting on communication" "$SCRATCH/out" "waiting on communication, python3 waits on the network"
 watch current -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/socket_holder.py" unix 2
 hasnt "unix-domain: not waiting on communication" "$SCRATCH/out" "waiting on communication"
+
+# 9. The GPU in the timeline and the phases.
+script "device NVIDIA_Fake_H100 81559 2000 0" "proc spin 0 2000 0"
+(
+	sleep 1.6
+	printf '%s\n' "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" >"$SCRATCH/nvml.new"
+	mv "$SCRATCH/nvml.new" "$SCRATCH/nvml"
+) &
+watch current --json -- "$W/spin" 4
+wait
+if command -v jq >/dev/null 2>&1; then
+	if jq -e '[.timeline.gpu_busy[] | select(. != null)] | (min < 0.1 and max > 0.9)' "$SCRATCH/out" >/dev/null; then
+		ok "phases: the timeline's gpu_busy goes from idle to busy"
+	else
+		not_ok "phases: the timeline's gpu_busy goes from idle to busy" "$(jq -c '.timeline.gpu_busy' "$SCRATCH/out")"
+	fi
+	if jq -e '.phases | length >= 2 and .[-1].class == "gpu-bound" and .[0].class != "gpu-bound"
+		and .[-1].start_s > 1 and .[-1].start_s < 3.5' "$SCRATCH/out" >/dev/null; then
+		ok "phases: a gpu-bound phase after one that is not"
+	else
+		not_ok "phases: a gpu-bound phase after one that is not" "$(jq -c '[.phases[] | [.start_s, .end_s, .class]]' "$SCRATCH/out")"
+	fi
+	if jq -e 'any(.verdict.findings[]; test("overall; .* s gpu-bound"))' "$SCRATCH/out" >/dev/null; then
+		ok "phases: the verdict's findings name the gpu-bound phase"
+	else
+		not_ok "phases: the verdict's findings name the gpu-bound phase" "$(jq -c '.verdict.findings' "$SCRATCH/out")"
+	fi
+else
+	missing "phases: the timeline's gpu_busy goes from idle to busy" jq
+	missing "phases: a gpu-bound phase after one that is not" jq
+	missing "phases: the verdict's findings name the gpu-bound phase" jq
+fi
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null

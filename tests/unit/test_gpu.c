@@ -195,6 +195,27 @@ static void test_model_devices(void)
 	CU_ASSERT_DOUBLE_EQUAL(g.dev[0].mem_used_max_b, 3e9, 1);
 }
 
+/* The timeline's GPU figure: the busy share of the devices the tree holds, in the latest
+ * reading; none held, or none read, is NAN. */
+static void test_busy_held(void)
+{
+	struct cpw_gpu g;
+	struct cpw_gpu_reading r;
+	memset(&r, 0, sizeof(r));
+	cpw_gpu_init(&g);
+	r.ndev = 2;
+	r.dev[0].busy = 0.9;
+	r.dev[1].busy = 0.3;
+	cpw_gpu_fold(&g, &r, NULL);
+	CU_ASSERT_TRUE(isnan(cpw_gpu_busy_held(&g, &r))); /* none held */
+	g.dev[1].held = true;
+	CU_ASSERT_DOUBLE_EQUAL(cpw_gpu_busy_held(&g, &r), 0.3, 1e-9);
+	g.dev[0].held = true;
+	CU_ASSERT_DOUBLE_EQUAL(cpw_gpu_busy_held(&g, &r), 0.6, 1e-9);
+	r.dev[0].busy = NAN; /* not read: not a zero */
+	CU_ASSERT_DOUBLE_EQUAL(cpw_gpu_busy_held(&g, &r), 0.3, 1e-9);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -208,5 +229,6 @@ int main(void)
 	CU_add_test(s, "reader on a fixture proc root", test_reader);
 	CU_add_test(s, "the gpu wait kind: an ioctl on a GPU device", test_wait_kind);
 	CU_add_test(s, "the model: devices over readings, other processes left out", test_model_devices);
+	CU_add_test(s, "the busy share of the devices held", test_busy_held);
 	return cpw_cunit_run_tap();
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "classify/classify.h"
+#include "classify/gpu_verdict.h"
 #include "classify/phases.h"
 #include "classify/thresholds.h"
 #include "model/timeline.h"
@@ -53,6 +54,9 @@ struct recording {
 	int top_pid, is_python;
 	char top_comm[32];
 	double threads, cpu_threads, runnable, lock_share;
+	/* run.gpu_*: the GPU as the run's report saw it (devices held, its busy share over the
+	 * run, the host's spin in the driver); NAN where not said. */
+	double gpu_held, gpu_busy, gpu_spin;
 };
 
 struct series {
@@ -141,6 +145,16 @@ static int parse_points(struct recording *rec, const char *line)
 			p.psi_mem_s = mem;
 		}
 	}
+	/* Then, optionally, the busy share of the GPU the tree holds: g:BUSY */
+	{
+		double busy;
+		int len = 0;
+		if (sscanf(rest, " g:%lf%n", &busy, &len) == 1) {
+			rest += len;
+			p.gpu_s = dt;
+			p.gpu_busy_s = busy * dt;
+		}
+	}
 	/* Then thread-seconds waited per kind: w:KIND:SECONDS ... */
 	for (;;) {
 		char kind[32];
@@ -173,6 +187,7 @@ static int new_recording(struct series *sr, const char *label)
 	snprintf(rec->label, sizeof(rec->label), "%s", label);
 	rec->is_python = -1;
 	rec->threads = rec->cpu_threads = rec->runnable = rec->lock_share = NAN;
+	rec->gpu_held = rec->gpu_busy = rec->gpu_spin = NAN;
 	rec->tl = cpw_timeline_new();
 	return rec->tl ? 0 : -1;
 }
@@ -184,6 +199,9 @@ static int parse_run_fact(struct recording *rec, const char *key, const char *va
 		{ "top_process_cpu_threads", &rec->cpu_threads },
 		{ "top_process_runnable", &rec->runnable },
 		{ "top_process_lock_share", &rec->lock_share },
+		{ "gpu_devices_held", &rec->gpu_held },
+		{ "gpu_busy_share", &rec->gpu_busy },
+		{ "gpu_driver_spin_share", &rec->gpu_spin },
 	};
 
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
@@ -208,6 +226,13 @@ static void run_metrics(const struct series *sr, const struct recording *rec, st
 	size_t n = cpw_timeline_count(rec->tl);
 
 	cpw_phases_metrics(cpw_timeline_point(rec->tl, 0), 0, n - 1, sr->cores, m);
+	if (!isnan(rec->gpu_held)) {
+		m->gpu_devices_held = (int)rec->gpu_held;
+		m->gpu_busy_share = rec->gpu_busy;
+		m->gpu_driver_spin_share = rec->gpu_spin;
+		m->gpu_holder_pid = rec->top_pid;
+		snprintf(m->gpu_holder_comm, sizeof(m->gpu_holder_comm), "%s", rec->top_comm);
+	}
 	if (rec->top_pid <= 0)
 		return;
 	m->top_process_pid = rec->top_pid;
@@ -366,6 +391,8 @@ static bool check_recording(const struct series *sr, const struct recording *rec
 	run_metrics(sr, rec, &m);
 	cpw_classify(&m, &v);
 	cpw_phases_refine_verdict(&ph, &m, &v);
+	cpw_gpu_verdict_apply(&m, &v); /* as the session does, then the phases' story again */
+	cpw_phases_retell(&ph, &v);
 	bool ok = sr->nphases < 0 || ph.n == sr->nphases;
 	for (int i = 0; ok && i < sr->nphase && i < ph.n; i++) {
 		const struct expect_phase *e = &sr->phase[i];

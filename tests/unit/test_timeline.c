@@ -223,6 +223,39 @@ static void test_record_from_tree(void)
 	cpw_tree_free(t);
 }
 
+/* The GPU's busy share: carried by each record until it changes, none before it is set
+ * or once it is NAN again, summed by a merge. */
+static void test_gpu_busy(void)
+{
+	struct cpw_tree *t = cpw_tree_new(false);
+	struct cpw_timeline *tl = cpw_timeline_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl);
+	cpw_timeline_record(tl, t, 0.1, NULL);
+	cpw_timeline_set_gpu(tl, 0.97);
+	cpw_timeline_record(tl, t, 0.2, NULL);
+	cpw_timeline_record(tl, t, 0.4, NULL);
+	cpw_timeline_set_gpu(tl, NAN);
+	cpw_timeline_record(tl, t, 0.5, NULL);
+	CU_ASSERT_EQUAL_FATAL(cpw_timeline_count(tl), 4);
+	const struct cpw_tl_point *p = cpw_timeline_point(tl, 0);
+	CU_ASSERT_DOUBLE_EQUAL(p[0].gpu_s, 0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(p[1].gpu_s, 0.1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p[1].gpu_busy_s, 0.097, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p[2].gpu_busy_s, 0.194, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(p[3].gpu_s, 0, 1e-12);
+	struct cpw_tl_point m = p[0];
+	for (int i = 1; i < 4; i++)
+		cpw_timeline_point_merge(&m, &p[i]);
+	CU_ASSERT_DOUBLE_EQUAL(m.gpu_s, 0.3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(m.gpu_busy_s, 0.291, 1e-9);
+	cpw_timeline_set_gpu(tl, 1.5); /* a share: at most 1 */
+	cpw_timeline_record(tl, t, 0.6, NULL);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_timeline_point(tl, 4)->gpu_busy_s, 0.1, 1e-9);
+	cpw_timeline_free(tl);
+	cpw_tree_free(t);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -234,5 +267,6 @@ int main(void)
 	CU_add_test(s, "main processes merge by pid", test_top_processes_merge);
 	CU_add_test(s, "unknown figures stay unknown", test_unknowns);
 	CU_add_test(s, "records are deltas of the tree", test_record_from_tree);
+	CU_add_test(s, "the GPU's busy share in the points", test_gpu_busy);
 	return cpw_cunit_run_tap();
 }
