@@ -13,6 +13,7 @@
 #include "classify/thresholds.h"
 #include "model/metrics.h"
 #include "source/proc/interp.h"
+#include "util/arith.h"
 #include "util/escape.h"
 
 enum pv_lane { PV_CPU, PV_DISK, PV_WAIT, PV_NLANES };
@@ -144,9 +145,9 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 		for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++)
 			if (k != CPW_WAIT_CHILD)
 				h_all += h[k];
-		in->disk = fmax(0.0, in->disk - h_disk);
-		in->lock = fmax(0.0, in->lock - h_lock);
-		in->other = fmax(0.0, in->other - (h_all - h_disk - h_lock));
+		in->disk = cpw_max(0.0, in->disk - h_disk);
+		in->lock = cpw_max(0.0, in->lock - h_lock);
+		in->other = cpw_max(0.0, in->other - (h_all - h_disk - h_lock));
 	}
 	/* D states without storage traffic are not disk (a lock, a device). */
 	io = (cpw_known(p->read_bytes) ? p->read_bytes : 0) + (cpw_known(p->write_bytes) ? p->write_bytes : 0);

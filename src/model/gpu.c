@@ -13,6 +13,7 @@
 #include "model/metrics.h"
 #include "model/tree.h"
 #include "model/waits.h"
+#include "util/arith.h"
 
 void cpw_gpu_init(struct cpw_gpu *g)
 {
@@ -190,7 +191,7 @@ void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, const st
 					     : p->user_s + p->sys_s;
 		/* Thread-seconds over its life: its threads together can pass 1 (a real
 		 * PyTorch run showed 109%); a share of its life is at most all of it. */
-		m->gpu_holder_cpu_share = fmin(1.0, want / life);
+		m->gpu_holder_cpu_share = cpw_min(1.0, want / life);
 		if (w && w->probed) {
 			double net = 0;
 			for (size_t i = 0; i < w->nprocs; i++)
@@ -203,8 +204,8 @@ void cpw_gpu_metrics(const struct cpw_gpu *g, const struct cpw_tree *t, const st
 				if (w->targets[i].pid == h->pid && w->targets[i].kind == CPW_WAIT_NETWORK &&
 				    strncmp(w->targets[i].target, "unix ", 5) == 0)
 					net -= w->targets[i].seconds;
-			net = fmax(0.0, net);
-			m->gpu_holder_net_wait_share = fmin(1.0, net / life);
+			net = cpw_max(0.0, net);
+			m->gpu_holder_net_wait_share = cpw_min(1.0, net / life);
 		}
 	}
 }
