@@ -35,6 +35,7 @@ struct cpw_gpu_watch {
 	struct cpw_gpu_reading reading;
 	unsigned failed;          /* readings that read no device */
 	double busy_now;          /* cpw_gpu_watch_busy_now() */
+	double mem_used_now, mem_total_now; /* cpw_gpu_watch_memory_now(); NAN: none held */
 };
 
 struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root)
@@ -45,7 +46,7 @@ struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root)
 	w->proc_root = proc_root;
 	cpw_gpu_init(&w->model);
 	w->next_s = -INFINITY;
-	w->busy_now = NAN;
+	w->busy_now = w->mem_used_now = w->mem_total_now = NAN;
 	return w;
 }
 
@@ -98,6 +99,40 @@ void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, doubl
 	}
 	cpw_gpu_fold(&w->model, &w->reading, t);
 	w->busy_now = cpw_gpu_busy_held(&w->model, &w->reading);
+	double used = 0, total = 0;
+	bool held = false;
+	for (int i = 0; i < w->reading.ndev && i < w->model.ndev; i++)
+		if (w->model.dev[i].held && !isnan(w->reading.dev[i].mem_used_b) &&
+		    !isnan(w->reading.dev[i].mem_total_b)) {
+			used += w->reading.dev[i].mem_used_b;
+			total += w->reading.dev[i].mem_total_b;
+			held = true;
+		}
+	w->mem_used_now = held ? used : NAN;
+	w->mem_total_now = held ? total : NAN;
+}
+
+bool cpw_gpu_watch_memory_now(const struct cpw_gpu_watch *w, double *used_b, double *total_b)
+{
+	if (!w || isnan(w->mem_used_now))
+		return false;
+	*used_b = w->mem_used_now;
+	*total_b = w->mem_total_now;
+	return true;
+}
+
+/* Read at all, and some device there to report (DRM: only where a client of the tree). */
+static bool any_gpu(const struct cpw_gpu_watch *w)
+{
+	return w->model.source[0] && w->model.readings > 0 &&
+	       (w->nvml ? w->model.ndev > 0 : w->model.nproc > 0);
+}
+
+void cpw_gpu_watch_metrics(const struct cpw_gpu_watch *w, const struct cpw_tree *t,
+			   const struct cpw_hotspots *hs, double wall_s, struct cpw_metrics *m)
+{
+	if (w && any_gpu(w))
+		cpw_gpu_metrics(&w->model, t, hs, wall_s, m);
 }
 
 double cpw_gpu_watch_busy_now(const struct cpw_gpu_watch *w)
@@ -116,11 +151,8 @@ void cpw_gpu_watch_finish(struct cpw_gpu_watch *w, const struct cpw_tree *t, str
 	if (w->failed && w->model.readings == 0 && w->model.source[0])
 		cpw_report_note(r, "GPU: no reading succeeded (%u tried)", w->failed);
 	/* DRM without a client of the tree is no GPU of this run. */
-	bool any = w->model.source[0] && w->model.readings > 0 &&
-		   (w->nvml ? w->model.ndev > 0 : w->model.nproc > 0);
-	r->gpu = any ? &w->model : NULL;
-	if (any)
-		cpw_gpu_metrics(&w->model, t, r->hotspots, r->metrics.wall_s, &r->metrics);
+	r->gpu = any_gpu(w) ? &w->model : NULL;
+	cpw_gpu_watch_metrics(w, t, r->hotspots, r->metrics.wall_s, &r->metrics);
 }
 
 void cpw_gpu_watch_free(struct cpw_gpu_watch *w)

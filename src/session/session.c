@@ -797,6 +797,7 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 	snap->tree = s->tree;
 	snap->target = 0; /* the caller says which process the view is about */
 	cpw_whole_run_so_far(&s->run, s->tree, t, &m);
+	cpw_gpu_watch_metrics(s->gpu, s->tree, s->report.hotspots, t, &m); /* gpu */
 	cpw_classify(&m, &snap->verdict);
 	snap->elapsed_s = t;
 	snap->cores_usable = s->run.cores_usable;
@@ -820,6 +821,12 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 	cpw_process_verdict_guard_advice(&snap->procs, &snap->verdict);
 	/* The top functions so far, as the report's advice will name them. */
 	cpw_hotspot_advice_append(s->report.hotspots, &snap->verdict); /* hotspots */
+	/* gpu: its verdict and the header's figures, as the report's */
+	cpw_gpu_verdict_apply(&m, &snap->verdict);
+	cpw_phases_retell(&snap->phases, &snap->verdict);
+	snap->gpu_busy = cpw_gpu_watch_busy_now(s->gpu);
+	if (!cpw_gpu_watch_memory_now(s->gpu, &snap->gpu_mem_used_b, &snap->gpu_mem_total_b))
+		snap->gpu_mem_used_b = snap->gpu_mem_total_b = NAN;
 	snap->psi_available = snap->psi_ok = false;
 	if (cpw_psi_read_system(s->cfg->proc_root, &s->view_psi_files, &psi) < 0 || !psi.available)
 		return;

@@ -43,6 +43,9 @@ struct cpw_view_snapshot {
 	const struct cpw_timeline *timeline; /* NULL: none */
 	/* A verdict per process so far (classify/process_verdict.h): the VERDICT column. */
 	struct cpw_proc_verdicts procs;
+	/* The GPUs the tree holds, at the latest reading: busy share, memory used and total
+	 * (bytes); NAN where it holds none. */
+	double gpu_busy, gpu_mem_used_b, gpu_mem_total_b;
 };
 
 /* ---- The table (tui_table.c) ---- */

@@ -160,6 +160,17 @@ static void draw_header(struct cpw_tui *ui)
 			snprintf(ui->line + n, sizeof(ui->line) - (size_t)n, "  psi %s",
 				 ui->snap.psi_available ? "..." : "N/A");
 	}
+	/* The GPUs the tree holds (gpu): busy and memory at the latest reading. */
+	if (isfinite(ui->snap.gpu_busy)) {
+		size_t len = strlen(ui->line);
+		char used[16] = "", total[16] = "";
+		if (isfinite(ui->snap.gpu_mem_used_b)) {
+			cpw_tui_fmt_kib(ui->snap.gpu_mem_used_b / 1024, used, sizeof(used));
+			cpw_tui_fmt_kib(ui->snap.gpu_mem_total_b / 1024, total, sizeof(total));
+		}
+		snprintf(ui->line + len, sizeof(ui->line) - len, "  gpu %.0f%%%s%s%s%s",
+			 100 * ui->snap.gpu_busy, used[0] ? " mem " : "", used, used[0] ? "/" : "", total);
+	}
 	put(ui, 2, 0, ui->line, 0);
 }
 

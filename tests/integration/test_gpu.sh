@@ -18,12 +18,13 @@
 #     communication, a unix-domain one (a DataLoader's hand-over) is not;
 #   - spin computing 4 s, its GPU idle until 1.6 s, then busy 97% (the script rewritten
 #     while it runs): the timeline's gpu_busy column follows, and the run has a gpu-bound
-#     phase after a phase that is not (a training run's start is CPU work).
+#     phase after a phase that is not (a training run's start is CPU work);
+#   - the live view (tmux): the header's gpu figures and the gpu-bound verdict.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 28
+plan 30
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -150,6 +151,29 @@ else
 	missing "phases: the timeline's gpu_busy goes from idle to busy" jq
 	missing "phases: a gpu-bound phase after one that is not" jq
 	missing "phases: the verdict's findings name the gpu-bound phase" jq
+fi
+
+# 10. The live view: the GPU in its header, its verdict the report's.
+if [ -n "$TMUX_BIN" ] && [ -x "$TMUX_BIN" ]; then
+	SOCK="cpw-gpu-$$"
+	. "$CPW_SRCDIR/tests/integration/tmux_pane.sh"
+	script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95"
+	T new-session -d -s run -x 120 -y 30 "env CPW_FAKE_NVML='$SCRATCH/nvml' \
+		LD_LIBRARY_PATH='$FAKE/current' NO_COLOR=1 '$CPW' --no-cgroup --tui -- '$W/spin' 5; sleep 60"
+	if wait_for run '  gpu 97% mem 29G/80G' 10; then
+		ok "live view: the header shows the GPU's busy share and memory"
+	else
+		not_ok "live view: the header shows the GPU's busy share and memory" "$(show)"
+	fi
+	if wait_for run '^verdict: gpu-bound' 5; then
+		ok "live view: the verdict is gpu-bound, as the report's"
+	else
+		not_ok "live view: the verdict is gpu-bound, as the report's" "$(show)"
+	fi
+	T kill-server >/dev/null 2>&1
+else
+	missing "live view: the header shows the GPU's busy share and memory" tmux
+	missing "live view: the verdict is gpu-bound, as the report's" tmux
 fi
 
 # 6. No library: nothing, and the exit status is the command's.
