@@ -694,10 +694,15 @@ void cpw_phases_retell(const struct cpw_phases *ph, struct cpw_verdict *v)
 {
 	char text[sizeof(v->findings[0])];
 
-	if (ph->n <= 1 || v->nfindings == 0 || strstr(v->findings[0], " overall") == NULL)
+	if (ph->n <= 1)
 		return;
-	phases_finding(ph, v, text, sizeof(text));
-	snprintf(v->findings[0], sizeof(v->findings[0]), "%s", text);
+	/* The GPU's findings go first: the phases' is the one "... overall". */
+	for (int i = 0; i < v->nfindings; i++)
+		if (strstr(v->findings[i], " overall")) {
+			phases_finding(ph, v, text, sizeof(text));
+			snprintf(v->findings[i], sizeof(v->findings[i]), "%s", text);
+			return;
+		}
 }
 
 int cpw_phases_at(const struct cpw_phases *ph, double t)

@@ -63,8 +63,9 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 /* The lane of one point (CPW_LANE_NONE without thread samples). */
 enum cpw_phase_lane cpw_phases_lane_of(const struct cpw_tl_point *p);
 
-/* After cpw_gpu_verdict_apply() changed the run's class (gpu-bound): the first finding,
- * "CLASS overall; START-END s CLASS: COMM ...", told again with the run's new class. */
+/* After cpw_gpu_verdict_apply() changed the run's class (gpu-bound): the phases' finding,
+ * "CLASS overall; START-END s CLASS: COMM ..." (the GPU's own findings go before it), told
+ * again with the run's new class. */
 void cpw_phases_retell(const struct cpw_phases *ph, struct cpw_verdict *v);
 
 /* Makes the phases and the run's verdict one story (doc/classification.md, "Phases"):

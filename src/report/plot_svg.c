@@ -288,6 +288,25 @@ static void memory_panel(struct frame *f, const struct cpw_timeline *tl)
 	f->y = y1 + 40;
 }
 
+static double gpu_busy_pct(const struct cpw_tl_point *p) { return p->gpu_s > 0 ? 100 * p->gpu_busy_s / p->gpu_s : NAN; }
+
+/* Whether the tree held a GPU in some point: the GPU panel is drawn only then. */
+static bool any_gpu(const struct cpw_timeline *tl)
+{
+	for (size_t i = 0; tl && i < cpw_timeline_count(tl); i++)
+		if (cpw_timeline_point(tl, i)->gpu_s > 0)
+			return true;
+	return false;
+}
+
+static void gpu_panel(struct frame *f, const struct cpw_timeline *tl)
+{
+	int h = 80, y1 = panel(f, h, "GPU (busy share of the GPUs the tree holds, read once a second)", "%", 100);
+	step_line(f, tl, gpu_busy_pct, 100, y1, h, "gpu");
+	legend_line(f, 0, "gpu", "GPU busy");
+	f->y = y1 + 40;
+}
+
 static void disk_panel(struct frame *f, const struct cpw_timeline *tl)
 {
 	double r = series_max(tl, read_rate), w = series_max(tl, write_rate);
@@ -433,11 +452,14 @@ static void title(FILE *out, const struct cpw_report *r)
 			(cpw_known(r->metrics.user_s) ? r->metrics.user_s : 0) +
 			(cpw_known(r->metrics.sys_s) ? r->metrics.sys_s : 0));
 	fputs("</text>\n", out);
-	if (r->verdict.nfindings > 0 && r->phases.n > 1) {
-		fputs("<text x=\"16\" y=\"62\" class=\"subtitle\">Phases: ", out);
-		put_text_max(out, r->verdict.findings[0], 150);
-		fputs("</text>\n", out);
-	}
+	/* The phases' finding ("... overall; ..."): the GPU's findings may stand before it. */
+	for (int i = 0; r->phases.n > 1 && i < r->verdict.nfindings; i++)
+		if (strstr(r->verdict.findings[i], " overall")) {
+			fputs("<text x=\"16\" y=\"62\" class=\"subtitle\">Phases: ", out);
+			put_text_max(out, r->verdict.findings[i], 150);
+			fputs("</text>\n", out);
+			break;
+		}
 }
 
 static const char style[] =
@@ -467,6 +489,7 @@ static const char style[] =
 	".rd { fill: none; stroke: #e53935; stroke-width: 1.8; }\n"
 	".wr { fill: none; stroke: #8e24aa; stroke-width: 1.8; stroke-dasharray: 5 2; }\n"
 	".life { fill: #5c6bc0; }\n"
+	".gpu { fill: none; stroke: #76b900; stroke-width: 1.8; }\n"
 	"</style>\n";
 
 int cpw_plot_svg_write(const struct cpw_report *r, FILE *out)
@@ -475,8 +498,9 @@ int cpw_plot_svg_write(const struct cpw_report *r, FILE *out)
 	size_t n = tl ? cpw_timeline_count(tl) : 0;
 	struct frame f = { .out = out, .t0 = 0, .t1 = 1, .y = 90 };
 	const struct cpw_proc *procs[PROCS_MAX];
-	bool waits = any_waits(tl);
-	int height = 90 + 18 + 190 + (waits ? 190 : 0) + 140 + 120 + 120 + (int)pick_procs(r, procs) * 18 + 30 + 50;
+	bool waits = any_waits(tl), gpu = any_gpu(tl);
+	int height = 90 + 18 + 190 + (waits ? 190 : 0) + 140 + 120 + 120 + (gpu ? 120 : 0) +
+		     (int)pick_procs(r, procs) * 18 + 30 + 50;
 
 	errno = 0;
 	if (n > 0) {
@@ -500,6 +524,8 @@ int cpw_plot_svg_write(const struct cpw_report *r, FILE *out)
 		cores_panel(&f, tl, r->metrics.cores_usable);
 		memory_panel(&f, tl);
 		disk_panel(&f, tl);
+		if (gpu)
+			gpu_panel(&f, tl);
 		procs_panel(&f, r);
 		int bottom = f.y - 30;
 		phase_bands(&f, &r->phases, top, bottom);

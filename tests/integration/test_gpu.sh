@@ -19,12 +19,13 @@
 #   - spin computing 4 s, its GPU idle until 1.6 s, then busy 97% (the script rewritten
 #     while it runs): the timeline's gpu_busy column follows, and the run has a gpu-bound
 #     phase after a phase that is not (a training run's start is CPU work);
+#     --plot draws a GPU panel;
 #   - the live view (tmux): the header's gpu figures and the gpu-bound verdict.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 30
+plan 31
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -128,7 +129,7 @@ script "device NVIDIA_Fake_H100 81559 2000 0" "proc spin 0 2000 0"
 	printf '%s\n' "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" >"$SCRATCH/nvml.new"
 	mv "$SCRATCH/nvml.new" "$SCRATCH/nvml"
 ) &
-watch current --json -- "$W/spin" 4
+watch current --json --plot "$SCRATCH/plot.svg" -- "$W/spin" 4
 wait
 if command -v jq >/dev/null 2>&1; then
 	if jq -e '[.timeline.gpu_busy[] | select(. != null)] | (min < 0.1 and max > 0.9)' "$SCRATCH/out" >/dev/null; then
@@ -151,6 +152,15 @@ else
 	missing "phases: the timeline's gpu_busy goes from idle to busy" jq
 	missing "phases: a gpu-bound phase after one that is not" jq
 	missing "phases: the verdict's findings name the gpu-bound phase" jq
+fi
+
+if grep -q 'GPU (busy share of the GPUs the tree holds' "$SCRATCH/plot.svg" &&
+	grep -q '<polyline class="gpu"' "$SCRATCH/plot.svg" &&
+	grep -q 'class="subtitle">Phases: [a-z-]* overall; ' "$SCRATCH/plot.svg" &&
+	{ ! command -v xmllint >/dev/null 2>&1 || xmllint --noout "$SCRATCH/plot.svg" 2>/dev/null; }; then
+	ok "phases: --plot draws a GPU panel (well-formed), its subtitle the phases' finding"
+else
+	not_ok "phases: --plot draws a GPU panel (well-formed), its subtitle the phases' finding" "$(grep -c gpu "$SCRATCH/plot.svg" 2>&1)"
 fi
 
 # 10. The live view: the GPU in its header, its verdict the report's.

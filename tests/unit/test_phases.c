@@ -56,7 +56,7 @@ struct recording {
 	double threads, cpu_threads, runnable, lock_share;
 	/* run.gpu_*: the GPU as the run's report saw it (devices held, its busy share over the
 	 * run, the host's spin in the driver); NAN where not said. */
-	double gpu_held, gpu_busy, gpu_spin;
+	double gpu_held, gpu_busy, gpu_spin, gpu_mem;
 };
 
 struct series {
@@ -187,7 +187,7 @@ static int new_recording(struct series *sr, const char *label)
 	snprintf(rec->label, sizeof(rec->label), "%s", label);
 	rec->is_python = -1;
 	rec->threads = rec->cpu_threads = rec->runnable = rec->lock_share = NAN;
-	rec->gpu_held = rec->gpu_busy = rec->gpu_spin = NAN;
+	rec->gpu_held = rec->gpu_busy = rec->gpu_spin = rec->gpu_mem = NAN;
 	rec->tl = cpw_timeline_new();
 	return rec->tl ? 0 : -1;
 }
@@ -202,6 +202,7 @@ static int parse_run_fact(struct recording *rec, const char *key, const char *va
 		{ "gpu_devices_held", &rec->gpu_held },
 		{ "gpu_busy_share", &rec->gpu_busy },
 		{ "gpu_driver_spin_share", &rec->gpu_spin },
+		{ "gpu_mem_share", &rec->gpu_mem },
 	};
 
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++)
@@ -230,6 +231,7 @@ static void run_metrics(const struct series *sr, const struct recording *rec, st
 		m->gpu_devices_held = (int)rec->gpu_held;
 		m->gpu_busy_share = rec->gpu_busy;
 		m->gpu_driver_spin_share = rec->gpu_spin;
+		m->gpu_mem_share = rec->gpu_mem;
 		m->gpu_holder_pid = rec->top_pid;
 		snprintf(m->gpu_holder_comm, sizeof(m->gpu_holder_comm), "%s", rec->top_comm);
 	}
