@@ -78,9 +78,16 @@ int cpw_hotspots_report_write_text(const struct cpw_hotspots *h, const struct cp
 		return ferror(out) ? -EIO : 0;
 	write_kinds(h, out);
 	struct cpw_hot_fn top[CPW_HOTSPOTS_REPORT_TOP];
-	size_t nt = cpw_hotspots_top(h, top, CPW_HOTSPOTS_REPORT_TOP);
+	size_t nt = cpw_hotspots_top(h, top, CPW_HOTSPOTS_REPORT_TOP), shown = nt;
+	/* Past the first few, a row under 1% of the samples is left to the JSON, which lists
+	 * 32: ten rows of an interpreter's internals at 0.4% each say nothing at a glance. */
+	for (size_t i = CPW_HOTSPOTS_REPORT_MIN; i < nt; i++)
+		if (share(top[i].self, n) < 1.0 && share(top[i].total, n) < 1.0) {
+			shown = i;
+			break;
+		}
 	fprintf(out, "\t%6s %6s  %-36s %-24s %s\n", "self%", "total%", "function", "file", "process");
-	for (size_t i = 0; i < nt; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		char name[1024], file[512], comm[64];
 		cpw_escape_for_terminal(top[i].name, name, sizeof(name));
 		cpw_escape_for_terminal(top[i].file, file, sizeof(file));
@@ -91,6 +98,8 @@ int cpw_hotspots_report_write_text(const struct cpw_hotspots *h, const struct cp
 			fprintf(out, " and %u more", top[i].nprocs - 1);
 		fputc('\n', out);
 	}
+	if (shown < nt)
+		fprintf(out, "\t(functions under 1%% of the samples each: in --json)\n");
 	write_phase_tops(h, phases, out);
 	return ferror(out) ? (errno ? -errno : -EIO) : 0;
 }

@@ -13,7 +13,8 @@
 #include "classify/phases.h"
 #include "model/hotspots.h"
 
-#define CPW_HOTSPOTS_REPORT_TOP 10 /* functions in the text report */
+#define CPW_HOTSPOTS_REPORT_TOP 10 /* functions in the text report, at most */
+#define CPW_HOTSPOTS_REPORT_MIN 3  /* ... at least, where there are; past them, 1% or more */
 
 /* Writes the section, heading included; nothing for h == NULL. Returns 0 or -errno. */
 int cpw_hotspots_report_write_text(const struct cpw_hotspots *h, const struct cpw_phases *phases, FILE *out);

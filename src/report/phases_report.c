@@ -29,15 +29,16 @@ static double bytes_rate(const struct cpw_tl_point *p)
 struct rows {
 	size_t ncols;
 	double cores[CPW_SPARK_COLUMNS], mem_kib[CPW_SPARK_COLUMNS], disk[CPW_SPARK_COLUMNS];
+	double gpu[CPW_SPARK_COLUMNS]; /* busy share of the GPUs the tree holds; 0 without */
 	int phase[CPW_SPARK_COLUMNS];
-	bool disk_known;
+	bool disk_known, gpu_known;
 };
 
 static void fill_rows(const struct cpw_phases *ph, const struct cpw_timeline *tl, struct rows *r)
 {
 	size_t n = cpw_timeline_count(tl);
 	r->ncols = n < CPW_SPARK_COLUMNS ? n : CPW_SPARK_COLUMNS;
-	r->disk_known = false;
+	r->disk_known = r->gpu_known = false;
 	for (size_t c = 0; c < r->ncols; c++) {
 		struct cpw_tl_point p;
 		cpw_timeline_column(tl, c, r->ncols, &p);
@@ -45,6 +46,8 @@ static void fill_rows(const struct cpw_phases *ph, const struct cpw_timeline *tl
 		r->mem_kib[c] = isnan(p.rss_kib_max) ? 0 : p.rss_kib_max;
 		r->disk[c] = bytes_rate(&p);
 		r->disk_known = r->disk_known || !isnan(p.read_bytes);
+		r->gpu[c] = p.gpu_s > 0 ? p.gpu_busy_s / p.gpu_s : 0;
+		r->gpu_known = r->gpu_known || p.gpu_s > 0;
 		r->phase[c] = cpw_phases_at(ph, p.start_s + p.dt_s / 2);
 	}
 }
@@ -99,6 +102,10 @@ static void write_timeline(const struct cpw_phases *ph, const struct cpw_timelin
 	else
 		snprintf(scale, sizeof scale, "N/A (storage bytes unreadable)");
 	spark_row(out, "disk", r.disk, r.ncols, disk_top, scale);
+	if (r.gpu_known)
+		spark_row(out, "gpu", r.gpu, r.ncols, 1, "0-100% busy (the GPUs the tree holds)");
+	if (ph->n < 2)
+		return; /* one phase: its row would say 1 in every column */
 	fprintf(out, "\t%-7s|", "phase");
 	for (size_t c = 0; c < r.ncols; c++)
 		fputc(cpw_phases_mark(r.phase[c]), out);
@@ -117,7 +124,8 @@ int cpw_phases_report_write_text(const struct cpw_phases *ph, const struct cpw_t
 			cpw_verdict_class_name(ph->phase[0].cls), ph->min_len_s);
 	else
 		fprintf(out, "Phases: %d (a phase lasts %.1f s at least)\n", ph->n, ph->min_len_s);
-	for (int i = 0; i < ph->n; i++) {
+	/* One phase is the run: its line would repeat the verdict. */
+	for (int i = 0; ph->n > 1 && i < ph->n; i++) {
 		const struct cpw_phase *p = &ph->phase[i];
 		char range[48], who[4 * sizeof p->who + 16] = "";
 		snprintf(range, sizeof range, "%.1f-%.1f s", p->start_s, p->end_s);

@@ -29,7 +29,8 @@ void cpw_process_report_write_text(const struct cpw_report *r, FILE *out)
 	char line[512], esc[sizeof line * 4];
 
 	cpw_process_report_judge(r, &pvs);
-	if (pvs.n == 0)
+	/* One process that matters, of the run's own class, would repeat the verdict. */
+	if (pvs.n == 0 || (pvs.n == 1 && !pvs.left_out && pvs.v[0].cls == r->verdict.cls))
 		return;
 	fputs("Processes:\n", out);
 	for (size_t i = 0; i < pvs.n; i++) {

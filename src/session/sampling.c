@@ -127,13 +127,22 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 	if (st.lost)
 		cpw_report_note(r, "hotspots: the kernel dropped %llu sample record(s): its buffers filled "
 				"between two reads (a long --interval)", (unsigned long long)st.lost);
-	uint64_t user = st.samples;
-	if (user >= 20 && (double)(st.cut_short + st.leaf_only) > 0.2 * (double)user)
+	uint64_t user = st.samples, shallow = st.cut_short + st.leaf_only;
+	/* A sample in the interpreter that got its Python stack has the stack that matters,
+	 * whatever depth libpython's own frames had (Debian's 3.11 has no frame pointers):
+	 * the note is about the rest, as a share of all the samples. */
+	if (sp->python) {
+		struct cpw_python_stacks_stats ps;
+		cpw_python_stacks_get_stats(sp->python, &ps);
+		uint64_t stacked = ps.matched < user ? ps.matched : user;
+		shallow = shallow > stacked ? shallow - stacked : 0;
+	}
+	if (user >= 20 && (double)shallow > 0.2 * (double)user)
 		cpw_report_note(r, "hotspots: %.0f%% of the sampled stacks end after their first frame or at an "
 				"address no file holds: code built without frame pointers (-fomit-frame-pointer, "
 				"the default at -O2); total%% counts only the callers seen (build with "
 				"-fno-omit-frame-pointer for whole stacks)",
-				100.0 * (double)(st.cut_short + st.leaf_only) / (double)user);
+				100.0 * (double)shallow / (double)user);
 	if (sp->python) { /* Python stacks */
 		struct cpw_python_stacks_stats ps;
 		cpw_python_stacks_get_stats(sp->python, &ps);
