@@ -7,7 +7,7 @@
 # between two reads, a fork storm (nothing crashes, the counts stay sane); --folded loadable
 # by flamegraph.pl's format; --no-hotspots.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 13
+plan 14
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 cat >"$SCRATCH/split.c" <<'C'
@@ -137,3 +137,13 @@ check "--no-hotspots: hotspots is null" test "$(J "$SCRATCH/n.json" "d['hotspots
 "$CPW" -j -o "$SCRATCH/q.json" -- true
 check "a command shorter than 0.5 s is not sampled (nothing armed)" \
 	test "$(J "$SCRATCH/q.json" "(d['hotspots']['available'], d['hotspots']['armed_at_s'])")" = "(False, None)"
+
+# --- the kernel's functions named (/proc/kallsyms), where the kernel shows their addresses ---
+if awk '$1 !~ /^0+$/ { found = 1; exit } END { exit !found }' /proc/kallsyms 2>/dev/null; then
+	"$CPW" -j -o "$SCRATCH/k.json" -- dd if=/dev/zero of=/dev/null bs=1M count=30000 status=none
+	check "a sample in the kernel is named by its function (read_zero for /dev/zero), file [kernel]" \
+		test "$(J "$SCRATCH/k.json" "any(f['file'] == '[kernel]' and f['name'] not in ('[kernel]', '') for f in d['hotspots']['functions'])")" = True
+else
+	skip "a sample in the kernel is named by its function" \
+		"/proc/kallsyms shows no addresses here (kptr_restrict, or not root): kernel samples stay [kernel]"
+fi

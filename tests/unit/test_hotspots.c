@@ -14,6 +14,7 @@
 #include "classify/hotspot_advice.h"
 #include "model/hotspots.h"
 #include "source/elf/elf_symbols.h"
+#include "source/sample/kallsyms.h"
 #include "source/sample/sample_private.h"
 #include "cunit_tap.h"
 
@@ -131,6 +132,49 @@ static void test_elf_truncated_and_corrupt(void)
 	CU_ASSERT_EQUAL(bad, 0);
 	free(copy);
 	free(buf);
+}
+
+/* /proc/kallsyms: code symbols only (t T w W), modules' out of order, hostile lines
+ * skipped; an address is named by the symbol at or below it, not past a symbol's reach;
+ * a kernel that hides its addresses (all 0) leaves the table empty. */
+static void test_kallsyms(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81001000 t read_zero\n"
+		"ffffffff81001400 D some_data\n"                  /* data: not code */
+		"ffffffff81002000 W weak_fn\n"
+		"ffffffffc0a01000 t ext4_fn\t[ext4]\n"           /* a module's, after the core */
+		"ffffffff81003000 T clear_user_erms\n"            /* out of order */
+		"garbage line\n"
+		"ffffffff81004000 T\n"                            /* no name */
+		"ffffffffffffffffff T too_long_address\n"
+		"ffffffff81005000 T last_core";                    /* no newline at the end */
+	struct cpw_kallsyms k;
+
+	CU_ASSERT_EQUAL_FATAL(cpw_kallsyms_parse(text, sizeof(text) - 1, &k), 0);
+	CU_ASSERT_EQUAL(k.n, 6);
+	CU_ASSERT_PTR_NULL(cpw_kallsyms_lookup(&k, 0xffffffff80ffffffULL));
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81000010ULL), "_stext");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff810013ffULL), "read_zero");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81001500ULL), "read_zero"); /* data skipped */
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81002004ULL), "weak_fn");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81003010ULL), "clear_user_erms");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffffc0a01020ULL), "ext4_fn");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81005010ULL), "last_core");
+	CU_ASSERT_PTR_NULL(cpw_kallsyms_lookup(&k, 0xffffffff81005000ULL + 512 * 1024)); /* past its reach */
+	cpw_kallsyms_free(&k);
+	/* Hidden: every address 0. */
+	static const char hidden[] = "0000000000000000 T _stext\n0000000000000000 t read_zero\n";
+	CU_ASSERT_EQUAL(cpw_kallsyms_parse(hidden, sizeof(hidden) - 1, &k), 0);
+	CU_ASSERT_EQUAL(k.n, 0);
+	CU_ASSERT_PTR_NULL(cpw_kallsyms_lookup(&k, 0xffffffff81000010ULL));
+	cpw_kallsyms_free(&k);
+	CU_ASSERT_EQUAL(cpw_kallsyms_parse("", 0, &k), 0);
+	CU_ASSERT_EQUAL(k.n, 0);
+	/* A proc root without the file: -ENOENT, an empty table. */
+	CU_ASSERT_EQUAL(cpw_kallsyms_load("/nonexistent-proc-root", &k), -ENOENT);
+	CU_ASSERT_EQUAL(k.n, 0);
 }
 
 static void test_perf_map_garbage(void)
@@ -366,6 +410,7 @@ int main(void)
 	CU_add_test(s, "elf: a stripped binary names little", test_elf_stripped);
 	CU_add_test(s, "elf: truncated and corrupted files refused or read in bounds", test_elf_truncated_and_corrupt);
 	CU_add_test(s, "perf map: garbage lines skipped and counted", test_perf_map_garbage);
+	CU_add_test(s, "kallsyms: the kernel's code symbols", test_kallsyms);
 	CU_add_test(s, "records: a sample parsed, every cut refused", test_record_parse);
 	CU_add_test(s, "maps lines and kinds of code", test_maps_lines);
 	CU_add_test(s, "model: 70/30 shares, a pool summed, phases' top", test_model_shares);

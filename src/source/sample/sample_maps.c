@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "source/sample/sample_private.h"
+#include "source/sample/kallsyms.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -63,6 +64,8 @@ struct cpw_symtab {
 	struct mapped_file *files;
 	size_t nfiles;
 	uint64_t cut_short, leaf_only, unresolved, unreadable;
+	struct cpw_kallsyms kernel; /* read at the first sample in the kernel */
+	bool kernel_read;
 	char scratch[CPW_STACK_MAX][96]; /* FILE+0xOFFSET names of the stack being built */
 };
 
@@ -153,6 +156,7 @@ void cpw_sample_symtab_free(struct cpw_symtab *t)
 			cpw_elf_symbols_info_free(&t->files[i].elf);
 	free(t->procs);
 	free(t->files);
+	cpw_kallsyms_free(&t->kernel);
 	free(t);
 }
 
@@ -456,7 +460,12 @@ bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, st
 		struct cpw_frame *fr = &st->frames[st->nframes];
 		if (in_kernel || (int64_t)ip < 0) {
 			if (!kernel_frame_added) { /* the kernel's frames are one: where it ran for the task */
-				fr->func = "[kernel]";
+				if (!t->kernel_read) {
+					t->kernel_read = true;
+					cpw_kallsyms_load(t->proc_root, &t->kernel); /* empty where hidden */
+				}
+				const char *name = cpw_kallsyms_lookup(&t->kernel, ip);
+				fr->func = name ? name : "[kernel]";
 				fr->file = "[kernel]";
 				fr->kind = CPW_CODE_KERNEL;
 				st->nframes++;
