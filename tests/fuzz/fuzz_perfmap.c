@@ -1,6 +1,8 @@
 /*
  * fuzz_perfmap.c: fuzz target for the JIT perf-map parser (cpw_elf_symbols_perf_map_parse,
- * cpw_elf_symbols_perf_map_lookup) and the /proc/PID/maps line parser (cpw_sample_maps_parse_line).
+ * cpw_elf_symbols_perf_map_lookup), the /proc/PID/maps line parser (cpw_sample_maps_parse_line)
+ * and the /proc/kallsyms parser (cpw_kallsyms_parse, cpw_kallsyms_lookup): symbol tables of
+ * the same shape, "ADDRESS ... NAME" lines.
  *
  * The map is written by the watched program while it runs: any bytes at all. Invariants:
  * every kept entry has a size and a name inside the names buffer, entries are sorted, and
@@ -12,6 +14,7 @@
 #include <errno.h>
 
 #include "source/elf/elf_symbols.h"
+#include "source/sample/kallsyms.h"
 #include "source/sample/sample_private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -39,5 +42,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cpw_sample_maps_parse_line(line, &ml))
 		FUZZ_ASSERT(ml.end > ml.start && ml.path >= line && ml.path <= line + size);
 	free(line);
+	char *text = fuzz_copy(data, size, 0);
+	struct cpw_kallsyms k;
+	rc = cpw_kallsyms_parse(text, size, &k);
+	FUZZ_ASSERT(rc == 0 || rc == -ENOMEM);
+	for (size_t i = 0; rc == 0 && i < k.n; i++) {
+		FUZZ_ASSERT(k.sym[i].addr != 0);
+		FUZZ_ASSERT(i == 0 || k.sym[i].addr >= k.sym[i - 1].addr);
+		FUZZ_ASSERT(k.names[k.sym[i].name] != '\0');
+		FUZZ_ASSERT(cpw_kallsyms_lookup(&k, k.sym[i].addr) != NULL);
+	}
+	cpw_kallsyms_free(&k);
+	free(text);
 	return 0;
 }
