@@ -134,11 +134,15 @@ static bool driver_file(const char *file)
 
 #define SPIN_TOP 256 /* functions looked at: the driver's spin is among the first */
 
+/* Fewer on-CPU samples than this say nothing of where the host spins: a host asleep in a
+ * blocking synchronize gave 2 samples on an H200, one in libcuda, "50%". */
+#define SPIN_MIN_SAMPLES 20
+
 static double driver_spin_share(const struct cpw_hotspots *h)
 {
 	struct cpw_hot_fn top[SPIN_TOP]; /* ~14 KiB, once a run */
 	uint64_t all = h && !cpw_hotspots_unavailable(h) ? cpw_hotspots_samples(h) : 0;
-	if (all == 0)
+	if (all < SPIN_MIN_SAMPLES)
 		return NAN;
 	size_t n = cpw_hotspots_top(h, top, SPIN_TOP);
 	uint64_t in = 0;

@@ -7,12 +7,15 @@
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "classify/hotspot_advice.h"
+#include "model/gpu.h"
 #include "model/hotspots.h"
+#include "model/metrics.h"
 #include "source/elf/elf_symbols.h"
 #include "source/sample/kallsyms.h"
 #include "source/sample/sample_private.h"
@@ -302,6 +305,38 @@ static int sum_line(void *ctx, const char *comm, const char *const *frames, int 
 	return 0;
 }
 
+/* The host's spin in the GPU driver (model/gpu.c): its share of the on-CPU samples, none
+ * from a handful (a host asleep in a blocking synchronize). */
+static void test_gpu_spin_share(void)
+{
+	struct cpw_gpu g;
+	struct cpw_metrics m;
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	cpw_hotspots_set_epoch(h, 100);
+	cpw_gpu_init(&g);
+	struct cpw_stack st;
+	for (int i = 0; i < 40; i++) {
+		memset(&st, 0, sizeof(st));
+		st.pid = st.tid = 10;
+		st.comm = "gpu_work";
+		st.mono_s = 100 + i * 0.01;
+		st.nframes = 1;
+		st.frames[0] = i % 2 ? (struct cpw_frame){ "libcuda.so.580.159.04+0x460854", "libcuda.so.580.159.04", CPW_CODE_NATIVE }
+				     : (struct cpw_frame){ "main", "gpu_work", CPW_CODE_NATIVE };
+		cpw_hotspots_take(h, &st);
+		if (i == 1) { /* two samples, one in libcuda: too few to say */
+			cpw_metrics_init(&m);
+			cpw_gpu_metrics(&g, NULL, h, 1.0, &m);
+			CU_ASSERT_TRUE(isnan(m.gpu_driver_spin_share));
+		}
+	}
+	cpw_metrics_init(&m);
+	cpw_gpu_metrics(&g, NULL, h, 1.0, &m);
+	CU_ASSERT_DOUBLE_EQUAL(m.gpu_driver_spin_share, 0.5, 1e-9);
+	cpw_hotspots_free(h);
+}
+
 static void test_model_shares(void)
 {
 	struct cpw_hotspots *h = cpw_hotspots_new();
@@ -414,6 +449,7 @@ int main(void)
 	CU_add_test(s, "records: a sample parsed, every cut refused", test_record_parse);
 	CU_add_test(s, "maps lines and kinds of code", test_maps_lines);
 	CU_add_test(s, "model: 70/30 shares, a pool summed, phases' top", test_model_shares);
+	CU_add_test(s, "model: the host's spin in the GPU driver, none from a handful", test_gpu_spin_share);
 	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
 	CU_add_test(s, "advice: cpu-bound names the top functions and their kind", test_advice);
 	return cpw_cunit_run_tap();
