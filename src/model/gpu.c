@@ -71,6 +71,11 @@ void cpw_gpu_fold(struct cpw_gpu *g, const struct cpw_gpu_reading *r, const stru
 			d->busy_n++;
 			d->busy_max = nan_max(d->busy_max, dr->busy);
 		}
+		if (!isnan(dr->sm_active) && !isnan(dr->sm_occupancy)) {
+			d->sm_active_sum += dr->sm_active;
+			d->sm_occupancy_sum += dr->sm_occupancy;
+			d->gpm_n++;
+		}
 		d->mem_used_max_b = nan_max(d->mem_used_max_b, dr->mem_used_b);
 		if (!isnan(dr->mem_total_b))
 			d->mem_total_b = dr->mem_total_b;
@@ -97,6 +102,16 @@ void cpw_gpu_fold(struct cpw_gpu *g, const struct cpw_gpu_reading *r, const stru
 double cpw_gpu_device_busy(const struct cpw_gpu_device *d)
 {
 	return d->busy_n ? d->busy_sum / d->busy_n : NAN;
+}
+
+double cpw_gpu_device_sm_active(const struct cpw_gpu_device *d)
+{
+	return d->gpm_n ? d->sm_active_sum / d->gpm_n : NAN;
+}
+
+double cpw_gpu_device_sm_occupancy(const struct cpw_gpu_device *d)
+{
+	return d->gpm_n ? d->sm_occupancy_sum / d->gpm_n : NAN;
 }
 
 double cpw_gpu_process_sm(const struct cpw_gpu_process *p)

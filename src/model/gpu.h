@@ -21,6 +21,9 @@ struct cpw_gpu_device {
 	double mem_used_max_b; /* NAN */
 	double mem_total_b;    /* NAN */
 	bool held;            /* a process of the tree was seen on it */
+	/* GPM: the readings with SM activity and occupancy, and their sums (Hopper and later). */
+	unsigned gpm_n;
+	double sm_active_sum, sm_occupancy_sum;
 };
 
 struct cpw_gpu_process {
@@ -49,6 +52,9 @@ struct cpw_tree;
 void cpw_gpu_fold(struct cpw_gpu *g, const struct cpw_gpu_reading *r, const struct cpw_tree *t);
 /* A device's mean busy share over the readings, NAN without any. */
 double cpw_gpu_device_busy(const struct cpw_gpu_device *d);
+/* The SMs' mean activity and occupancy over the readings that had them (GPM); NAN without. */
+double cpw_gpu_device_sm_active(const struct cpw_gpu_device *d);
+double cpw_gpu_device_sm_occupancy(const struct cpw_gpu_device *d);
 /* The mean busy share, in reading r (folded into g), of the devices a process of the tree
  * has held so far; NAN where it holds none, or none was read. The timeline's GPU figure. */
 double cpw_gpu_busy_held(const struct cpw_gpu *g, const struct cpw_gpu_reading *r);

@@ -42,8 +42,15 @@ void cpw_gpu_report_write_text(const struct cpw_gpu *g, FILE *out)
 		pct(d->busy_max, peak, sizeof(peak));
 		mib(d->mem_used_max_b, used, sizeof(used));
 		mib(d->mem_total_b, total, sizeof(total));
-		fprintf(out, "\tGPU %d %s: busy %s of the run (peak %s), memory %s of %s%s\n", i, name,
-			busy, peak, used, total, d->held ? "" : " (not used by the tree)");
+		char gpm[64] = "";
+		if (d->gpm_n) { /* GPM: how much of the device a busy share keeps at work */
+			char act[16], occ[16];
+			pct(cpw_gpu_device_sm_active(d), act, sizeof(act));
+			pct(cpw_gpu_device_sm_occupancy(d), occ, sizeof(occ));
+			snprintf(gpm, sizeof(gpm), "; SMs active %s, occupancy %s", act, occ);
+		}
+		fprintf(out, "\tGPU %d %s: busy %s of the run (peak %s)%s, memory %s of %s%s\n", i, name,
+			busy, peak, gpm, used, total, d->held ? "" : " (not used by the tree)");
 		for (int k = 0; k < g->nproc; k++) {
 			const struct cpw_gpu_process *p = &g->proc[k];
 			if (p->dev != i)
@@ -72,6 +79,9 @@ struct json_object *cpw_gpu_report_to_json(const struct cpw_gpu *g)
 		cpw_json_value_put(&d, o, "name", cpw_json_value_doc_string(&d, dv->name));
 		cpw_json_value_put(&d, o, "busy_share", cpw_json_value_doc_number(&d, cpw_gpu_device_busy(dv)));
 		cpw_json_value_put(&d, o, "busy_max", cpw_json_value_doc_number(&d, dv->busy_max));
+		cpw_json_value_put(&d, o, "sm_active_share", cpw_json_value_doc_number(&d, cpw_gpu_device_sm_active(dv)));
+		cpw_json_value_put(&d, o, "sm_occupancy_share",
+				   cpw_json_value_doc_number(&d, cpw_gpu_device_sm_occupancy(dv)));
 		cpw_json_value_put(&d, o, "memory_used_bytes", cpw_json_value_doc_number(&d, dv->mem_used_max_b));
 		cpw_json_value_put(&d, o, "memory_total_bytes", cpw_json_value_doc_number(&d, dv->mem_total_b));
 		cpw_json_value_put(&d, o, "held", cpw_json_value_need(&d, json_object_new_boolean(dv->held)));

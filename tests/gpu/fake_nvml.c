@@ -8,6 +8,8 @@
  *   proc COMM DEVICE MEM_MIB SM_PCT              (every process called COMM below the
  *                                                 process that loaded the library)
  *   fail FUNCTION CODE                           (FUNCTION answers CODE, an NVML error)
+ *   gpm DEVICE SM_ACTIVE_PCT SM_OCCUPANCY_PCT    (the device has GPM, Hopper's, and its
+ *                                                 SMs were this active between samples)
  *
  * Built three ways (tests/gpu/gpu.am): the current API; -DFAKE_OLD, an older driver
  * (nvmlInit, the first nvmlDeviceGetComputeRunningProcesses, no process utilisation);
@@ -23,7 +25,7 @@
 #define MAXDEV 4
 #define MAXPROC 32
 
-struct dev { char name[64]; unsigned long long total, used; unsigned util; };
+struct dev { char name[64]; unsigned long long total, used; unsigned util; int gpm; double active, occ; };
 struct proc { int pid; int dev; unsigned long long mem; unsigned sm; };
 static struct dev devs[MAXDEV];
 static int ndev;
@@ -116,6 +118,10 @@ static void load(void)
 			devs[ndev++].util = u;
 		} else if (sscanf(line, "proc %63s %d %llu %u", a, &dev, &x, &u) == 4) {
 			add_procs(a, dev, x << 20, u);
+		} else if (sscanf(line, "gpm %d %llu %llu", &dev, &x, &y) == 3 && dev >= 0 && dev < ndev) {
+			devs[dev].gpm = 1;
+			devs[dev].active = (double)x;
+			devs[dev].occ = (double)y;
 		} else if (sscanf(line, "fail %63s %d", b, &dev) == 2 && nfail < 16) {
 			snprintf(fails[nfail], sizeof(fails[0]), "%s", b);
 			fail_code[nfail++] = dev;
@@ -274,5 +280,53 @@ int nvmlDeviceGetProcessUtilization(nvmlDevice_t d, struct putil *out, unsigned 
 			out[k++] = (struct putil){ (unsigned)procs[i].pid, clock_us, procs[i].sm, 0, 0, 0 };
 	*n = k;
 	return 0;
+}
+
+/* GPM, version 1 of its structures: a sample remembers its device; the metrics between two
+ * samples are the device's scripted figures. */
+struct gpm_sample { int dev; int taken; };
+struct gpm_support { unsigned version, supported; };
+struct gpm_metric { unsigned id; int rc; double value; struct { char *s, *l, *u; } info; };
+struct gpm_get { unsigned version, num; struct gpm_sample *s1, *s2; struct gpm_metric m[98]; };
+
+int nvmlGpmQueryDeviceSupport(nvmlDevice_t d, struct gpm_support *s)
+{
+	int rc = failing("nvmlGpmQueryDeviceSupport");
+	if (rc)
+		return rc;
+	s->supported = d->index < ndev && devs[d->index].gpm;
+	return 0;
+}
+
+int nvmlGpmSampleAlloc(struct gpm_sample **s)
+{
+	*s = calloc(1, sizeof(**s));
+	return *s ? 0 : 2;
+}
+
+int nvmlGpmSampleFree(struct gpm_sample *s)
+{
+	free(s);
+	return 0;
+}
+
+int nvmlGpmSampleGet(nvmlDevice_t d, struct gpm_sample *s)
+{
+	s->dev = d->index;
+	s->taken = 1;
+	return failing("nvmlGpmSampleGet");
+}
+
+int nvmlGpmMetricsGet(struct gpm_get *g)
+{
+	if (g->version != 1 || !g->s1 || !g->s2 || !g->s1->taken || !g->s2->taken || g->s1->dev != g->s2->dev ||
+	    g->s1 == g->s2 || g->num > 98)
+		return 2; /* invalid argument */
+	const struct dev *dv = &devs[g->s1->dev];
+	for (unsigned i = 0; i < g->num; i++) {
+		g->m[i].rc = g->m[i].id == 2 || g->m[i].id == 3 ? 0 : 3;
+		g->m[i].value = g->m[i].id == 2 ? dv->active : dv->occ;
+	}
+	return failing("nvmlGpmMetricsGet");
 }
 #endif

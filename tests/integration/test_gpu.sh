@@ -20,12 +20,14 @@
 #     while it runs): the timeline's gpu_busy column follows, and the run has a gpu-bound
 #     phase after a phase that is not (a training run's start is CPU work);
 #     --plot draws a GPU panel;
-#   - the live view (tmux): the header's gpu figures and the gpu-bound verdict.
+#   - the live view (tmux): the header's gpu figures and the gpu-bound verdict;
+#   - a device with GPM (Hopper's): its SMs' activity and occupancy in the GPU section and
+#     the JSON; one without: none (null).
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 32
+plan 35
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -42,6 +44,17 @@ watch() {
 }
 has() { # label file text
 	if grep -qF -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no '$3' in: $(cat "$2")"; fi
+}
+# jq_ok LABEL FILTER SHOW: ok where jq -e FILTER holds of the report, else not ok with
+# jq -c SHOW of it (missing without jq).
+jq_ok() {
+	if ! command -v jq >/dev/null 2>&1; then
+		missing "$1" jq
+	elif jq -e "$2" "$SCRATCH/out" >/dev/null; then
+		ok "$1"
+	else
+		not_ok "$1" "$(jq -c "$3" "$SCRATCH/out")"
+	fi
 }
 hasnt() {
 	if grep -qF -- "$3" "$2"; then not_ok "$1" "'$3' in: $(cat "$2")"; else ok "$1"; fi
@@ -132,28 +145,13 @@ script "device NVIDIA_Fake_H100 81559 2000 0" "proc spin 0 2000 0"
 ) &
 watch current --json --plot "$SCRATCH/plot.svg" -- "$W/spin" 4
 wait
-if command -v jq >/dev/null 2>&1; then
-	if jq -e '[.timeline.gpu_busy[] | select(. != null)] | (min < 0.1 and max > 0.9)' "$SCRATCH/out" >/dev/null; then
-		ok "phases: the timeline's gpu_busy goes from idle to busy"
-	else
-		not_ok "phases: the timeline's gpu_busy goes from idle to busy" "$(jq -c '.timeline.gpu_busy' "$SCRATCH/out")"
-	fi
-	if jq -e '.phases | length >= 2 and .[-1].class == "gpu-bound" and .[0].class != "gpu-bound"
-		and .[-1].start_s > 1 and .[-1].start_s < 3.5' "$SCRATCH/out" >/dev/null; then
-		ok "phases: a gpu-bound phase after one that is not"
-	else
-		not_ok "phases: a gpu-bound phase after one that is not" "$(jq -c '[.phases[] | [.start_s, .end_s, .class]]' "$SCRATCH/out")"
-	fi
-	if jq -e 'any(.verdict.findings[]; test("overall; .* s gpu-bound"))' "$SCRATCH/out" >/dev/null; then
-		ok "phases: the verdict's findings name the gpu-bound phase"
-	else
-		not_ok "phases: the verdict's findings name the gpu-bound phase" "$(jq -c '.verdict.findings' "$SCRATCH/out")"
-	fi
-else
-	missing "phases: the timeline's gpu_busy goes from idle to busy" jq
-	missing "phases: a gpu-bound phase after one that is not" jq
-	missing "phases: the verdict's findings name the gpu-bound phase" jq
-fi
+jq_ok "phases: the timeline's gpu_busy goes from idle to busy" \
+	'[.timeline.gpu_busy[] | select(. != null)] | (min < 0.1 and max > 0.9)' '.timeline.gpu_busy'
+jq_ok "phases: a gpu-bound phase after one that is not" \
+	'.phases | length >= 2 and .[-1].class == "gpu-bound" and .[0].class != "gpu-bound"
+		and .[-1].start_s > 1 and .[-1].start_s < 3.5' '[.phases[] | [.start_s, .end_s, .class]]'
+jq_ok "phases: the verdict's findings name the gpu-bound phase" \
+	'any(.verdict.findings[]; test("overall; .* s gpu-bound"))' '.verdict.findings'
 
 if grep -q 'GPU (busy share of the GPUs the tree holds' "$SCRATCH/plot.svg" &&
 	grep -q '<polyline class="gpu"' "$SCRATCH/plot.svg" &&
@@ -186,6 +184,17 @@ else
 	missing "live view: the header shows the GPU's busy share and memory" tmux
 	missing "live view: the verdict is gpu-bound, as the report's" tmux
 fi
+
+# 11. GPM: the SMs' activity and occupancy where the device has it.
+script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" "gpm 0 35 20"
+watch current -- "$W/spin" 3
+has "GPM: the GPU section gives the SMs' activity and occupancy" "$SCRATCH/out" "busy 97% of the run (peak 97%); SMs active 35%, occupancy 20%, memory"
+watch current --json -- "$W/spin" 3
+jq_ok "GPM: JSON sm_active_share and sm_occupancy_share" \
+	'.gpu.devices[0] | .sm_active_share == 0.35 and .sm_occupancy_share == 0.2' '.gpu.devices[0]'
+script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" "gpm 0 35 20" "fail nvmlGpmQueryDeviceSupport 3"
+watch current -- "$W/spin" 2
+hasnt "GPM refused: no SM figures, the rest as before" "$SCRATCH/out" "SMs active"
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null

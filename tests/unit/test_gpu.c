@@ -173,6 +173,7 @@ static void test_model_devices(void)
 	struct cpw_gpu g;
 	struct cpw_gpu_reading r;
 	memset(&r, 0, sizeof(r));
+	r.dev[0].sm_active = r.dev[0].sm_occupancy = NAN; /* as the readers leave them */
 	cpw_gpu_init(&g);
 	r.ndev = 1;
 	snprintf(r.dev[0].name, sizeof(r.dev[0].name), "NVIDIA Fake");
@@ -193,6 +194,18 @@ static void test_model_devices(void)
 	CU_ASSERT_FALSE(g.dev[0].held);
 	CU_ASSERT_DOUBLE_EQUAL(cpw_gpu_device_busy(&g.dev[0]), 0.9, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(g.dev[0].mem_used_max_b, 3e9, 1);
+	/* GPM: the mean over the readings that had it; none, NAN. */
+	CU_ASSERT_TRUE(isnan(cpw_gpu_device_sm_active(&g.dev[0])));
+	r.dev[0].sm_active = 0.4;
+	r.dev[0].sm_occupancy = 0.2;
+	cpw_gpu_fold(&g, &r, NULL);
+	r.dev[0].sm_active = 0.2;
+	r.dev[0].sm_occupancy = NAN; /* one without the other: not counted */
+	cpw_gpu_fold(&g, &r, NULL);
+	r.dev[0].sm_occupancy = 0.1;
+	cpw_gpu_fold(&g, &r, NULL);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_gpu_device_sm_active(&g.dev[0]), 0.3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_gpu_device_sm_occupancy(&g.dev[0]), 0.15, 1e-9);
 }
 
 /* The timeline's GPU figure: the busy share of the devices the tree holds, in the latest

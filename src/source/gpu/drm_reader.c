@@ -112,6 +112,7 @@ static int device(struct cpw_gpu_reading *out, const struct cpw_drm_client *c)
 	d->busy = NAN;
 	d->mem_used_b = NAN;
 	d->mem_total_b = NAN; /* fdinfo says what clients hold, not what the device has */
+	d->sm_active = d->sm_occupancy = NAN; /* GPM is NVIDIA's */
 	return out->ndev++;
 }
 

@@ -1,7 +1,8 @@
 /*
  * gpu_reading.h: one reading of the GPUs, whichever source took it (NVML: nvml.c; the DRM
  * fdinfo of the tree's processes: drm_reader.c): per device, its busy share and memory;
- * per process on a device, its SM share and memory. NAN where a figure could not be read.
+ * per process on a device, its SM share and memory; where NVML's GPM is, the SMs' activity
+ * and occupancy. NAN where a figure could not be read.
  */
 #ifndef CPW_SOURCE_GPU_GPU_READING_H
 #define CPW_SOURCE_GPU_GPU_READING_H
@@ -16,6 +17,10 @@ struct cpw_gpu_device_reading {
 	double busy;         /* 0..1 of the last sample period; NAN */
 	double mem_used_b;   /* NAN */
 	double mem_total_b;  /* NAN */
+	/* GPM (Hopper and later), between this reading and the last: the share of the SMs
+	 * that ran a kernel (SM activity) and of their warp slots in use (occupancy); NAN
+	 * where the device or driver has no GPM, and at the first reading. */
+	double sm_active, sm_occupancy;
 };
 
 struct cpw_gpu_proc_reading {

@@ -45,6 +45,31 @@ struct nvml_proc_info_v2 { /* the _v2 and _v3 functions' nvmlProcessInfo_t */
 	unsigned gpu_instance_id, compute_instance_id;
 };
 
+/* GPM (GPU performance monitoring, Hopper and later; nvmlGpm*, driver 520 and later):
+ * version 1 of nvmlGpmMetricsGet_t holds up to 98 metrics. */
+typedef struct nvml_gpm_sample *nvml_gpm_sample;
+#define NVML_GPM_METRICS_GET_VERSION 1
+#define NVML_GPM_SUPPORT_VERSION 1
+#define NVML_GPM_METRIC_MAX 98
+#define NVML_GPM_METRIC_SM_UTIL 2      /* % of the SMs active */
+#define NVML_GPM_METRIC_SM_OCCUPANCY 3 /* % of the warp slots in use */
+struct nvml_gpm_support {
+	unsigned version;
+	unsigned supported;
+};
+struct nvml_gpm_metric {
+	unsigned metric_id;
+	nvml_return rc;
+	double value;
+	struct { char *short_name, *long_name, *unit; } info;
+};
+struct nvml_gpm_metrics_get {
+	unsigned version;
+	unsigned num_metrics;
+	nvml_gpm_sample sample1, sample2;
+	struct nvml_gpm_metric metrics[NVML_GPM_METRIC_MAX];
+};
+
 static void zero_util(struct nvml_utilization *u)
 {
 	u->gpu = u->memory = 0;
@@ -81,6 +106,15 @@ struct cpw_nvml {
 	nvml_return (*procs)(nvml_device, unsigned *, void *);
 	int procs_version;                 /* 3, 2, 1; 0 when none */
 	unsigned long long last_seen[CPW_GPU_DEVICES_MAX]; /* µs: process samples already taken */
+	nvml_return (*gpm_support)(nvml_device, struct nvml_gpm_support *);
+	nvml_return (*gpm_alloc)(nvml_gpm_sample *);
+	nvml_return (*gpm_free)(nvml_gpm_sample);
+	nvml_return (*gpm_sample)(nvml_device, nvml_gpm_sample);
+	nvml_return (*gpm_metrics)(struct nvml_gpm_metrics_get *);
+	/* Per device: -1 no GPM, 0 not asked yet, 1 sampled; its last sample and the next. */
+	int gpm[CPW_GPU_DEVICES_MAX];
+	nvml_gpm_sample gpm_prev[CPW_GPU_DEVICES_MAX], gpm_next[CPW_GPU_DEVICES_MAX];
+	bool gpm_have_prev[CPW_GPU_DEVICES_MAX];
 	struct nvml_proc_util *ubuf;
 	unsigned ubuf_len;
 	void *pbuf;
@@ -133,6 +167,11 @@ struct cpw_nvml *cpw_nvml_open(char *why, size_t len)
 	NVML_SYM(n, util, "nvmlDeviceGetUtilizationRates");
 	NVML_SYM(n, memory, "nvmlDeviceGetMemoryInfo");
 	NVML_SYM(n, proc_util, "nvmlDeviceGetProcessUtilization");
+	NVML_SYM(n, gpm_support, "nvmlGpmQueryDeviceSupport");
+	NVML_SYM(n, gpm_alloc, "nvmlGpmSampleAlloc");
+	NVML_SYM(n, gpm_free, "nvmlGpmSampleFree");
+	NVML_SYM(n, gpm_sample, "nvmlGpmSampleGet");
+	NVML_SYM(n, gpm_metrics, "nvmlGpmMetricsGet");
 	if (NVML_SYM(n, procs, "nvmlDeviceGetComputeRunningProcesses_v3"))
 		n->procs_version = 3;
 	else if (NVML_SYM(n, procs, "nvmlDeviceGetComputeRunningProcesses_v2"))
@@ -292,6 +331,55 @@ static void read_proc_util(struct cpw_nvml *n, nvml_device d, int dev, struct cp
 	}
 }
 
+/* Whether device dev has GPM: asked once (a driver or device without it, or a virtual
+ * machine that hides it, answers no); its two samples allocated then. */
+static bool gpm_ready(struct cpw_nvml *n, nvml_device d, int dev)
+{
+	if (n->gpm[dev] == 0) {
+		struct nvml_gpm_support s;
+		s.version = NVML_GPM_SUPPORT_VERSION;
+		s.supported = 0;
+		bool ok = n->gpm_support && n->gpm_alloc && n->gpm_free && n->gpm_sample && n->gpm_metrics &&
+			n->gpm_support(d, &s) == NVML_SUCCESS && s.supported &&
+			n->gpm_alloc(&n->gpm_prev[dev]) == NVML_SUCCESS;
+		if (ok && n->gpm_alloc(&n->gpm_next[dev]) != NVML_SUCCESS) {
+			n->gpm_free(n->gpm_prev[dev]);
+			ok = false;
+		}
+		n->gpm[dev] = ok ? 1 : -1;
+	}
+	return n->gpm[dev] == 1;
+}
+
+/* SM activity and occupancy between the last GPM sample of the device and one taken now. */
+static void read_gpm(struct cpw_nvml *n, nvml_device d, int dev, struct cpw_gpu_device_reading *dr)
+{
+	if (!gpm_ready(n, d, dev) || n->gpm_sample(d, n->gpm_next[dev]) != NVML_SUCCESS)
+		return;
+	if (n->gpm_have_prev[dev]) {
+		static struct nvml_gpm_metrics_get get; /* 4 KiB; one reader at a time */
+		memset(&get, 0, sizeof(get));
+		get.version = NVML_GPM_METRICS_GET_VERSION;
+		get.num_metrics = 2;
+		get.sample1 = n->gpm_prev[dev];
+		get.sample2 = n->gpm_next[dev];
+		get.metrics[0].metric_id = NVML_GPM_METRIC_SM_UTIL;
+		get.metrics[1].metric_id = NVML_GPM_METRIC_SM_OCCUPANCY;
+		if (n->gpm_metrics(&get) == NVML_SUCCESS) {
+			const struct nvml_gpm_metric *a = &get.metrics[0], *o = &get.metrics[1];
+			if (a->rc == NVML_SUCCESS && a->value >= 0 && a->value <= 100)
+				dr->sm_active = a->value / 100.0;
+			if (o->rc == NVML_SUCCESS && o->value >= 0 && o->value <= 100)
+				dr->sm_occupancy = o->value / 100.0;
+			(void)a->info.short_name, (void)a->info.long_name, (void)a->info.unit;
+		}
+	}
+	nvml_gpm_sample t = n->gpm_prev[dev]; /* the sample taken now is the next one's start */
+	n->gpm_prev[dev] = n->gpm_next[dev];
+	n->gpm_next[dev] = t;
+	n->gpm_have_prev[dev] = true;
+}
+
 int cpw_nvml_read(struct cpw_nvml *n, struct cpw_gpu_reading *out)
 {
 	out->ndev = 0;
@@ -308,7 +396,7 @@ int cpw_nvml_read(struct cpw_nvml *n, struct cpw_gpu_reading *out)
 	for (unsigned i = 0; i < count; i++) {
 		struct cpw_gpu_device_reading *dr = &out->dev[out->ndev];
 		nvml_device d = NULL;
-		dr->busy = dr->mem_used_b = dr->mem_total_b = NAN;
+		dr->busy = dr->mem_used_b = dr->mem_total_b = dr->sm_active = dr->sm_occupancy = NAN;
 		snprintf(dr->name, sizeof(dr->name), "GPU %u", i);
 		rc = n->handle(i, &d);
 		if (rc != NVML_SUCCESS) {
@@ -341,6 +429,7 @@ int cpw_nvml_read(struct cpw_nvml *n, struct cpw_gpu_reading *out)
 				note(out, n, "nvmlDeviceGetMemoryInfo", rc);
 		}
 		int dev = out->ndev++;
+		read_gpm(n, d, dev, dr);
 		read_procs(n, d, dev, out);
 		read_proc_util(n, d, dev, out);
 	}
@@ -351,6 +440,11 @@ void cpw_nvml_close(struct cpw_nvml *n)
 {
 	if (!n)
 		return;
+	for (int i = 0; i < CPW_GPU_DEVICES_MAX; i++)
+		if (n->gpm[i] == 1) {
+			n->gpm_free(n->gpm_prev[i]);
+			n->gpm_free(n->gpm_next[i]);
+		}
 	n->shutdown();
 	dlclose(n->lib);
 	free(n->ubuf);
