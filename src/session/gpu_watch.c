@@ -34,6 +34,7 @@ struct cpw_gpu_watch {
 	struct cpw_gpu model;
 	struct cpw_gpu_reading reading;
 	unsigned failed;          /* readings that read no device */
+	int invisible;            /* the most processes NVML listed by PIDs not seen here */
 	double busy_now;          /* cpw_gpu_watch_busy_now() */
 	double mem_used_now, mem_total_now; /* cpw_gpu_watch_memory_now(); NAN: none held */
 };
@@ -54,7 +55,7 @@ static void open_sources(struct cpw_gpu_watch *w)
 {
 	w->opened = true;
 	char why[160] = "";
-	w->nvml = cpw_nvml_open(why, sizeof(why));
+	w->nvml = cpw_nvml_open(w->proc_root, why, sizeof(why));
 	if (w->nvml) {
 		snprintf(w->model.source, sizeof(w->model.source), "nvml");
 		if (cpw_nvml_missing(w->nvml)[0])
@@ -98,6 +99,8 @@ void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, doubl
 		return;
 	}
 	cpw_gpu_fold(&w->model, &w->reading, t);
+	if (w->reading.invisible > w->invisible)
+		w->invisible = w->reading.invisible;
 	w->busy_now = cpw_gpu_busy_held(&w->model, &w->reading);
 	double used = 0, total = 0;
 	bool held = false;
@@ -150,6 +153,14 @@ void cpw_gpu_watch_finish(struct cpw_gpu_watch *w, const struct cpw_tree *t, str
 		cpw_report_note(r, "%s", w->model.note);
 	if (w->failed && w->model.readings == 0 && w->model.source[0])
 		cpw_report_note(r, "GPU: no reading succeeded (%u tried)", w->failed);
+	bool held = false;
+	for (int i = 0; i < w->model.ndev; i++)
+		held = held || w->model.dev[i].held;
+	if (w->invisible > 0 && !held)
+		cpw_report_note(r, "GPU: NVML listed %d process(es) by PIDs this PID namespace does not have "
+				"(cperfwatch runs in a container: NVML names the host's PIDs); which of them "
+				"are the tree's cannot be told here, so no GPU verdict is made and the "
+				"devices' figures are the whole devices'", w->invisible);
 	/* DRM without a client of the tree is no GPU of this run. */
 	r->gpu = any_gpu(w) ? &w->model : NULL;
 	cpw_gpu_watch_metrics(w, t, r->hotspots, r->metrics.wall_s, &r->metrics);

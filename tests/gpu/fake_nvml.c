@@ -10,6 +10,8 @@
  *   fail FUNCTION CODE                           (FUNCTION answers CODE, an NVML error)
  *   gpm DEVICE SM_ACTIVE_PCT SM_OCCUPANCY_PCT    (the device has GPM, Hopper's, and its
  *                                                 SMs were this active between samples)
+ *   pidoffset N                                  (processes are named by PID + N: the
+ *                                                 host's PIDs, as seen from a container)
  *
  * Built three ways (tests/gpu/gpu.am): the current API; -DFAKE_OLD, an older driver
  * (nvmlInit, the first nvmlDeviceGetComputeRunningProcesses, no process utilisation);
@@ -34,6 +36,7 @@ static int nproc;
 static char fails[16][64];
 static int fail_code[16];
 static int nfail;
+static unsigned pid_offset;
 
 static int failing(const char *fn)
 {
@@ -100,6 +103,7 @@ static void load(void)
 	const char *path = getenv("CPW_FAKE_NVML");
 	char line[256];
 	ndev = nproc = nfail = 0;
+	pid_offset = 0;
 	FILE *f = path ? fopen(path, "r") : NULL;
 	if (!f)
 		return;
@@ -122,6 +126,8 @@ static void load(void)
 			devs[dev].gpm = 1;
 			devs[dev].active = (double)x;
 			devs[dev].occ = (double)y;
+		} else if (sscanf(line, "pidoffset %u", &u) == 1) {
+			pid_offset = u;
 		} else if (sscanf(line, "fail %63s %d", b, &dev) == 2 && nfail < 16) {
 			snprintf(fails[nfail], sizeof(fails[0]), "%s", b);
 			fail_code[nfail++] = dev;
@@ -239,7 +245,7 @@ static int running(nvmlDevice_t d, unsigned *n, struct pinfo *out)
 	for (int i = 0; i < nproc; i++)
 		if (procs[i].dev == d->index) {
 			memset(&out[k], 0, sizeof(out[k])); /* gi, ci: 0, as a machine without MIG */
-			out[k].pid = (unsigned)procs[i].pid;
+			out[k].pid = (unsigned)procs[i].pid + pid_offset;
 			out[k++].mem = procs[i].mem;
 		}
 	*n = k;
@@ -277,7 +283,7 @@ int nvmlDeviceGetProcessUtilization(nvmlDevice_t d, struct putil *out, unsigned 
 	clock_us += 1000000;
 	for (int i = 0; i < nproc; i++)
 		if (procs[i].dev == d->index)
-			out[k++] = (struct putil){ (unsigned)procs[i].pid, clock_us, procs[i].sm, 0, 0, 0 };
+			out[k++] = (struct putil){ (unsigned)procs[i].pid + pid_offset, clock_us, procs[i].sm, 0, 0, 0 };
 	*n = k;
 	return 0;
 }

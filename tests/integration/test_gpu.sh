@@ -22,12 +22,14 @@
 #     --plot draws a GPU panel;
 #   - the live view (tmux): the header's gpu figures and the gpu-bound verdict;
 #   - a device with GPM (Hopper's): its SMs' activity and occupancy in the GPU section and
-#     the JSON; one without: none (null).
+#     the JSON; one without: none (null);
+#   - NVML naming the tree's processes by PIDs this namespace does not have (a container):
+#     a note that says so, no GPU verdict.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 35
+plan 37
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -195,6 +197,12 @@ jq_ok "GPM: JSON sm_active_share and sm_occupancy_share" \
 script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" "gpm 0 35 20" "fail nvmlGpmQueryDeviceSupport 3"
 watch current -- "$W/spin" 2
 hasnt "GPM refused: no SM figures, the rest as before" "$SCRATCH/out" "SMs active"
+
+# 12. From inside a container: NVML's PIDs are the host's.
+script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" "pidoffset 4200000"
+watch current -- "$W/spin" 2
+has "container: a note says NVML's PIDs are not this namespace's" "$SCRATCH/out" "GPU: NVML listed 1 process(es) by PIDs this PID namespace does not have"
+hasnt "container: no GPU verdict from processes it cannot tell" "$SCRATCH/out" "Verdict: gpu-bound"
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null

@@ -36,6 +36,8 @@ struct cpw_gpu_reading {
 	int nproc;
 	struct cpw_gpu_proc_reading proc[CPW_GPU_PROCS_MAX];
 	char note[160];      /* what could not be read this time and why; "" when all was */
+	int invisible;       /* processes NVML listed by a PID this /proc does not have: NVML
+			      * names the host's PIDs, and cperfwatch runs in a container */
 };
 
 #endif

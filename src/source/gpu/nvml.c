@@ -8,11 +8,13 @@
 #include "source/gpu/nvml.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int nvml_return;
 typedef struct nvml_device *nvml_device;
@@ -94,6 +96,7 @@ static void zero_proc_info(struct nvml_proc_info_v2 *p)
 
 struct cpw_nvml {
 	void *lib;
+	char proc_root[256];
 	nvml_return (*init)(void);
 	nvml_return (*shutdown)(void);
 	const char *(*error_string)(nvml_return);
@@ -141,7 +144,7 @@ static void add_missing(struct cpw_nvml *n, const char *what)
 	snprintf(n->missing + used, sizeof(n->missing) - used, "%s%s", used ? ", " : "", what);
 }
 
-struct cpw_nvml *cpw_nvml_open(char *why, size_t len)
+struct cpw_nvml *cpw_nvml_open(const char *proc_root, char *why, size_t len)
 {
 	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
@@ -155,6 +158,7 @@ struct cpw_nvml *cpw_nvml_open(char *why, size_t len)
 		return NULL;
 	}
 	n->lib = lib;
+	snprintf(n->proc_root, sizeof(n->proc_root), "%s", proc_root ? proc_root : "/proc");
 	NVML_SYM(n, error_string, "nvmlErrorString");
 	if (!NVML_SYM(n, init, "nvmlInit_v2"))
 		NVML_SYM(n, init, "nvmlInit");
@@ -285,6 +289,10 @@ static void read_procs(struct cpw_nvml *n, nvml_device d, int dev, struct cpw_gp
 			pid = p->pid;
 			mem = p->used_gpu_memory;
 		}
+		char path[300];
+		snprintf(path, sizeof(path), "%s/%u", n->proc_root, pid);
+		if (access(path, F_OK) != 0 && errno == ENOENT)
+			out->invisible++; /* a host's PID, seen from inside a PID namespace */
 		struct cpw_gpu_proc_reading *slot = proc_slot(out, dev, pid);
 		if (slot && mem != NVML_VALUE_NOT_AVAILABLE)
 			slot->mem_b = (double)mem;
@@ -384,6 +392,7 @@ int cpw_nvml_read(struct cpw_nvml *n, struct cpw_gpu_reading *out)
 {
 	out->ndev = 0;
 	out->nproc = 0;
+	out->invisible = 0;
 	out->note[0] = '\0';
 	unsigned count = 0;
 	nvml_return rc = n->count(&count);

@@ -12,8 +12,9 @@
 struct cpw_nvml;
 
 /* Loads and initialises NVML. NULL with the reason in why when the library is absent, a
- * function every reading needs is missing, or nvmlInit fails. */
-struct cpw_nvml *cpw_nvml_open(char *why, size_t len);
+ * function every reading needs is missing, or nvmlInit fails. proc_root (NULL: "/proc")
+ * tells the PIDs NVML lists that this PID namespace has (out->invisible). */
+struct cpw_nvml *cpw_nvml_open(const char *proc_root, char *why, size_t len);
 /* Reads every device, and the processes on each (their SM share since the last reading,
  * from nvmlDeviceGetProcessUtilization; their memory from the compute-process list, _v3,
  * else _v2, else the first version). What could not be read is NAN, with the reason in
