@@ -29,8 +29,11 @@ void cpw_process_report_write_text(const struct cpw_report *r, FILE *out)
 	char line[512], esc[sizeof line * 4];
 
 	cpw_process_report_judge(r, &pvs);
-	/* One process that matters, of the run's own class, would repeat the verdict. */
-	if (pvs.n == 0 || (pvs.n == 1 && !pvs.left_out && pvs.v[0].cls == r->verdict.cls))
+	/* Run mode: one process that matters, of the run's own class, would repeat the verdict
+	 * (the command line heads the report). Attach mode keeps it: its line is where the
+	 * process's own name is (argv is what the header quotes). */
+	if (pvs.n == 0 || (r->mode == CPW_MODE_RUN && pvs.n == 1 && !pvs.left_out &&
+			   pvs.v[0].cls == r->verdict.cls))
 		return;
 	fputs("Processes:\n", out);
 	for (size_t i = 0; i < pvs.n; i++) {
