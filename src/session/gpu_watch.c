@@ -14,6 +14,7 @@
 #include "model/gpu.h"
 #include "model/tree.h"
 #include "report/report.h"
+#include "source/gpu/cuda_users.h"
 #include "source/gpu/drm_reader.h"
 #include "source/gpu/nvml.h"
 
@@ -35,6 +36,7 @@ struct cpw_gpu_watch {
 	struct cpw_gpu_reading reading;
 	unsigned failed;          /* readings that read no device */
 	int invisible;            /* the most processes NVML listed by PIDs not seen here */
+	pid_t host_pid, tree_pid; /* a host's PID NVML gives, paired with the tree's process */
 	double busy_now;          /* cpw_gpu_watch_busy_now() */
 	double mem_used_now, mem_total_now; /* cpw_gpu_watch_memory_now(); NAN: none held */
 };
@@ -71,6 +73,42 @@ static void open_sources(struct cpw_gpu_watch *w)
 		snprintf(w->model.source, sizeof(w->model.source), "drm");
 }
 
+/* Inside a container NVML names the host's PIDs. Where it lists one PID this namespace
+ * does not have, and one process of the tree maps the CUDA driver, they are one process:
+ * its entries take the tree's PID (asked again only when the host's PID changes). */
+static void pair_container_pid(struct cpw_gpu_watch *w, const struct cpw_tree *t)
+{
+	struct cpw_gpu_reading *r = &w->reading;
+	pid_t host = 0;
+
+	for (int i = 0; i < r->nproc; i++)
+		if (r->proc[i].invisible) {
+			if (host && r->proc[i].pid != host)
+				return; /* two: which is ours cannot be told */
+			host = r->proc[i].pid;
+		}
+	if (!host)
+		return;
+	if (host != w->host_pid) {
+		pid_t pids[DRM_PIDS_MAX], users[2];
+		size_t np = 0;
+		for (size_t i = 0; i < cpw_tree_size(t) && np < DRM_PIDS_MAX; i++) {
+			const struct cpw_proc *p = cpw_tree_proc(t, i);
+			if (p->alive)
+				pids[np++] = p->pid;
+		}
+		if (cpw_cuda_users_find(w->proc_root, pids, np, users, 2) != 1)
+			return;
+		w->host_pid = host;
+		w->tree_pid = users[0];
+	}
+	for (int i = 0; i < r->nproc; i++)
+		if (r->proc[i].pid == host) {
+			r->proc[i].pid = w->tree_pid;
+			r->proc[i].invisible = false;
+		}
+}
+
 void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, double now_s)
 {
 	if (!w || now_s < w->next_s || (!w->opened && now_s < GPU_FIRST_S))
@@ -98,6 +136,8 @@ void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, doubl
 		w->failed++;
 		return;
 	}
+	if (w->nvml && w->reading.invisible > 0 && t)
+		pair_container_pid(w, t);
 	cpw_gpu_fold(&w->model, &w->reading, t);
 	if (w->reading.invisible > w->invisible)
 		w->invisible = w->reading.invisible;
@@ -156,6 +196,12 @@ void cpw_gpu_watch_finish(struct cpw_gpu_watch *w, const struct cpw_tree *t, str
 	bool held = false;
 	for (int i = 0; i < w->model.ndev; i++)
 		held = held || w->model.dev[i].held;
+	if (w->tree_pid) {
+		const struct cpw_proc *p = cpw_tree_find(t, w->tree_pid);
+		cpw_report_note(r, "GPU: NVML's PID %d (the host's: cperfwatch runs in a container) is taken "
+				"for pid %d (%s), the one process of the tree that maps the CUDA driver",
+				(int)w->host_pid, (int)w->tree_pid, p ? p->comm : "?");
+	}
 	if (w->invisible > 0 && !held)
 		cpw_report_note(r, "GPU: NVML listed %d process(es) by PIDs this PID namespace does not have "
 				"(cperfwatch runs in a container: NVML names the host's PIDs); which of them "

@@ -24,12 +24,13 @@
 #   - a device with GPM (Hopper's): its SMs' activity and occupancy in the GPU section and
 #     the JSON; one without: none (null);
 #   - NVML naming the tree's processes by PIDs this namespace does not have (a container):
-#     a note that says so, no GPU verdict.
+#     a note that says so, no GPU verdict; where one process of the tree maps the CUDA
+#     driver (a file called libcuda.so.1 here), it is paired with NVML's one PID.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 37
+plan 39
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -203,6 +204,22 @@ script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" "pidoffse
 watch current -- "$W/spin" 2
 has "container: a note says NVML's PIDs are not this namespace's" "$SCRATCH/out" "GPU: NVML listed 1 process(es) by PIDs this PID namespace does not have"
 hasnt "container: no GPU verdict from processes it cannot tell" "$SCRATCH/out" "Verdict: gpu-bound"
+
+cat >"$SCRATCH/cuda_user.py" <<'PYEOF'
+import mmap, os, sys, time
+path = os.path.join(sys.argv[1], "libcuda.so.1")
+with open(path, "wb") as f:
+    f.write(b"\0" * 4096)
+with open(path, "rb") as f:
+    m = mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ)
+    end = time.monotonic() + float(sys.argv[2])
+    while time.monotonic() < end:
+        sum(range(1000))
+PYEOF
+script "device NVIDIA_Fake_H100 81559 30000 97" "proc python3 0 30000 95" "pidoffset 4200000"
+watch current -- /usr/bin/python3 "$SCRATCH/cuda_user.py" "$SCRATCH" 2.5
+has "container: NVML's one PID paired with the process that maps the CUDA driver" "$SCRATCH/out" "is taken for pid"
+has "container, paired: the GPU verdict is made" "$SCRATCH/out" "Verdict: gpu-bound"
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null

@@ -3,6 +3,7 @@
  * busy shares between two readings, and the DRM reader on a fixture proc root.
  */
 #include "config.h"
+#include "source/gpu/cuda_users.h"
 #include "source/gpu/drm_fdinfo.h"
 #include "source/gpu/drm_reader.h"
 #include "source/waits/wait_kind.h"
@@ -229,6 +230,25 @@ static void test_busy_held(void)
 	CU_ASSERT_DOUBLE_EQUAL(cpw_gpu_busy_held(&g, &r), 0.3, 1e-9);
 }
 
+/* A process that maps the CUDA driver, from its /proc/PID/maps: the file name, not a path
+ * that merely holds the word. */
+static void test_cuda_maps(void)
+{
+	static const char with[] =
+		"55d0c0000000-55d0c0021000 r-xp 00000000 08:01 131 /usr/bin/python3.12\n"
+		"7f2a00000000-7f2a01000000 r-xp 00000000 08:01 777 /usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04\n"
+		"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n";
+	static const char without[] =
+		"55d0c0000000-55d0c0021000 r-xp 00000000 08:01 131 /opt/libcuda.so.dir/python3\n"
+		"7f2a00000000-7f2a01000000 r-xp 00000000 08:01 778 /usr/lib/libcudart.so.13\n"
+		"7f2a02000000-7f2a03000000 r-xp 00000000 08:01 779 /usr/lib/libcuda";
+	CU_ASSERT_TRUE(cpw_cuda_users_maps_have_cuda(with, sizeof(with) - 1));
+	CU_ASSERT_FALSE(cpw_cuda_users_maps_have_cuda(without, sizeof(without) - 1));
+	CU_ASSERT_FALSE(cpw_cuda_users_maps_have_cuda("", 0));
+	pid_t pids[1] = { 999999999 }, out[1];
+	CU_ASSERT_EQUAL(cpw_cuda_users_find("/proc", pids, 1, out, 1), 0); /* no such process */
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -243,5 +263,6 @@ int main(void)
 	CU_add_test(s, "the gpu wait kind: an ioctl on a GPU device", test_wait_kind);
 	CU_add_test(s, "the model: devices over readings, other processes left out", test_model_devices);
 	CU_add_test(s, "the busy share of the devices held", test_busy_held);
+	CU_add_test(s, "a process that maps the CUDA driver", test_cuda_maps);
 	return cpw_cunit_run_tap();
 }

@@ -7,6 +7,7 @@
 #ifndef CPW_SOURCE_GPU_GPU_READING_H
 #define CPW_SOURCE_GPU_GPU_READING_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #define CPW_GPU_DEVICES_MAX 16
@@ -28,6 +29,7 @@ struct cpw_gpu_proc_reading {
 	pid_t pid;           /* as the driver gives it (the host's pid namespace for NVML) */
 	double sm;           /* 0..1 of the device's SMs (engines) it kept busy; NAN */
 	double mem_b;        /* device memory it holds; NAN */
+	bool invisible;      /* its PID is not in this /proc (the host's, seen from a container) */
 };
 
 struct cpw_gpu_reading {

@@ -249,6 +249,7 @@ static struct cpw_gpu_proc_reading *proc_slot(struct cpw_gpu_reading *out, int d
 	p->pid = (pid_t)pid;
 	p->sm = NAN;
 	p->mem_b = NAN;
+	p->invisible = false;
 	return p;
 }
 
@@ -291,9 +292,12 @@ static void read_procs(struct cpw_nvml *n, nvml_device d, int dev, struct cpw_gp
 		}
 		char path[300];
 		snprintf(path, sizeof(path), "%s/%u", n->proc_root, pid);
-		if (access(path, F_OK) != 0 && errno == ENOENT)
+		bool invisible = access(path, F_OK) != 0 && errno == ENOENT;
+		if (invisible)
 			out->invisible++; /* a host's PID, seen from inside a PID namespace */
 		struct cpw_gpu_proc_reading *slot = proc_slot(out, dev, pid);
+		if (slot)
+			slot->invisible = invisible;
 		if (slot && mem != NVML_VALUE_NOT_AVAILABLE)
 			slot->mem_b = (double)mem;
 	}
