@@ -690,10 +690,12 @@ void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *
 	put_finding_first(v, text);
 }
 
-void cpw_phases_retell(const struct cpw_phases *ph, struct cpw_verdict *v)
+void cpw_phases_retell(struct cpw_phases *ph, struct cpw_verdict *v)
 {
 	char text[sizeof(v->findings[0])];
 
+	if (ph->n == 1 && v->cls != CPW_CLASS_UNKNOWN)
+		phase_is_run(&ph->phase[0], v); /* one phase is the run, whatever changed it */
 	if (ph->n <= 1)
 		return;
 	/* The GPU's findings go first: the phases' is the one "... overall". */

@@ -63,10 +63,11 @@ void cpw_phases_metrics(const struct cpw_tl_point *points, size_t first, size_t 
 /* The lane of one point (CPW_LANE_NONE without thread samples). */
 enum cpw_phase_lane cpw_phases_lane_of(const struct cpw_tl_point *p);
 
-/* After cpw_gpu_verdict_apply() changed the run's class (gpu-bound): the phases' finding,
- * "CLASS overall; START-END s CLASS: COMM ..." (the GPU's own findings go before it), told
- * again with the run's new class. */
-void cpw_phases_retell(const struct cpw_phases *ph, struct cpw_verdict *v);
+/* After cpw_gpu_verdict_apply() changed the run's class (gpu-bound): a single phase takes
+ * it, as it takes the run's; several keep theirs, and their finding, "CLASS overall;
+ * START-END s CLASS: COMM ..." (the GPU's own findings go before it), is told again with
+ * the run's new class. */
+void cpw_phases_retell(struct cpw_phases *ph, struct cpw_verdict *v);
 
 /* Makes the phases and the run's verdict one story (doc/classification.md, "Phases"):
  *  - a single phase is the run: it takes the run's verdict;

@@ -43,6 +43,7 @@ struct cpw_timeline {
 	uint64_t prev_states[CPW_TL_STATE_COUNT];
 	struct cpw_tl_point last; /* the last record's own point, before any merge */
 	double gpu_busy;          /* cpw_timeline_set_gpu()'s share; NAN: no GPU held */
+	bool gpu_seen;            /* a share was set once: the points before it were filled */
 	bool have_last;
 	struct proc_mark *marks; /* by tree index */
 	size_t nmarks, marks_alloc;
@@ -362,10 +363,29 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 	cpw_timeline_add(tl, &pt);
 }
 
+/* NVML's busy share is over its sample period before the reading, up to a second: the
+ * first one known also covers the points of the second before it, which the GPU's first
+ * reading (0.5 s into the run) came too late for. */
+#define GPU_SHARE_SPAN_S 1.0
+
 void cpw_timeline_set_gpu(struct cpw_timeline *tl, double busy_share)
 {
-	if (tl)
-		tl->gpu_busy = busy_share < 0 ? 0 : busy_share > 1 ? 1 : busy_share;
+	if (!tl)
+		return;
+	double v = busy_share < 0 ? 0 : busy_share > 1 ? 1 : busy_share;
+	if (!isnan(v) && !tl->gpu_seen) {
+		tl->gpu_seen = true;
+		for (size_t i = tl->count; i-- > 0;) {
+			struct cpw_tl_point *p = &tl->points[i];
+			if (p->start_s + p->dt_s < tl->prev_s - GPU_SHARE_SPAN_S - 1e-9)
+				break;
+			if (p->gpu_s == 0) {
+				p->gpu_s = p->dt_s;
+				p->gpu_busy_s = v * p->dt_s;
+			}
+		}
+	}
+	tl->gpu_busy = v;
 }
 
 const struct cpw_tl_point *cpw_timeline_last_sample(const struct cpw_timeline *tl)

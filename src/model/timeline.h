@@ -84,7 +84,8 @@ void cpw_timeline_record(struct cpw_timeline *tl, const struct cpw_tree *t, doub
 			 const struct cpw_tl_pressure *psi);
 
 /* The busy share of the GPUs the tree holds, as the latest reading gave it (NAN: none
- * held, or not read): the next records carry it until it changes. */
+ * held, or not read): the next records carry it until it changes. The first share known
+ * also fills the points of the second before it (NVML's share covers up to a second back). */
 void cpw_timeline_set_gpu(struct cpw_timeline *tl, double busy_share);
 
 /* Appends one sample's point as it is (tests, recorded series): merged into the last point

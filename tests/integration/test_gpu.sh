@@ -30,7 +30,7 @@
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 39
+plan 40
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -71,6 +71,7 @@ has "busy: the host's verdict is the secondary (cpu-bound, or cpu-starved on a l
 has "busy: the GPU section names the device and its busy share" "$SCRATCH/out" "GPU 0 NVIDIA Fake H100: busy 97% of the run"
 has "busy: the GPU section names spin and its SM share" "$SCRATCH/out" "spin: SM 95%, memory 30000 MiB"
 has "busy: the text timeline has a gpu row" "$SCRATCH/out" "0-100% busy (the GPUs the tree holds)"
+has "busy: one phase, the run's (the first reading covers the half second before it)" "$SCRATCH/out" "Phases: one (the whole run is gpu-bound"
 watch current --json -- "$W/spin" 2
 if command -v jq >/dev/null 2>&1; then
 	if jq -e '.verdict.class == "gpu-bound" and .gpu.source == "nvml" and (.gpu.devices[0].busy_share | . > 0.96 and . < 0.98)

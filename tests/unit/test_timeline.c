@@ -223,8 +223,8 @@ static void test_record_from_tree(void)
 	cpw_tree_free(t);
 }
 
-/* The GPU's busy share: carried by each record until it changes, none before it is set
- * or once it is NAN again, summed by a merge. */
+/* The GPU's busy share: carried by each record until it changes, none once it is NAN
+ * again, summed by a merge; the first share known fills the second before it. */
 static void test_gpu_busy(void)
 {
 	struct cpw_tree *t = cpw_tree_new(false);
@@ -239,7 +239,8 @@ static void test_gpu_busy(void)
 	cpw_timeline_record(tl, t, 0.5, NULL);
 	CU_ASSERT_EQUAL_FATAL(cpw_timeline_count(tl), 4);
 	const struct cpw_tl_point *p = cpw_timeline_point(tl, 0);
-	CU_ASSERT_DOUBLE_EQUAL(p[0].gpu_s, 0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(p[0].gpu_s, 0.1, 1e-9); /* the first share fills the second before */
+	CU_ASSERT_DOUBLE_EQUAL(p[0].gpu_busy_s, 0.097, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(p[1].gpu_s, 0.1, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(p[1].gpu_busy_s, 0.097, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(p[2].gpu_busy_s, 0.194, 1e-9);
@@ -247,8 +248,24 @@ static void test_gpu_busy(void)
 	struct cpw_tl_point m = p[0];
 	for (int i = 1; i < 4; i++)
 		cpw_timeline_point_merge(&m, &p[i]);
-	CU_ASSERT_DOUBLE_EQUAL(m.gpu_s, 0.3, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(m.gpu_busy_s, 0.291, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(m.gpu_s, 0.4, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(m.gpu_busy_s, 0.388, 1e-9);
+	/* The first share known filled the second before it: point 0 ends at 0.1, within 1 s. */
+	struct cpw_timeline *t2 = cpw_timeline_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t2);
+	for (int i = 1; i <= 20; i++)
+		cpw_timeline_record(t2, t, 0.1 * i, NULL); /* 2 s, no GPU read yet */
+	cpw_timeline_set_gpu(t2, 0.9);
+	cpw_timeline_record(t2, t, 2.1, NULL);
+	const struct cpw_tl_point *q = cpw_timeline_point(t2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(q[8].gpu_s, 0, 1e-12);       /* 0.8-0.9 s: more than 1 s back */
+	CU_ASSERT_DOUBLE_EQUAL(q[10].gpu_s, 0.1, 1e-9);     /* 1.0-1.1 s: filled */
+	CU_ASSERT_DOUBLE_EQUAL(q[19].gpu_busy_s, 0.09, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(q[20].gpu_busy_s, 0.09, 1e-9); /* the record after it */
+	cpw_timeline_set_gpu(t2, NAN);
+	cpw_timeline_set_gpu(t2, 0.1); /* only the first fills */
+	CU_ASSERT_DOUBLE_EQUAL(q[19].gpu_busy_s, 0.09, 1e-9);
+	cpw_timeline_free(t2);
 	cpw_timeline_set_gpu(tl, 1.5); /* a share: at most 1 */
 	cpw_timeline_record(tl, t, 0.6, NULL);
 	CU_ASSERT_DOUBLE_EQUAL(cpw_timeline_point(tl, 4)->gpu_busy_s, 0.1, 1e-9);
