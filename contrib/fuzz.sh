@@ -75,7 +75,8 @@ PARSERS="src/source/proc/proc_parse.c src/util/escape.c src/source/kernel/psi.c 
 	src/source/waits/wait_parse.c src/source/waits/wait_kind.c src/util/outname.c
 	src/source/reports/job_read.c
 	src/source/elf/elf_symbols.c src/source/elf/perf_map.c src/source/sample/sample_parse.c
-	src/source/sample/sample_maps.c src/source/elf/elf_file.c src/source/gpu/drm_fdinfo.c"
+	src/source/sample/sample_maps.c src/source/sample/kallsyms.c src/source/elf/elf_file.c
+	src/source/gpu/drm_fdinfo.c"
 # The merge reader parses with json-c.
 JSONC_LIBS=$(pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 CFLAGS_FUZZ="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"

@@ -81,12 +81,17 @@ static void pair_container_pid(struct cpw_gpu_watch *w, const struct cpw_tree *t
 	struct cpw_gpu_reading *r = &w->reading;
 	pid_t host = 0;
 
-	for (int i = 0; i < r->nproc; i++)
-		if (r->proc[i].invisible) {
-			if (host && r->proc[i].pid != host)
-				return; /* two: which is ours cannot be told */
-			host = r->proc[i].pid;
+	for (int i = 0; i < r->nproc; i++) {
+		if (!r->proc[i].invisible) {
+			if (cpw_tree_find(t, r->proc[i].pid))
+				return; /* the tree's own PIDs are there: not a container (the other
+					 * one is a process that ended since NVML listed it) */
+			continue;
 		}
+		if (host && r->proc[i].pid != host)
+			return; /* two: which is ours cannot be told */
+		host = r->proc[i].pid;
+	}
 	if (!host)
 		return;
 	if (host != w->host_pid) {

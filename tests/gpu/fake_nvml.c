@@ -12,6 +12,8 @@
  *                                                 SMs were this active between samples)
  *   pidoffset N                                  (processes are named by PID + N: the
  *                                                 host's PIDs, as seen from a container)
+ *   ghost PID DEVICE MEM_MIB SM_PCT              (a process by a PID nobody has: one that
+ *                                                 ended since, or another namespace's)
  *
  * Built three ways (tests/gpu/gpu.am): the current API; -DFAKE_OLD, an older driver
  * (nvmlInit, the first nvmlDeviceGetComputeRunningProcesses, no process utilisation);
@@ -28,7 +30,7 @@
 #define MAXPROC 32
 
 struct dev { char name[64]; unsigned long long total, used; unsigned util; int gpm; double active, occ; };
-struct proc { int pid; int dev; unsigned long long mem; unsigned sm; };
+struct proc { int pid; int dev; unsigned long long mem; unsigned sm; int ghost; };
 static struct dev devs[MAXDEV];
 static int ndev;
 static struct proc procs[MAXPROC];
@@ -93,7 +95,7 @@ static void add_procs(const char *comm, int dev, unsigned long long mem, unsigne
 			c[strcspn(c, "\n")] = '\0';
 		fclose(f);
 		if (strcmp(c, comm) == 0 && below_me(pid))
-			procs[nproc++] = (struct proc){ pid, dev, mem, sm };
+			procs[nproc++] = (struct proc){ pid, dev, mem, sm, 0 };
 	}
 	closedir(d);
 }
@@ -126,6 +128,8 @@ static void load(void)
 			devs[dev].gpm = 1;
 			devs[dev].active = (double)x;
 			devs[dev].occ = (double)y;
+		} else if (sscanf(line, "ghost %llu %d %llu %u", &x, &dev, &y, &u) == 4 && nproc < MAXPROC) {
+			procs[nproc++] = (struct proc){ (int)x, dev, y << 20, u, 1 };
 		} else if (sscanf(line, "pidoffset %u", &u) == 1) {
 			pid_offset = u;
 		} else if (sscanf(line, "fail %63s %d", b, &dev) == 2 && nfail < 16) {
@@ -245,7 +249,7 @@ static int running(nvmlDevice_t d, unsigned *n, struct pinfo *out)
 	for (int i = 0; i < nproc; i++)
 		if (procs[i].dev == d->index) {
 			memset(&out[k], 0, sizeof(out[k])); /* gi, ci: 0, as a machine without MIG */
-			out[k].pid = (unsigned)procs[i].pid + pid_offset;
+			out[k].pid = (unsigned)procs[i].pid + (procs[i].ghost ? 0 : pid_offset);
 			out[k++].mem = procs[i].mem;
 		}
 	*n = k;
@@ -283,7 +287,7 @@ int nvmlDeviceGetProcessUtilization(nvmlDevice_t d, struct putil *out, unsigned 
 	clock_us += 1000000;
 	for (int i = 0; i < nproc; i++)
 		if (procs[i].dev == d->index)
-			out[k++] = (struct putil){ (unsigned)procs[i].pid + pid_offset, clock_us, procs[i].sm, 0, 0, 0 };
+			out[k++] = (struct putil){ (unsigned)procs[i].pid + (procs[i].ghost ? 0 : pid_offset), clock_us, procs[i].sm, 0, 0, 0 };
 	*n = k;
 	return 0;
 }

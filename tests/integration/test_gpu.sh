@@ -30,7 +30,7 @@
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 40
+plan 41
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -221,6 +221,11 @@ script "device NVIDIA_Fake_H100 81559 30000 97" "proc python3 0 30000 95" "pidof
 watch current -- /usr/bin/python3 "$SCRATCH/cuda_user.py" "$SCRATCH" 2.5
 has "container: NVML's one PID paired with the process that maps the CUDA driver" "$SCRATCH/out" "is taken for pid"
 has "container, paired: the GPU verdict is made" "$SCRATCH/out" "Verdict: gpu-bound"
+# On the host, the tree's own PID listed beside one nobody has (a process that ended
+# since NVML listed it): no pairing, no container note.
+script "device NVIDIA_Fake_H100 81559 30000 97" "proc python3 0 30000 95" "ghost 4199999 0 100 5"
+watch current -- /usr/bin/python3 "$SCRATCH/cuda_user.py" "$SCRATCH" 2
+hasnt "host: a PID that ended is not paired with the tree's process" "$SCRATCH/out" "cperfwatch runs in a container"
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null

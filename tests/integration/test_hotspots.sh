@@ -140,7 +140,7 @@ check "a command shorter than 0.5 s is not sampled (nothing armed)" \
 
 # --- the kernel's functions named (/proc/kallsyms), where the kernel shows their addresses ---
 if awk '$1 !~ /^0+$/ { found = 1; exit } END { exit !found }' /proc/kallsyms 2>/dev/null; then
-	"$CPW" -j -o "$SCRATCH/k.json" -- dd if=/dev/zero of=/dev/null bs=1M count=30000 status=none
+	"$CPW" -j -o "$SCRATCH/k.json" -- dd if=/dev/zero of=/dev/null bs=1M count=80000 status=none
 	check "a sample in the kernel is named by its function (read_zero for /dev/zero), file [kernel]" \
 		test "$(J "$SCRATCH/k.json" "any(f['file'] == '[kernel]' and f['name'] not in ('[kernel]', '') for f in d['hotspots']['functions'])")" = True
 else

@@ -4,8 +4,6 @@
 #include "config.h"
 #include "source/sample/kallsyms.h"
 
-#include "source/kernel/kfile.h"
-
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -74,20 +72,35 @@ static bool next_code(const char **s, const char *end, uint64_t *addr, const cha
 	return code;
 }
 
-int cpw_kallsyms_parse(const char *text, size_t len, struct cpw_kallsyms *k)
+/* The code symbols in the lines of text: counted (k->sym NULL), or stored (k->sym room
+ * for lines, k->names for bytes); adds to *lines and *bytes. */
+static void take_lines(const char *text, size_t len, struct cpw_kallsyms *k, size_t *lines, size_t *bytes,
+		       size_t max_lines, size_t max_bytes)
 {
 	const char *end = text + len, *name;
-	size_t lines = 0, bytes = 0, nlen, used = 0;
+	size_t nlen;
 	uint64_t addr;
 
-	memset(k, 0, sizeof(*k));
-	for (const char *s = text; s < end;)
-		if (next_code(&s, end, &addr, &name, &nlen)) {
-			lines++;
-			bytes += nlen + 1;
+	for (const char *s = text; s < end;) {
+		if (!next_code(&s, end, &addr, &name, &nlen))
+			continue;
+		if (k->sym) {
+			if (*lines >= max_lines || *bytes + nlen + 1 > max_bytes)
+				return; /* the file grew between the passes (a module loaded) */
+			k->sym[*lines].addr = addr;
+			k->sym[*lines].name = (uint32_t)*bytes;
+			memcpy(k->names + *bytes, name, nlen);
+			k->names[*bytes + nlen] = '\0';
+			k->n++;
 		}
-	if (lines == 0)
-		return 0; /* hidden (all 0), or nothing to name */
+		(*lines)++;
+		*bytes += nlen + 1;
+	}
+}
+
+/* Room for the symbols counted, or -ENOMEM (k empty). */
+static int make_room(struct cpw_kallsyms *k, size_t lines, size_t bytes)
+{
 	if (lines > UINT32_MAX || bytes > UINT32_MAX)
 		return -ENOMEM;
 	k->sym = malloc(lines * sizeof(*k->sym));
@@ -96,32 +109,77 @@ int cpw_kallsyms_parse(const char *text, size_t len, struct cpw_kallsyms *k)
 		cpw_kallsyms_free(k);
 		return -ENOMEM;
 	}
-	for (const char *s = text; s < end && k->n < lines;)
-		if (next_code(&s, end, &addr, &name, &nlen)) {
-			k->sym[k->n].addr = addr;
-			k->sym[k->n].name = (uint32_t)used;
-			memcpy(k->names + used, name, nlen);
-			k->names[used + nlen] = '\0';
-			used += nlen + 1;
-			k->n++;
-		}
+	return 0;
+}
+
+int cpw_kallsyms_parse(const char *text, size_t len, struct cpw_kallsyms *k)
+{
+	size_t lines = 0, bytes = 0;
+
+	memset(k, 0, sizeof(*k));
+	take_lines(text, len, k, &lines, &bytes, 0, 0);
+	if (lines == 0)
+		return 0; /* hidden (all 0), or nothing to name */
+	int rc = make_room(k, lines, bytes);
+	if (rc < 0)
+		return rc;
+	size_t max_lines = lines, max_bytes = bytes;
+	lines = bytes = 0;
+	take_lines(text, len, k, &lines, &bytes, max_lines, max_bytes);
 	/* Modules' symbols follow the core's, not in order. */
 	qsort(k->sym, k->n, sizeof(*k->sym), by_addr);
 	return 0;
 }
 
+/* One pass over PATH in pieces of whole lines (the file is ~8 MB: never held whole). */
+static int pass(const char *path, struct cpw_kallsyms *k, size_t *lines, size_t *bytes, size_t max_lines,
+		size_t max_bytes)
+{
+	FILE *f = fopen(path, "re");
+	char buf[64 * 1024];
+	size_t have = 0;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		size_t got = fread(buf + have, 1, sizeof(buf) - have, f);
+		have += got;
+		char *last_nl = have ? memrchr(buf, '\n', have) : NULL;
+		size_t whole = last_nl ? (size_t)(last_nl - buf) + 1 : (got == 0 ? have : 0);
+		if (whole == 0 && have == sizeof(buf))
+			whole = have; /* a line longer than the buffer: cut */
+		take_lines(buf, whole, k, lines, bytes, max_lines, max_bytes);
+		memmove(buf, buf + whole, have - whole);
+		have -= whole;
+		if (got == 0)
+			break;
+	}
+	int rc = ferror(f) ? -EIO : 0;
+	fclose(f);
+	return rc;
+}
+
 int cpw_kallsyms_load(const char *proc_root, struct cpw_kallsyms *k)
 {
-	char path[4096], *buf;
+	char path[4096];
+	size_t lines = 0, bytes = 0;
 
 	memset(k, 0, sizeof(*k));
 	snprintf(path, sizeof(path), "%s/kallsyms", proc_root ? proc_root : "/proc");
-	ssize_t len = cpw_kfile_read_alloc(path, &buf);
-	if (len < 0)
-		return (int)len;
-	int rc = cpw_kallsyms_parse(buf, (size_t)len, k);
-	free(buf);
-	return rc;
+	int rc = pass(path, k, &lines, &bytes, 0, 0); /* count */
+	if (rc < 0 || lines == 0)
+		return rc;
+	if ((rc = make_room(k, lines, bytes)) < 0)
+		return rc;
+	size_t max_lines = lines, max_bytes = bytes;
+	lines = bytes = 0;
+	rc = pass(path, k, &lines, &bytes, max_lines, max_bytes); /* store */
+	if (rc < 0) {
+		cpw_kallsyms_free(k);
+		return rc;
+	}
+	qsort(k->sym, k->n, sizeof(*k->sym), by_addr);
+	return 0;
 }
 
 const char *cpw_kallsyms_lookup(const struct cpw_kallsyms *k, uint64_t addr)

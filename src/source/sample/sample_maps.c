@@ -58,14 +58,17 @@ struct proc {
 	double jit_read_s;      /* when the perf map was last read; 0 never */
 };
 
+#define KALLSYMS_AFTER_SAMPLES 50
+
 struct cpw_symtab {
 	const char *proc_root;
 	struct proc *procs;     /* open addressing by pid */
 	struct mapped_file *files;
 	size_t nfiles;
 	uint64_t cut_short, leaf_only, unresolved, unreadable;
-	struct cpw_kallsyms kernel; /* read at the first sample in the kernel */
+	struct cpw_kallsyms kernel; /* read once the kernel is a real part of the samples */
 	bool kernel_read;
+	uint64_t kernel_samples;
 	char scratch[CPW_STACK_MAX][96]; /* FILE+0xOFFSET names of the stack being built */
 };
 
@@ -460,7 +463,10 @@ bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, st
 		struct cpw_frame *fr = &st->frames[st->nframes];
 		if (in_kernel || (int64_t)ip < 0) {
 			if (!kernel_frame_added) { /* the kernel's frames are one: where it ran for the task */
-				if (!t->kernel_read) {
+				/* The table costs ~5 MB and 0.1 s: read once the tree has spent a
+				 * quarter of a second in the kernel (at 199 Hz), not for a few
+				 * wake-ups; the samples before it stay [kernel]. */
+				if (!t->kernel_read && ++t->kernel_samples >= KALLSYMS_AFTER_SAMPLES) {
 					t->kernel_read = true;
 					cpw_kallsyms_load(t->proc_root, &t->kernel); /* empty where hidden */
 				}
