@@ -93,13 +93,15 @@ fi
 
 # Exit records of other programs (a busy machine) are not kept: their parents are never in
 # the tree. They used to wait in a 1.3 MB buffer until it was full (3,000 of them: +900
-# KiB; now a few samples of them: about +200 KiB).
+# KiB; now a few samples of them: about +200 KiB). The first reading waits until what the
+# watch opens 0.5 s in (the hotspots, the GPU sources) is open: under ASan that start-up
+# alone moved the high-water mark 300-800 KiB past a reading taken at 0.5 s.
 if is_root; then
-	"$W/sleeper" 4 &
+	"$W/sleeper" 6 &
 	target=$!
 	"$CPW" --pid "$target" --no-tui -o "$SCRATCH/busy.txt" &
 	cpw=$!
-	sleep 0.5
+	sleep 1.5
 	rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$cpw/status")
 	i=0
 	while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done
