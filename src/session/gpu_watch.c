@@ -73,6 +73,19 @@ static void open_sources(struct cpw_gpu_watch *w)
 		snprintf(w->model.source, sizeof(w->model.source), "drm");
 }
 
+/* The tree's live processes, DRM_PIDS_MAX at most: whose descriptors or maps are read. */
+static size_t alive_pids(const struct cpw_tree *t, pid_t pids[DRM_PIDS_MAX])
+{
+	size_t np = 0;
+
+	for (size_t i = 0; i < cpw_tree_size(t) && np < DRM_PIDS_MAX; i++) {
+		const struct cpw_proc *p = cpw_tree_proc(t, i);
+		if (p->alive)
+			pids[np++] = p->pid;
+	}
+	return np;
+}
+
 /* Inside a container NVML names the host's PIDs. Where it lists one PID this namespace
  * does not have, and one process of the tree maps the CUDA driver, they are one process:
  * its entries take the tree's PID (asked again only when the host's PID changes). */
@@ -96,12 +109,7 @@ static void pair_container_pid(struct cpw_gpu_watch *w, const struct cpw_tree *t
 		return;
 	if (host != w->host_pid) {
 		pid_t pids[DRM_PIDS_MAX], users[2];
-		size_t np = 0;
-		for (size_t i = 0; i < cpw_tree_size(t) && np < DRM_PIDS_MAX; i++) {
-			const struct cpw_proc *p = cpw_tree_proc(t, i);
-			if (p->alive)
-				pids[np++] = p->pid;
-		}
+		size_t np = alive_pids(t, pids);
 		if (cpw_cuda_users_find(w->proc_root, pids, np, users, 2) != 1)
 			return;
 		w->host_pid = host;
@@ -126,12 +134,7 @@ void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, doubl
 		n = cpw_nvml_read(w->nvml, &w->reading);
 	else if (w->drm) {
 		pid_t pids[DRM_PIDS_MAX];
-		size_t np = 0;
-		for (size_t i = 0; i < cpw_tree_size(t) && np < DRM_PIDS_MAX; i++) {
-			const struct cpw_proc *p = cpw_tree_proc(t, i);
-			if (p->alive)
-				pids[np++] = p->pid;
-		}
+		size_t np = alive_pids(t, pids);
 		n = cpw_drm_reader_read(w->drm, pids, np, now_s, &w->reading);
 	} else
 		return;

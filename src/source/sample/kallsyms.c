@@ -112,29 +112,46 @@ static int make_room(struct cpw_kallsyms *k, size_t lines, size_t bytes)
 	return 0;
 }
 
-int cpw_kallsyms_parse(const char *text, size_t len, struct cpw_kallsyms *k)
+/* One pass over the text at (text, len), or where text is NULL over the file path. */
+static int pass(const char *path, const char *text, size_t len, struct cpw_kallsyms *k, size_t *lines,
+		size_t *bytes, size_t max_lines, size_t max_bytes);
+
+/* Counts, makes room, stores, sorts: the text given, else the file at path. */
+static int read_table(const char *path, const char *text, size_t len, struct cpw_kallsyms *k)
 {
 	size_t lines = 0, bytes = 0;
 
 	memset(k, 0, sizeof(*k));
-	take_lines(text, len, k, &lines, &bytes, 0, 0);
-	if (lines == 0)
-		return 0; /* hidden (all 0), or nothing to name */
-	int rc = make_room(k, lines, bytes);
-	if (rc < 0)
+	int rc = pass(path, text, len, k, &lines, &bytes, 0, 0); /* count */
+	if (rc < 0 || lines == 0)
+		return rc; /* hidden (all 0), or nothing to name: an empty table */
+	if ((rc = make_room(k, lines, bytes)) < 0)
 		return rc;
 	size_t max_lines = lines, max_bytes = bytes;
 	lines = bytes = 0;
-	take_lines(text, len, k, &lines, &bytes, max_lines, max_bytes);
+	rc = pass(path, text, len, k, &lines, &bytes, max_lines, max_bytes); /* store */
+	if (rc < 0) {
+		cpw_kallsyms_free(k);
+		return rc;
+	}
 	/* Modules' symbols follow the core's, not in order. */
 	qsort(k->sym, k->n, sizeof(*k->sym), by_addr);
 	return 0;
 }
 
-/* One pass over PATH in pieces of whole lines (the file is ~8 MB: never held whole). */
-static int pass(const char *path, struct cpw_kallsyms *k, size_t *lines, size_t *bytes, size_t max_lines,
-		size_t max_bytes)
+int cpw_kallsyms_parse(const char *text, size_t len, struct cpw_kallsyms *k)
 {
+	return read_table(NULL, text, len, k);
+}
+
+/* The file is ~8 MB: it is read in pieces of whole lines, never held whole. */
+static int pass(const char *path, const char *text, size_t len, struct cpw_kallsyms *k, size_t *lines,
+		size_t *bytes, size_t max_lines, size_t max_bytes)
+{
+	if (text) {
+		take_lines(text, len, k, lines, bytes, max_lines, max_bytes);
+		return 0;
+	}
 	FILE *f = fopen(path, "re");
 	char buf[64 * 1024];
 	size_t have = 0;
@@ -162,24 +179,9 @@ static int pass(const char *path, struct cpw_kallsyms *k, size_t *lines, size_t 
 int cpw_kallsyms_load(const char *proc_root, struct cpw_kallsyms *k)
 {
 	char path[4096];
-	size_t lines = 0, bytes = 0;
 
-	memset(k, 0, sizeof(*k));
 	snprintf(path, sizeof(path), "%s/kallsyms", proc_root ? proc_root : "/proc");
-	int rc = pass(path, k, &lines, &bytes, 0, 0); /* count */
-	if (rc < 0 || lines == 0)
-		return rc;
-	if ((rc = make_room(k, lines, bytes)) < 0)
-		return rc;
-	size_t max_lines = lines, max_bytes = bytes;
-	lines = bytes = 0;
-	rc = pass(path, k, &lines, &bytes, max_lines, max_bytes); /* store */
-	if (rc < 0) {
-		cpw_kallsyms_free(k);
-		return rc;
-	}
-	qsort(k->sym, k->n, sizeof(*k->sym), by_addr);
-	return 0;
+	return read_table(path, NULL, 0, k);
 }
 
 const char *cpw_kallsyms_lookup(const struct cpw_kallsyms *k, uint64_t addr)
