@@ -82,7 +82,7 @@ static void gpu_bound(const struct cpw_metrics *m, struct cpw_verdict *v, bool s
 	     m->gpu_holder_pid, 100 * m->gpu_busy_share, 100 * cpw_threshold(CPW_T_GPU_BUSY));
 	if (waits)
 		line(&e[n++], "gpu_wait_share", m->gpu_wait_share, cpw_threshold(CPW_T_GPU_WAIT_SHARE),
-		     "host threads wait on the GPU (driver ioctls) %.0f%% of the wall time (>= %.0f%%)",
+		     "host threads wait on the GPU (in its driver) %.0f%% of the wall time (>= %.0f%%)",
 		     100 * m->gpu_wait_share, 100 * cpw_threshold(CPW_T_GPU_WAIT_SHARE));
 	else if (spins)
 		line(&e[n++], "gpu_driver_spin_share", m->gpu_driver_spin_share,

@@ -27,8 +27,10 @@
 #       about 8 x SECONDS + 2 x TORCH_SECONDS + start-up, well under 10 minutes.
 #
 # What driver 580 on an H100 showed (2026-11-27): CUDA's blocking sync sleeps on a futex
-# that its cuda-EvtHandlr thread wakes, not in an ioctl on /dev/nvidia*, so the blocking
-# case waits on a lock; its verdict is still gpu-bound, from the device's busy share.
+# that its cuda-EvtHandlr thread wakes, not in an ioctl on /dev/nvidia*. Since then the
+# proc reader calls such a futex a gpu wait where the sleeping thread's stack returns into
+# libcuda (doc/classification.md), and the blocking case checks that its target is "the
+# CUDA driver (a blocking synchronize)"; that check has not yet run on a real GPU.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cmd=${1:-}
@@ -77,6 +79,12 @@ run)
 	case_ host "starved by the host" "starved by the host" host.txt "$dir/gpu_work" host "$secs"
 	case_ blocking "gpu-bound with blocking sync" "^Verdict: gpu-bound" blocking.txt \
 		"$dir/gpu_work" blocking "$secs"
+	if grep -q "the CUDA driver (a blocking synchronize)" "$out/blocking.txt"; then
+		echo "PASS blocking: the host's futex inside the driver is a gpu wait"
+	else
+		echo "FAIL blocking: no gpu wait on the CUDA driver (a blocking synchronize)"
+		failed=1
+	fi
 	if command -v python3 >/dev/null 2>&1; then
 		python3 -c 'import json, sys
 w = json.load(open(sys.argv[1])).get("waits") or {}

@@ -25,12 +25,15 @@
 #     the JSON; one without: none (null);
 #   - NVML naming the tree's processes by PIDs this namespace does not have (a container):
 #     a note that says so, no GPU verdict; where one process of the tree maps the CUDA
-#     driver (a file called libcuda.so.1 here), it is paired with NVML's one PID.
+#     driver (a file called libcuda.so.1 here), it is paired with NVML's one PID;
+#   - blocking sync (tests/gpu/gpu_sync through a fake libcuda.so.1, tests/gpu/fake_cuda.c):
+#     the host sleeps on a futex inside the driver, beside its cuda-EvtHandlr thread: the
+#     gpu wait kind and gpu-bound; the same host sleeping on a lock of its own: a lock.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 41
+plan 46
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -226,6 +229,17 @@ has "container, paired: the GPU verdict is made" "$SCRATCH/out" "Verdict: gpu-bo
 script "device NVIDIA_Fake_H100 81559 30000 97" "proc python3 0 30000 95" "ghost 4199999 0 100 5"
 watch current -- /usr/bin/python3 "$SCRATCH/cuda_user.py" "$SCRATCH" 2
 hasnt "host: a PID that ended is not paired with the tree's process" "$SCRATCH/out" "cperfwatch runs in a container"
+
+# 13. Blocking sync: a futex slept on inside the CUDA driver is a wait on the GPU.
+script "device NVIDIA_Fake_H100 81559 30000 97" "proc gpu_sync 0 30000 95"
+watch "current:$FAKE/cuda" -- "$FAKE/gpu_sync" 2.5
+has "blocking sync: the host's futex is a gpu wait" "$SCRATCH/out" "the CUDA driver (a blocking synchronize)"
+has "blocking sync: gpu-bound" "$SCRATCH/out" "Verdict: gpu-bound"
+has "blocking sync: the host waits on the GPU, in evidence" "$SCRATCH/out" "host threads wait on the GPU (in its driver)"
+watch "current:$FAKE/cuda" --json -- "$FAKE/gpu_sync" 2
+jq_ok "blocking sync: JSON waits, most on the gpu" '.waits.kinds.gpu.share > 0.5' '.waits.kinds'
+watch "current:$FAKE/cuda" -- "$FAKE/gpu_sync" 2 own
+hasnt "a lock of the host's own beside the driver's threads: no gpu wait" "$SCRATCH/out" "blocking synchronize"
 
 # 6. No library: nothing, and the exit status is the command's.
 LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null

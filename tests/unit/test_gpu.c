@@ -7,6 +7,7 @@
 #include "source/gpu/drm_fdinfo.h"
 #include "source/gpu/drm_reader.h"
 #include "source/waits/wait_kind.h"
+#include "source/waits/wait_parse.h"
 #include "model/gpu.h"
 #include "cunit_tap.h"
 
@@ -249,6 +250,42 @@ static void test_cuda_maps(void)
 	CU_ASSERT_EQUAL(cpw_cuda_users_find("/proc", pids, 1, out, 1), 0); /* no such process */
 }
 
+/* CUDA's blocking sync sleeps on a futex inside libcuda: the span of libcuda's executable
+ * mappings, and a stack with a return address into it. */
+static void test_driver_text(void)
+{
+	static const char maps[] =
+		"55d0c0000000-55d0c0021000 r-xp 00000000 08:01 131 /usr/bin/python3.11\n"
+		"7f2a02000000-7f2a02100000 r--p 00000000 08:01 779 /usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04\n"
+		"7f2a02100000-7f2a02900000 r-xp 00100000 08:01 779 /usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04\n"
+		"7f2a02900000-7f2a02a00000 rw-p 00900000 08:01 779 /usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04\n"
+		"7f2a03000000-7f2a03100000 r-xp 00000000 08:01 780 /usr/lib/libcudart.so.13\n"
+		"garbage line\n"
+		"7f2a04000000-7f2a03000000 r-xp 00000000 08:01 781 /usr/lib/libcuda.so.1\n"; /* end before start */
+	uint64_t lo, hi;
+	CU_ASSERT_TRUE(cpw_cuda_users_driver_text(maps, sizeof(maps) - 1, &lo, &hi));
+	CU_ASSERT_EQUAL(lo, 0x7f2a02100000ull);
+	CU_ASSERT_EQUAL(hi, 0x7f2a02900000ull);
+	static const char none[] = "7f2a03000000-7f2a03100000 r-xp 00000000 08:01 780 /usr/lib/libcudart.so.13\n"
+				   "7f2a02000000-7f2a02100000 r--p 00000000 08:01 779 /usr/lib/libcuda.so.1\n";
+	CU_ASSERT_FALSE(cpw_cuda_users_driver_text(none, sizeof(none) - 1, &lo, &hi));
+	CU_ASSERT_FALSE(cpw_cuda_users_driver_text("", 0, &lo, &hi));
+	CU_ASSERT_FALSE(cpw_cuda_users_read_driver_text("/proc", 999999999, &lo, &hi));
+
+	/* libc's futex wrapper, then the driver's frame: a return address into its text. */
+	uint64_t stack[64] = { 0 };
+	stack[3] = 0x7f2a01234567ull;  /* libc */
+	stack[9] = 0x7ffd00001000ull;  /* a saved frame pointer */
+	CU_ASSERT_FALSE(cpw_wait_parse_stack_has_return(stack, sizeof(stack), 0x7f2a02100000ull, 0x7f2a02900000ull));
+	stack[12] = 0x7f2a02345678ull; /* libcuda */
+	CU_ASSERT_TRUE(cpw_wait_parse_stack_has_return(stack, sizeof(stack), 0x7f2a02100000ull, 0x7f2a02900000ull));
+	CU_ASSERT_FALSE(cpw_wait_parse_stack_has_return(stack, 12 * sizeof(uint64_t), 0x7f2a02100000ull,
+							0x7f2a02900000ull)); /* not read that far */
+	stack[12] = 0x7f2a02900000ull; /* the end is outside */
+	CU_ASSERT_FALSE(cpw_wait_parse_stack_has_return(stack, sizeof(stack), 0x7f2a02100000ull, 0x7f2a02900000ull));
+	CU_ASSERT_FALSE(cpw_wait_parse_stack_has_return(stack, sizeof(stack), 5, 5)); /* no span */
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -264,5 +301,6 @@ int main(void)
 	CU_add_test(s, "the model: devices over readings, other processes left out", test_model_devices);
 	CU_add_test(s, "the busy share of the devices held", test_busy_held);
 	CU_add_test(s, "a process that maps the CUDA driver", test_cuda_maps);
+	CU_add_test(s, "the driver's code, and a stack that returns into it", test_driver_text);
 	return cpw_cunit_run_tap();
 }

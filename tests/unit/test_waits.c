@@ -40,11 +40,14 @@ static void test_parse_syscall(void)
 	CU_ASSERT_EQUAL(f.nargs, 6);
 	CU_ASSERT_EQUAL(f.args[0], 3);
 	CU_ASSERT_EQUAL(f.args[2], 0x1000);
+	CU_ASSERT_EQUAL(f.sp, 0x7ffc0); /* the stack a blocking synchronize is read from */
+	CU_ASSERT_EQUAL(f.pc, 0x7f001);
 
 	const char outside[] = "-1 0x7ffc0 0x7f001\n";
 	CU_ASSERT_EQUAL(cpw_wait_parse_syscall(outside, strlen(outside), &f), 0);
 	CU_ASSERT_EQUAL(f.nr, -1);
 	CU_ASSERT_EQUAL(f.nargs, 0);
+	CU_ASSERT_EQUAL(f.sp, 0x7ffc0);
 
 	CU_ASSERT_EQUAL(cpw_wait_parse_syscall("running\n", 8, &f), 0);
 	CU_ASSERT_TRUE(f.running);

@@ -9,10 +9,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Whether the text of a /proc/PID/maps maps a file whose name starts "libcuda.so". Pure. */
 bool cpw_cuda_users_maps_have_cuda(const char *maps, size_t len);
+
+/* The span of the executable mappings of libcuda.so in the text of a /proc/PID/maps (the
+ * driver's code: a return address into it is a call into the driver); false when it maps
+ * none. Pure. */
+bool cpw_cuda_users_driver_text(const char *maps, size_t len, uint64_t *lo, uint64_t *hi);
+
+/* The same read from PROC_ROOT/PID/maps; false when it maps none or cannot be read. */
+bool cpw_cuda_users_read_driver_text(const char *proc_root, pid_t pid, uint64_t *lo, uint64_t *hi);
 
 /* The processes among pids[0..n) that map libcuda.so (reading PROC_ROOT/PID/maps), into
  * out (at most out_max); their count. One that ended or cannot be read is not one. */

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "source/gpu/cuda_users.h"
 #include "source/proc/interp.h"
 #include "source/proc/procps.h"
 #include "util/pidmap.h"
@@ -67,6 +68,12 @@ struct proc_handle {
 	struct cpw_stat_fields last_stat;
 	struct thread_handle *threads;
 	size_t nthreads, threads_alloc;
+	/* A GPU driver's helper thread was seen in it (CUDA's cuda-EvtHandlr): its other
+	 * threads' futex waits may be the driver's blocking synchronize. */
+	bool driver_helper_seen;
+	signed char driver_text_known; /* 0: maps not read yet, 1: [driver_lo, driver_hi) is
+					* the driver's code, -1: it maps no driver */
+	uint64_t driver_lo, driver_hi;
 };
 
 /* A pid waiting to be visited in this sample, with the parent it was found under (0 for a
@@ -381,7 +388,20 @@ static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, const
 /* What thread th (in S or D) waits on: probed again when it ran since the last sample (it
  * may wait on something else now), was never probed, or its target may resolve now;
  * otherwise its last wait stands. */
-static void probe_wait(struct cpw_proc_reader *r, const struct proc_handle *h, struct thread_handle *th,
+/* Whether a futex wait of thread th is CUDA's blocking synchronize: the process has the
+ * driver's helper thread, and the waiting thread's stack returns into the driver's code. */
+static bool futex_in_gpu_driver(struct cpw_proc_reader *r, struct proc_handle *h, const struct cpw_wait *w)
+{
+	if (!h->driver_helper_seen || w->driver_helper || !w->user_sp)
+		return false;
+	if (h->driver_text_known == 0)
+		h->driver_text_known = cpw_cuda_users_read_driver_text(r->proc_root, h->pid, &h->driver_lo,
+									&h->driver_hi) ? 1 : -1;
+	return h->driver_text_known > 0 &&
+	       cpw_wait_probe_stack_returns_into(r->waitprobe, h->pid, w->user_sp, h->driver_lo, h->driver_hi);
+}
+
+static void probe_wait(struct cpw_proc_reader *r, struct proc_handle *h, struct thread_handle *th,
 		       struct cpw_thread_reading *out)
 {
 	bool have = th->wait_known && !out->ran && !th->wait->retry;
@@ -401,6 +421,12 @@ static void probe_wait(struct cpw_proc_reader *r, const struct proc_handle *h, s
 		now.driver_helper = th->tid != h->pid &&
 			(out->comm[0] ? cpw_wait_kind_driver_thread(out->comm)
 				      : th->wait != NULL && th->wait->driver_helper);
+		if (now.driver_helper)
+			h->driver_helper_seen = true;
+		if (rc == 0 && now.kind == CPW_WAIT_LOCK && futex_in_gpu_driver(r, h, &now)) {
+			now.kind = CPW_WAIT_GPU;
+			snprintf(now.target, sizeof(now.target), "the CUDA driver (a blocking synchronize)");
+		}
 		if (rc == 0 && !th->wait && !(th->wait = malloc(sizeof(*th->wait))))
 			rc = -ENOMEM;
 		if (rc == 0)
@@ -694,6 +720,8 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	if (renamed) {
 		snprintf(h->comm, sizeof(h->comm), "%s", st.comm);
 		h->python_asked = false;
+		h->driver_helper_seen = false; /* an exec: another program */
+		h->driver_text_known = 0;
 	}
 	/* Threads that may take turns on the GIL: asked once, when a second thread appears. */
 	if (!h->python_asked && st.num_threads >= 2) {

@@ -22,8 +22,9 @@ enum cpw_wait_kind {
 	CPW_WAIT_DISK,
 	CPW_WAIT_PAGE_IN,
 	CPW_WAIT_OTHER,
-	CPW_WAIT_GPU,      /* gpu: an ioctl on /dev/nvidia*, /dev/dri/ *, /dev/kfd (after OTHER:
-			    * the kinds' numbers before it stay) */
+	CPW_WAIT_GPU,      /* gpu: an ioctl on /dev/nvidia*, /dev/dri/ *, /dev/kfd, or a futex
+			    * slept on from inside the CUDA driver (the proc reader tells it;
+			    * after OTHER: the kinds' numbers before it stay) */
 	CPW_WAIT_KIND_COUNT
 };
 

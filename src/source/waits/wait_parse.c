@@ -51,13 +51,35 @@ int cpw_wait_parse_syscall(const char *buf, size_t len, struct cpw_syscall_field
 			return -EINVAL;
 		p = end;
 	}
-	if (out->nr == -1)
-		return n == 2 ? 0 : -EINVAL;
+	if (out->nr == -1) {
+		if (n != 2)
+			return -EINVAL;
+		out->sp = v[0];
+		out->pc = v[1];
+		return 0;
+	}
 	if (n != 8)
 		return -EINVAL;
 	memcpy(out->args, v, sizeof(out->args));
 	out->nargs = 6;
+	out->sp = v[6];
+	out->pc = v[7];
 	return 0;
+}
+
+bool cpw_wait_parse_stack_has_return(const void *stack, size_t len, uint64_t lo, uint64_t hi)
+{
+	const unsigned char *b = stack;
+
+	if (lo >= hi)
+		return false;
+	for (size_t off = 0; off + sizeof(uint64_t) <= len; off += sizeof(uint64_t)) {
+		uint64_t w;
+		memcpy(&w, b + off, sizeof(w));
+		if (w >= lo && w < hi)
+			return true;
+	}
+	return false;
 }
 
 int cpw_wait_parse_poll_call_from_args(const char *name, const struct cpw_syscall_fields *f, unsigned max_fds,

@@ -17,8 +17,14 @@ struct cpw_syscall_fields {
 	long nr;          /* -1 outside a call; meaningless when running */
 	uint64_t args[6]; /* 0 where absent */
 	int nargs;        /* 6 in a call, 0 otherwise */
+	uint64_t sp, pc;  /* the user stack pointer and instruction pointer; 0 when running */
 };
 int cpw_wait_parse_syscall(const char *buf, size_t len, struct cpw_syscall_fields *out);
+
+/* Whether the len bytes of a thread's stack read from its stack pointer hold, in an aligned
+ * 64-bit word, an address inside [lo, hi): a return into that code (a library's text) from
+ * a frame still live above the call the thread sleeps in. Pure. */
+bool cpw_wait_parse_stack_has_return(const void *stack, size_t len, uint64_t lo, uint64_t hi);
 
 /* The descriptors a poll, ppoll, select or pselect6 waits on, from the call's arguments
  * (the syscall file) and the memory they point to (read by the probe). */

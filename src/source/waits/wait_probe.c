@@ -536,6 +536,21 @@ static void resolve_poll(struct cpw_wait_probe *wp, pid_t pid, const struct cpw_
 	}
 }
 
+#define STACK_SCAN 8192
+
+bool cpw_wait_probe_stack_returns_into(struct cpw_wait_probe *wp, pid_t pid, uint64_t sp, uint64_t lo, uint64_t hi)
+{
+	if (!sp || lo >= hi || (sp & 7))
+		return false;
+	/* 8 KiB from sp: a stack is mapped above its pointer, and a read that meets the
+	 * stack's top end returns what it got before it. */
+	uint64_t words[STACK_SCAN / sizeof(uint64_t)];
+	struct iovec local = { .iov_base = words, .iov_len = sizeof(words) };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)sp, .iov_len = sizeof(words) };
+	long got = wp->read_mem(wp->read_mem_ctx, pid, &local, &remote, 1);
+	return got > 0 && cpw_wait_parse_stack_has_return(words, (size_t)got, lo, hi);
+}
+
 int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char state,
 			  const char *wchan, struct cpw_wait *out)
 {
@@ -567,6 +582,7 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 		woken = true;
 	} else if (parsed) {
 		out->syscall_nr = f.nr;
+		out->user_sp = f.nr >= 0 ? f.sp : 0;
 		sc = f.nr >= 0 ? cpw_wait_kind_syscall_lookup(f.nr) : NULL;
 		if (sc)
 			snprintf(out->syscall, sizeof(out->syscall), "%s", sc->name);

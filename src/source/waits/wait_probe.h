@@ -51,6 +51,7 @@ struct cpw_wait {
 	bool driver_helper;               /* the thread is a GPU driver's own helper (CUDA's
 					   * cuda-EvtHandlr): it waits by design, busy GPU or
 					   * idle; set by the reader from the thread's name */
+	uint64_t user_sp;                 /* its user stack pointer in the call (0: unread) */
 	enum cpw_wait_detail detail;
 	bool retry; /* the target may resolve later (a pipe's other end not found yet, the
 		     * budget spent, the call not caught): probe it again next sample even if it
@@ -93,6 +94,13 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 typedef long (*cpw_wait_mem_reader)(void *ctx, pid_t pid, const struct iovec *local, const struct iovec *remote,
 				    unsigned long n);
 void cpw_wait_probe_set_mem_reader(struct cpw_wait_probe *wp, cpw_wait_mem_reader read, void *ctx);
+
+/* Whether the stack of a thread of pid, read from its user stack pointer sp up to 8 KiB
+ * (the innermost frames), holds a return into the code at [lo, hi): a thread that sleeps on
+ * a futex from within a GPU driver's synchronize (CUDA's blocking sync: the driver's event
+ * thread wakes it) has the driver's addresses there. Reads the process's memory: the caller
+ * needs ptrace rights over it; false where the read fails. */
+bool cpw_wait_probe_stack_returns_into(struct cpw_wait_probe *wp, pid_t pid, uint64_t sp, uint64_t lo, uint64_t hi);
 
 const struct cpw_wait_probe_stats *cpw_wait_probe_stats(const struct cpw_wait_probe *wp);
 
