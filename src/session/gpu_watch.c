@@ -87,7 +87,8 @@ static size_t alive_pids(const struct cpw_tree *t, pid_t pids[DRM_PIDS_MAX])
 }
 
 /* Inside a container NVML names the host's PIDs. Where it lists one PID this namespace
- * does not have, and one process of the tree maps the CUDA driver, they are one process:
+ * does not have, and one process of the tree maps the CUDA driver (or, of several that do,
+ * one has a CUDA context), they are one process:
  * its entries take the tree's PID (asked again only when the host's PID changes). */
 static void pair_container_pid(struct cpw_gpu_watch *w, const struct cpw_tree *t)
 {
@@ -108,9 +109,16 @@ static void pair_container_pid(struct cpw_gpu_watch *w, const struct cpw_tree *t
 	if (!host)
 		return;
 	if (host != w->host_pid) {
-		pid_t pids[DRM_PIDS_MAX], users[2];
+		pid_t pids[DRM_PIDS_MAX], users[DRM_PIDS_MAX], ctx[2];
 		size_t np = alive_pids(t, pids);
-		if (cpw_cuda_users_find(w->proc_root, pids, np, users, 2) != 1)
+		size_t nu = cpw_cuda_users_find(w->proc_root, pids, np, users, DRM_PIDS_MAX);
+		/* Several (a DataLoader's forked workers map the driver as their parent does):
+		 * the one with a CUDA context, told by the driver's event thread. */
+		if (nu > 1 && cpw_cuda_users_with_event_thread(w->proc_root, users, nu, ctx, 2) == 1) {
+			users[0] = ctx[0];
+			nu = 1;
+		}
+		if (nu != 1)
 			return;
 		w->host_pid = host;
 		w->tree_pid = users[0];

@@ -25,7 +25,8 @@
 #     the JSON; one without: none (null);
 #   - NVML naming the tree's processes by PIDs this namespace does not have (a container):
 #     a note that says so, no GPU verdict; where one process of the tree maps the CUDA
-#     driver (a file called libcuda.so.1 here), it is paired with NVML's one PID;
+#     driver (a file called libcuda.so.1 here), it is paired with NVML's one PID; of
+#     several that map it (forked workers), the one with CUDA's event thread;
 #   - blocking sync (tests/gpu/gpu_sync through a fake libcuda.so.1, tests/gpu/fake_cuda.c):
 #     the host sleeps on a futex inside the driver, beside its cuda-EvtHandlr thread: the
 #     gpu wait kind and gpu-bound; the same host sleeping on a lock of its own: a lock.
@@ -33,7 +34,7 @@
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 46
+plan 48
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -224,6 +225,38 @@ script "device NVIDIA_Fake_H100 81559 30000 97" "proc python3 0 30000 95" "pidof
 watch current -- /usr/bin/python3 "$SCRATCH/cuda_user.py" "$SCRATCH" 2.5
 has "container: NVML's one PID paired with the process that maps the CUDA driver" "$SCRATCH/out" "is taken for pid"
 has "container, paired: the GPU verdict is made" "$SCRATCH/out" "Verdict: gpu-bound"
+# A DataLoader's workers are forked after the driver is loaded: they map it too, but only
+# the parent has a CUDA context, and with it the driver's event thread.
+cat >"$SCRATCH/cuda_forker.py" <<'PYEOF'
+import ctypes, mmap, os, sys, threading, time
+path = os.path.join(sys.argv[1], "libcuda.so.1")
+with open(path, "wb") as f:
+    f.write(b"\0" * 4096)
+f = open(path, "rb")
+m = mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ)
+end = time.monotonic() + float(sys.argv[2])
+def event_thread():
+    ctypes.CDLL(None).prctl(15, b"cuda-EvtHandlr", 0, 0, 0)  # PR_SET_NAME
+    time.sleep(end - time.monotonic() + 1)
+kids = []
+for _ in range(2):
+    kid = os.fork()
+    if kid == 0:  # a worker: another name, so that the fake NVML lists only its parent
+        ctypes.CDLL(None).prctl(15, b"loader", 0, 0, 0)
+        while time.monotonic() < end:
+            sum(range(1000))
+        os._exit(0)
+    kids.append(kid)
+threading.Thread(target=event_thread, daemon=True).start()
+while time.monotonic() < end:
+    sum(range(1000))
+for k in kids:
+    os.waitpid(k, 0)
+PYEOF
+script "device NVIDIA_Fake_H100 81559 30000 97" "proc python3 0 30000 95" "pidoffset 4200000"
+watch current -- /usr/bin/python3 "$SCRATCH/cuda_forker.py" "$SCRATCH" 2.5
+has "container, forked workers: NVML's PID paired with the process that has a CUDA context" "$SCRATCH/out" "is taken for pid"
+has "container, forked workers: the GPU verdict is made" "$SCRATCH/out" "Verdict: gpu-bound"
 # On the host, the tree's own PID listed beside one nobody has (a process that ended
 # since NVML listed it): no pairing, no container note.
 script "device NVIDIA_Fake_H100 81559 30000 97" "proc python3 0 30000 95" "ghost 4199999 0 100 5"

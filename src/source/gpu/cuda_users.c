@@ -4,6 +4,7 @@
 #include "config.h"
 #include "source/gpu/cuda_users.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,5 +95,41 @@ size_t cpw_cuda_users_find(const char *proc_root, const pid_t *pids, size_t n, p
 			out[found++] = pids[i];
 		free(maps);
 	}
+	return found;
+}
+
+/* Whether one of pid's threads is CUDA's event thread. */
+static bool has_event_thread(const char *proc_root, pid_t pid)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	bool found = false;
+	const struct dirent *de;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		char comm[32];
+		snprintf(path, sizeof(path), "%s/%d/task/%.20s/comm", proc_root, (int)pid, de->d_name);
+		ssize_t len = cpw_kfile_read(path, comm, sizeof(comm));
+		if (len <= 0)
+			continue;
+		comm[strcspn(comm, "\n")] = '\0';
+		found = strcmp(comm, "cuda-EvtHandlr") == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+size_t cpw_cuda_users_with_event_thread(const char *proc_root, const pid_t *pids, size_t n, pid_t *out,
+					size_t out_max)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < n && found < out_max; i++)
+		if (has_event_thread(proc_root ? proc_root : "/proc", pids[i]))
+			out[found++] = pids[i];
 	return found;
 }

@@ -27,4 +27,11 @@ bool cpw_cuda_users_read_driver_text(const char *proc_root, pid_t pid, uint64_t 
  * out (at most out_max); their count. One that ended or cannot be read is not one. */
 size_t cpw_cuda_users_find(const char *proc_root, const pid_t *pids, size_t n, pid_t *out, size_t out_max);
 
+/* Those among pids[0..n) that have CUDA's event thread (a thread named cuda-EvtHandlr,
+ * from PROC_ROOT/PID/task/TID/comm), into out (at most out_max); their count. The driver
+ * starts it with the process's CUDA context, and fork does not copy threads: a forked
+ * worker (a DataLoader's) maps libcuda.so as its parent does, but has no context. */
+size_t cpw_cuda_users_with_event_thread(const char *proc_root, const pid_t *pids, size_t n, pid_t *out,
+					size_t out_max);
+
 #endif
