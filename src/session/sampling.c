@@ -6,11 +6,14 @@
 #include "session/sampling.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "source/python/python_stacks.h"
 #include "source/sample/sampler.h"
+#include "view/tui.h"
 
 #define ARM_TIDS_MAX 1024
 
@@ -168,4 +171,56 @@ void cpw_sampling_free(struct cpw_sampling *sp)
 	cpw_python_stacks_free(sp->python);
 	cpw_hotspots_free(sp->hotspots);
 	free(sp);
+}
+
+/* src into dst (of len bytes), cut where too long at the start of a UTF-8 character. */
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src ? src : "");
+	if (n >= len) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src ? src : "", n);
+	dst[n] = '\0';
+}
+
+void cpw_sampling_view(const struct cpw_sampling *sp, const struct cpw_config *cfg, struct cpw_view_hotspots *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->hz = cfg->sampling_hz > 0 ? cfg->sampling_hz : CPW_SAMPLING_HZ;
+	if (!sp) {
+		out->state = cfg->no_hotspots ? CPW_VIEW_HOT_OFF : CPW_VIEW_HOT_UNAVAILABLE;
+		copy_name(out->why, sizeof(out->why), cfg->no_hotspots ? "--no-hotspots" : "out of memory");
+		return;
+	}
+	const char *why = cpw_hotspots_unavailable(sp->hotspots);
+	if (sp->given_up || why) {
+		out->state = CPW_VIEW_HOT_UNAVAILABLE;
+		copy_name(out->why, sizeof(out->why), why ? why : "the sampler could not be armed");
+		return;
+	}
+	if (!sp->sampler) {
+		out->state = CPW_VIEW_HOT_NOT_ARMED;
+		out->arms_at_s = cfg->mode == CPW_MODE_RUN ? CPW_SAMPLING_ARM_S : 0;
+		return;
+	}
+	out->state = CPW_VIEW_HOT_SAMPLED;
+	out->armed_at_s = sp->armed_at;
+	out->samples = cpw_hotspots_samples(sp->hotspots);
+	for (int k = 0; k < CPW_CODE_KINDS; k++)
+		out->kind[k] = cpw_hotspots_kind_samples(sp->hotspots, (enum cpw_code_kind)k);
+	struct cpw_hot_fn top[CPW_VIEW_HOT_MAX];
+	out->n = cpw_hotspots_top(sp->hotspots, top, CPW_VIEW_HOT_MAX);
+	for (size_t i = 0; i < out->n; i++) {
+		struct cpw_view_hot_fn *f = &out->fn[i];
+		copy_name(f->name, sizeof(f->name), top[i].name);
+		copy_name(f->file, sizeof(f->file), top[i].file);
+		copy_name(f->comm, sizeof(f->comm), top[i].comm);
+		f->pid = top[i].pid;
+		f->nprocs = top[i].nprocs;
+		f->self = top[i].self;
+		f->total = top[i].total;
+	}
 }

@@ -37,4 +37,11 @@ void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, dou
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r);
 void cpw_sampling_free(struct cpw_sampling *sp);
 
+/* The live view's copy of the top functions so far (view/tui.h, its key f): whether they
+ * are sampled (sp NULL: --no-hotspots, or no memory for them), else why not, or when the
+ * sampler arms; the samples by kind of code and the top CPW_VIEW_HOT_MAX functions, every
+ * figure and name copied. */
+struct cpw_view_hotspots;
+void cpw_sampling_view(const struct cpw_sampling *sp, const struct cpw_config *cfg, struct cpw_view_hotspots *out);
+
 #endif

@@ -821,6 +821,7 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 	cpw_process_verdict_guard_advice(&snap->procs, &snap->verdict);
 	/* The top functions so far, as the report's advice will name them. */
 	cpw_hotspot_advice_append(s->report.hotspots, &snap->verdict); /* hotspots */
+	cpw_sampling_view(s->sampling, s->cfg, &snap->hot);            /* hotspots: f's panel */
 	/* gpu: its verdict and the header's figures, as the report's */
 	cpw_gpu_verdict_apply(&m, &snap->verdict);
 	cpw_phases_retell(&snap->phases, &snap->verdict);

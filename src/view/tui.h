@@ -3,10 +3,11 @@
  *
  * It draws from a snapshot that the session hands it after each sample (the tree, the
  * verdict so far, the phases so far and the timeline they were found in, usable cores,
- * pressure over the last interval) and reads nothing from the kernel nor classifies. The loop that samples and hands snapshots over is the modes' (watch.c).
+ * pressure over the last interval, the top functions so far) and reads nothing from the kernel nor classifies. The loop that samples and hands snapshots over is the modes' (watch.c).
  *
- * Two layers. The pure helpers (tui_table.c, tui_spark.c, tui_phases.c, tui_format.c) turn
- * the model into rows, columns, sparklines, phase marks and short figures; they draw nothing and are unit-tested. The
+ * Two layers. The pure helpers (tui_table.c, tui_spark.c, tui_phases.c, tui_hot.c,
+ * tui_format.c) turn the model into rows, columns, sparklines, phase marks, the lines of
+ * the top functions and short figures; they draw nothing and are unit-tested. The
  * view owns the terminal through ncurses: tui_screen.c takes the terminal and always gives
  * it back (quit, signal, exit, fatal signal) before the report is written, tui_draw.c
  * draws only after a sample or a key, and tui_keys.c reads keys with ppoll() on the
@@ -17,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "classify/phases.h"
@@ -25,6 +27,37 @@
 #include "model/timeline.h"
 #include "model/tree.h"
 #include "options.h"
+#include "source/sample/sampler.h"
+
+/* The top functions so far (f), copied from the session's hotspots (model/hotspots.h) into
+ * the snapshot, so that nothing in it points into tables the session goes on filling.
+ * Names are raw (the view escapes them), cut at a character's start where too long. */
+#define CPW_VIEW_HOT_MAX 10
+enum cpw_view_hot_state {
+	CPW_VIEW_HOT_OFF,         /* --no-hotspots */
+	CPW_VIEW_HOT_UNAVAILABLE, /* the sampler could not open: why says why */
+	CPW_VIEW_HOT_NOT_ARMED,   /* not yet: run mode arms it arms_at_s into the run */
+	CPW_VIEW_HOT_SAMPLED,
+};
+struct cpw_view_hot_fn {
+	char name[192];
+	char file[96];         /* the file's base name, or FILE:LINE for Python */
+	char comm[16];         /* the process that ran it most */
+	pid_t pid;
+	unsigned nprocs;       /* processes that ran it */
+	uint64_t self, total;  /* samples */
+};
+struct cpw_view_hotspots {
+	enum cpw_view_hot_state state;
+	char why[200];                   /* CPW_VIEW_HOT_UNAVAILABLE's reason */
+	double arms_at_s;                /* CPW_VIEW_HOT_NOT_ARMED: when (0: at the next sample) */
+	double armed_at_s;               /* CPW_VIEW_HOT_SAMPLED: since when (run seconds) */
+	int hz;                          /* samples per second per running thread */
+	uint64_t samples;
+	uint64_t kind[CPW_CODE_KINDS];   /* samples by kind of code */
+	size_t n;                        /* the top functions by self samples, most first */
+	struct cpw_view_hot_fn fn[CPW_VIEW_HOT_MAX];
+};
 
 /* What the view draws, filled by the session (cpw_session_snapshot()). */
 struct cpw_view_snapshot {
@@ -46,6 +79,8 @@ struct cpw_view_snapshot {
 	/* The GPUs the tree holds, at the latest reading: busy share, memory used and total
 	 * (bytes); NAN where it holds none. */
 	double gpu_busy, gpu_mem_used_b, gpu_mem_total_b;
+	/* The top functions so far, or why there are none (f). */
+	struct cpw_view_hotspots hot;
 };
 
 /* ---- The table (tui_table.c) ---- */
@@ -173,6 +208,21 @@ int cpw_tui_phase_row(const struct cpw_phases *ph, const struct cpw_tl_point *po
  * [2] 1.3 s- cpu-bound" (ongoing: the last one has no end yet). Where they do not all fit,
  * the oldest give way to "..."; empty with no phase yet. Returns the cells used. */
 int cpw_tui_phase_list(const struct cpw_phases *ph, bool ongoing, int width, char *out, size_t outlen);
+
+/* ---- The top functions so far (tui_hot.c) ---- */
+
+#define CPW_TUI_HOT_ROW 512 /* bytes of one line of the panel */
+/* The lines of f's panel, each at most width cells (escaped, cut; width from 20): a title
+ * with the samples and their rate ("top functions so far: 1234 cpu-clock samples at 199 Hz,
+ * from 0.5 s"), the time by kind of code ("by kind of code: python 90%, interpreter 9%"),
+ * then a row of column titles and a row per function: self%, total%, function, file,
+ * process (pid), as the report's Hotspots section. A narrow width drops total%, then the
+ * process, then the file; a name too long for its column is cut with "..." (an ellipsis
+ * with utf8). Where there are no functions to show, the lines say why. *head: the index
+ * of the column titles' row, -1 where there is none. Returns the lines written (at most
+ * max); the function rows come last, so that a caller may show only the first ones. */
+int cpw_tui_hot_lines(const struct cpw_view_hotspots *hs, int width, bool utf8, char rows[][CPW_TUI_HOT_ROW],
+		      int max, int *head);
 
 /* ---- Formatting (tui_format.c): every result fits in 6 cells, a count in 4 ---- */
 

@@ -1,7 +1,7 @@
 /*
  * tui_draw.c: the live view's drawing (tui.h): the snapshot into the header and the
  * table's rows, then the header, the advice, the sparklines and the phases so far, the
- * process table, the footer, and the help and verdict panels over them. Drawing happens
+ * process table, the footer, and the help, verdict and top functions' panels over them. Drawing happens
  * only after a sample or a key; the table's buffers are reused between refreshes.
  */
 #include "config.h"
@@ -582,6 +582,28 @@ static void draw_verdict_panel(struct cpw_tui *ui)
 	}
 }
 
+/* f: the top functions so far, in a box that follows the run, as wide as the screen (120
+ * cells at most, so that a wide screen does not spread it thin); the functions that do not fit the screen's height are
+ * left out, the line that closes it stays. */
+static void draw_hot_panel(struct cpw_tui *ui)
+{
+	enum { MAX = 16 };
+	char rows[MAX][CPW_TUI_HOT_ROW];
+	int w = COLS <= 124 ? COLS : 120;
+	int head;
+
+	if (w < 22 || LINES < 5)
+		return;
+	int room = LINES - 3; /* a blank line above and below, the closing line */
+	int n = cpw_tui_hot_lines(&ui->snap.hot, w - 2, ui->utf8, rows, room < MAX ? room : MAX, &head);
+	int h = n + 3;
+	int y = (LINES - h) / 2, x = (COLS - w) / 2;
+	fill_box(y, x, h, w);
+	for (int i = 0; i < n; i++)
+		box_line(ui, y + 1 + i, x + 1, w - 2, rows[i], i == 0 || i == head ? A_BOLD : 0);
+	box_line(ui, y + 1 + n, x + 1, w - 2, "f or Esc closes", A_DIM);
+}
+
 /* The status of the selected process (or a message) into ui->line: "" when none. */
 static void status_text(struct cpw_tui *ui)
 {
@@ -653,7 +675,7 @@ static void draw_footer(struct cpw_tui *ui)
 	}
 	if (n >= 0 && (size_t)n < sizeof(ui->line))
 		snprintf(ui->line + n, sizeof(ui->line) - (size_t)n,
-			 "q quit  h help  / filter  k kill  v verdict  space %s  t %s  H threads  <> sort  +- %ums",
+			 "q quit  h help  / filter  k kill  v verdict  f functions  space %s  t %s  H threads  <> sort  +- %ums",
 			 ui->paused ? "resume" : "pause", ui->tree ? "flat" : "tree", ui->interval_ms);
 	put(ui, y, 0, ui->line, ui->filter[0] ? A_BOLD : A_DIM);
 }
@@ -689,6 +711,8 @@ void cpw_tui_draw(struct cpw_tui *ui)
 	if (st > 0)
 		draw_status(ui, LINES - 1 - st, st);
 	draw_footer(ui);
+	if (ui->hot_panel)
+		draw_hot_panel(ui);
 	if (ui->verdict_panel)
 		draw_verdict_panel(ui);
 	if (ui->kill_stage != KILL_NONE)

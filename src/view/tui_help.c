@@ -18,6 +18,7 @@ static const struct {
 	{ "t", "tree / flat list" },
 	{ "H", "a row per thread under each process (htop's H)" },
 	{ "v", "the verdict so far: evidence, findings, advice" },
+	{ "f", "the top functions so far: self%, total%, file, process; f or Esc closes it" },
 	{ "c Enter", "collapse / expand the selected subtree" },
 	{ "Up Down", "move the selection (also PgUp PgDn Home End)" },
 	{ "< > F6", "sort by the column on the left / right" },

@@ -198,9 +198,12 @@ static enum cpw_tui_event handle_key(struct cpw_tui *ui, int ch, bool *redraw, b
 	case 'H': ui->threads = !ui->threads; *rebuild_rows = true; break;
 	case 'h': case '?': ui->help = true; ui->help_top = 0; break;
 	case 'v': case 'V': ui->verdict_panel = true; break;
+	case 'f': ui->hot_panel = !ui->hot_panel; break;
 	case '/': case KEY_F(4): ui->filter_edit = true; break;
-	case 27: /* Esc: the filter goes */
-		if (ui->filter[0]) {
+	case 27: /* Esc: f's panel goes, else the filter */
+		if (ui->hot_panel) {
+			ui->hot_panel = false;
+		} else if (ui->filter[0]) {
 			ui->filter[0] = '\0';
 			*rebuild_rows = true;
 		}

@@ -69,6 +69,7 @@ struct cpw_tui {
 	bool kill_pending;           /* confirmed: cpw_tui_take_kill() takes it */
 	char status_msg[200];        /* on the status line until the next key; "" none */
 	bool verdict_panel;          /* v: the verdict so far, whole */
+	bool hot_panel;              /* f: the top functions so far, until f or Esc */
 	char notice[200];
 	unsigned interval_ms;
 	struct timespec last_update;

@@ -43,22 +43,6 @@ fi
 
 . "$CPW_SRCDIR/tests/integration/tmux_pane.sh"
 
-# resize SESSION WxH: until tmux has it and the view has redrawn into it (ERE on screen).
-resize() {
-	_deadline=$(( $(date +%s) + 10 ))
-	while :; do
-		if [ "$(T display-message -p -t "$1" '#{pane_width}x#{pane_height}')" != "$2" ]; then
-			T resize-window -t "$1" -x "${2%x*}" -y "${2#*x}"
-			sleep 0.1
-		else
-			screen "$1"
-			grep -Eq -- "$3" "$SCRATCH/screen" && return 0
-		fi
-		[ "$(date +%s)" -ge "$_deadline" ] && return 1
-		sleep 0.1
-	done
-}
-
 LIST='^phases: \[1\] 0\.0-[0-9.]+ s io-bound  \[2\] [0-9.]+-[0-9.]+ s (cpu-bound|cpu-starved)$'
 W=$CPW_WORKLOADS
 cat >"$SCRATCH/run.sh" <<EOF
