@@ -84,3 +84,27 @@ void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict 
 	size_t have = strlen(v->advice);
 	snprintf(v->advice + have, sizeof(v->advice) - have, "%s%s", have ? " " : "", text);
 }
+
+void cpw_hotspot_advice_name_turns(const struct cpw_hotspots *h, struct cpw_verdict *v)
+{
+	static const char turns[] = "they take turns on a lock";
+	if (!h || cpw_hotspots_unavailable(h) || cpw_hotspots_samples(h) < ADVICE_MIN_SAMPLES)
+		return;
+	for (int i = 0; i < v->nfindings; i++) {
+		char *f = v->findings[i];
+		if (!strstr(f, turns) || strstr(f, ", running "))
+			continue;
+		struct cpw_hot_fn top[2];
+		size_t n = cpw_hotspots_top(h, top, 2);
+		size_t k = n && strcmp(top[0].name, "[other]") == 0 ? 1 : 0;
+		if (k >= n)
+			return;
+		double pct = 100.0 * (double)top[k].self / (double)cpw_hotspots_samples(h);
+		char add[160];
+		int w = snprintf(add, sizeof(add), ", running %s (%s), %.0f%% of the CPU", top[k].name, top[k].file, pct);
+		size_t have = strlen(f);
+		if (w > 0 && have + (size_t)w < sizeof(v->findings[i])) /* whole, or not at all */
+			memcpy(f + have, add, (size_t)w + 1);
+		return;
+	}
+}

@@ -17,4 +17,9 @@ size_t cpw_hotspot_advice(const struct cpw_hotspots *h, char *buf, size_t len);
  * h == NULL). */
 void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict *v);
 
+/* Names what serialised threads run: the finding "N threads, about one core at a time:
+ * they take turns on a lock" gets ", running spin (gil_threads.py:12), 90% of the CPU",
+ * from the top function (any class of verdict; nothing where too little was sampled). */
+void cpw_hotspot_advice_name_turns(const struct cpw_hotspots *h, struct cpw_verdict *v);
+
 #endif

@@ -775,6 +775,7 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 		cpw_process_verdict_guard_advice(&pvs, &r->verdict);
 	}
 	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
+	cpw_hotspot_advice_name_turns(r->hotspots, &r->verdict);
 	cpw_gpu_verdict_apply(&r->metrics, &r->verdict); /* gpu: gpu-bound, and a held GPU that idles */
 	cpw_phases_retell(&r->phases, &r->verdict);       /* gpu: "gpu-bound overall; ..." */
 	cpw_leak_finding_add(s->tree, &r->leaks, &r->verdict); /* leaks */
@@ -821,6 +822,7 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 	cpw_process_verdict_guard_advice(&snap->procs, &snap->verdict);
 	/* The top functions so far, as the report's advice will name them. */
 	cpw_hotspot_advice_append(s->report.hotspots, &snap->verdict); /* hotspots */
+	cpw_hotspot_advice_name_turns(s->report.hotspots, &snap->verdict);
 	cpw_sampling_view(s->sampling, s->cfg, &snap->hot);            /* hotspots: f's panel */
 	/* gpu: its verdict and the header's figures, as the report's */
 	cpw_gpu_verdict_apply(&m, &snap->verdict);

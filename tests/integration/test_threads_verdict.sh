@@ -4,7 +4,8 @@
 #   mutex_threads 4        C threads computing under one mutex: cpu-bound, "4 threads,
 #                          about one core at a time: they take turns on a lock", advice to
 #                          shorten critical sections, never "parallelise"
-#   gil_threads.py 4       Python threads: the same finding naming the GIL, advice to use
+#   gil_threads.py 4       Python threads: the same finding naming the GIL and the function
+#                          they run (spin), advice to use
 #                          processes or code that releases the GIL, never threads
 #   taskset -c CPU spin_threads 2
 #                          a command that narrows its own CPUs: cpu-bound, the finding "the
@@ -99,7 +100,7 @@ fi
 
 expect_turns mutex_threads "4 threads, about one core at a time: they take turns on a lock" \
 	"Shorten the critical sections" "parallelise" "$W/mutex_threads" 4 1.5
-expect_turns gil_threads "they take turns on a lock, Python's global interpreter lock (GIL)" \
+expect_turns gil_threads "they take turns on a lock, Python's global interpreter lock (GIL), running spin (gil_threads.py:" \
 	"ProcessPoolExecutor" "parallelise (threads" "$PY" "$CPW_SRCDIR/tests/workloads/gil_threads.py" 4 1.5
 
 # --- a command that narrows its own CPUs ---------------------------------------------

@@ -436,6 +436,37 @@ static void test_advice(void)
 	cpw_hotspots_free(h);
 }
 
+static void test_advice_turns(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	const char *spin[] = { "spin" }, *other[] = { "other" };
+	struct cpw_verdict v;
+	memset(&v, 0, sizeof(v));
+	v.cls = CPW_CLASS_CPU_STARVED; /* any class */
+	snprintf(v.findings[0], sizeof(v.findings[0]), "uses 1.0 of 2 usable cores");
+	snprintf(v.findings[1], sizeof(v.findings[1]), "4 threads, about one core at a time: they take turns on a lock");
+	v.nfindings = 2;
+	cpw_hotspot_advice_name_turns(h, &v); /* nothing sampled: unchanged */
+	CU_ASSERT_STRING_EQUAL(v.findings[1], "4 threads, about one core at a time: they take turns on a lock");
+	for (int i = 0; i < 100; i++)
+		one_stack(h, 1, "prog", i, 1, i % 10 < 9 ? spin : other);
+	cpw_hotspot_advice_name_turns(h, &v);
+	CU_ASSERT_STRING_EQUAL(v.findings[0], "uses 1.0 of 2 usable cores");
+	CU_ASSERT_STRING_EQUAL(v.findings[1], "4 threads, about one core at a time: they take turns on a lock, "
+					      "running spin (prog), 90% of the CPU");
+	cpw_hotspot_advice_name_turns(h, &v); /* once */
+	CU_ASSERT_STRING_EQUAL(v.findings[1], "4 threads, about one core at a time: they take turns on a lock, "
+					      "running spin (prog), 90% of the CPU");
+	/* What does not fit whole is left out, never cut. */
+	memset(v.findings[1], 'x', sizeof(v.findings[1]) - 40);
+	snprintf(v.findings[1] + sizeof(v.findings[1]) - 40, 40, "they take turns on a lock");
+	char before[sizeof(v.findings[1])];
+	memcpy(before, v.findings[1], sizeof(before));
+	cpw_hotspot_advice_name_turns(h, &v);
+	CU_ASSERT_STRING_EQUAL(v.findings[1], before);
+	cpw_hotspots_free(h);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -452,5 +483,6 @@ int main(void)
 	CU_add_test(s, "model: the host's spin in the GPU driver, none from a handful", test_gpu_spin_share);
 	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
 	CU_add_test(s, "advice: cpu-bound names the top functions and their kind", test_advice);
+	CU_add_test(s, "advice: threads taking turns on a lock, what they run", test_advice_turns);
 	return cpw_cunit_run_tap();
 }
