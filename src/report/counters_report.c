@@ -148,6 +148,19 @@ int cpw_counters_report_write_text(const struct cpw_counter_values *c, FILE *out
 {
 	if (!c)
 		return 0;
+	/* Every event missing for one reason (a machine without a PMU: all of them, every
+	 * run) is one line, the section's own. */
+	bool one_reason = c->n > 0 && !has_number(&c->ev[0]);
+	for (size_t i = 1; i < c->n && one_reason; i++)
+		one_reason = same_missing(&c->ev[0], &c->ev[i]);
+	if (one_reason) {
+		fprintf(out, "Counters: %s %s", missing_label(&c->ev[0]), c->ev[0].name);
+		for (size_t i = 1; i < c->n; i++)
+			fprintf(out, ", %s", c->ev[i].name);
+		fprintf(out, " (%s)\n", reason_of(&c->ev[0]));
+		return ferror(out) ? -EIO : 0;
+	}
+	fputs("Counters:\n", out);
 	bool user_only = false;
 	for (size_t i = 0; i < c->n; i++)
 		if (has_number(&c->ev[i]) && c->ev[i].user_only)

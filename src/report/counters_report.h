@@ -12,9 +12,10 @@
 #include <json-c/json.h>
 #include "counter_values.h"
 
-/* Writes the lines of the counters section (the caller prints its heading): a note when
- * only user space is counted, then one tab-indented line per event. Returns 0, or -errno
- * when writing failed. Writes nothing for c == NULL. */
+/* Writes the counters section: its heading, a note when only user space is counted, then
+ * one tab-indented line per event; where every event is missing for one reason (no PMU),
+ * the heading and that line are one ("Counters: <not supported> cycles, ... (why)").
+ * Returns 0, or -errno when writing failed. Writes nothing for c == NULL. */
 int cpw_counters_report_write_text(const struct cpw_counter_values *c, FILE *out);
 /* "counted", "not-supported", "not-permitted", "multiplexed". */
 const char *cpw_counters_report_status_name(enum cpw_counter_status s);

@@ -101,7 +101,8 @@ static void write_timeline(const struct cpw_phases *ph, const struct cpw_timelin
 		snprintf(scale, sizeof scale, "peak %.1f MiB/s read+written", disk_top / 1048576.0);
 	else
 		snprintf(scale, sizeof scale, "N/A (storage bytes unreadable)");
-	spark_row(out, "disk", r.disk, r.ncols, disk_top, scale);
+	if (!r.disk_known || disk_top > 0) /* no storage at all: the Storage line says so */
+		spark_row(out, "disk", r.disk, r.ncols, disk_top, scale);
 	if (r.gpu_known)
 		spark_row(out, "gpu", r.gpu, r.ncols, 1, "0-100% busy (the GPUs the tree holds)");
 	if (ph->n < 2)

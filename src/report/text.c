@@ -395,10 +395,8 @@ int cpw_report_write_text(const struct cpw_report *r, FILE *out)
 	write_tree_section(r, out);
 	write_threads_section(r, out);
 	write_pressure_section(r, out);
-	if (r->counters) {
-		fputs("Counters:\n", out);
-		cpw_counters_report_write_text(r->counters, out);
-	}
+	if (r->counters)
+		cpw_counters_report_write_text(r->counters, out); /* with its heading */
 	cpw_waits_report_write_text(r->waits, out);
 	cpw_phases_report_write_text(&r->phases, r->timeline, r->metrics.cores_usable, out);
 	cpw_hotspots_report_write_text(r->hotspots, &r->phases, out);

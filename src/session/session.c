@@ -96,6 +96,7 @@ struct cpw_session {
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
 	struct cpw_sampling *sampling;     /* hotspots: on-CPU samples by function; NULL: none */
+	char delayacct_why[320];           /* why delay accounting is off; "" when on */
 	struct cpw_gpu_watch *gpu;         /* gpu: the GPUs, read once a second; NULL: none */
 };
 /* Closes what the session holds in the kernel (exit records, held files) and removes the
@@ -231,12 +232,10 @@ int cpw_session_open(struct cpw_session *s, char *err, size_t errlen)
 	if (cfg->mode == CPW_MODE_ATTACH)
 		cpw_perf_encode_start(&encoder, cfg->events);
 
-	char why[320] = "";
-	int on = cpw_taskstats_delayacct(cfg->proc_root, why, sizeof(why));
+	int on = cpw_taskstats_delayacct(cfg->proc_root, s->delayacct_why, sizeof(s->delayacct_why));
 	s->run.delayacct_on = on == 1;
-	if (on != 1)
-		cpw_report_note(&s->report, "%s; disk waits come from sampled thread states instead",
-				why[0] ? why : "delay accounting is off");
+	if (on != 1 && !s->delayacct_why[0])
+		snprintf(s->delayacct_why, sizeof(s->delayacct_why), "delay accounting is off");
 	cpw_session_listen(s);
 	if (cpw_perf_encode_finish(&encoder, &s->counters, err, errlen) < 0)
 		return -EINVAL;
@@ -757,6 +756,11 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 
 	/* Judge: the verdict, the phases each with its own (they refine the run's), budgets. */
 	cpw_gpu_watch_finish(s->gpu, s->tree, r); /* gpu: its metrics, before the verdict */
+	/* Said only where it changes a figure: a run whose threads waited for storage (D) in 5%
+	 * of their samples or more (JSON's delays.enabled says it always). */
+	if (s->delayacct_why[0] && (r->metrics.st_disk_wait + r->metrics.st_d_other) * 20 >= r->metrics.thread_samples &&
+	    r->metrics.st_disk_wait + r->metrics.st_d_other > 0)
+		cpw_report_note(r, "%s; disk waits come from sampled thread states instead", s->delayacct_why);
 	cpw_classify(&r->metrics, &r->verdict);
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
