@@ -65,6 +65,7 @@ void cpw_cli_usage(FILE *out)
 	      "      --plot=FILE          also draw the run over time as an SVG picture in FILE\n"
 	      "      --folded=FILE        also write the sampled stacks to FILE, collapsed\n"
 	      "                           (flamegraph.pl), the process's name as the root frame\n"
+	      "      --flame=FILE         also draw the stacks as an SVG flame graph in FILE\n"
 	      "      --no-hotspots        do not sample where the CPU time goes by function\n"
 	      "      --series=FILE        write each sample to FILE as it is taken, one JSON\n"
 	      "                           object a line (JSON Lines), flushed: a killed run\n"
@@ -285,7 +286,7 @@ static int expand_output(struct cpw_config *cfg, FILE *err)
 enum long_only {
 	OPT_FORMAT = 256, OPT_LIST_EVENTS, OPT_TUI, OPT_NO_TUI, OPT_NO_CGROUP,
 	OPT_MAX_WALL, OPT_MAX_CPU, OPT_MAX_RSS, OPT_FAIL_ON, OPT_PLOT, OPT_LABEL, OPT_MERGE,
-	OPT_FOLDED, OPT_NO_HOTSPOTS, OPT_TIMEOUT, OPT_KILL_AFTER, OPT_SERIES,
+	OPT_FOLDED, OPT_NO_HOTSPOTS, OPT_TIMEOUT, OPT_KILL_AFTER, OPT_SERIES, OPT_FLAME,
 };
 
 static const struct option long_options[] = {
@@ -297,6 +298,7 @@ static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "flame", required_argument, NULL, OPT_FLAME },
 	{ "no-hotspots", no_argument, NULL, OPT_NO_HOTSPOTS },
 	{ "wait-all", no_argument, NULL, 'a' },
 	{ "events", required_argument, NULL, 'e' },
@@ -394,6 +396,11 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 			if (!*optarg)
 				FAIL("empty folded-stacks file name");
 			cfg->folded_path = optarg;
+			break;
+		case OPT_FLAME:
+			if (!*optarg)
+				FAIL("empty flame-graph file name");
+			cfg->flame_path = optarg;
 			break;
 		case OPT_NO_HOTSPOTS:
 			cfg->no_hotspots = true;
@@ -508,6 +515,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 		FAIL("--label applies to --format prometheus or openmetrics");
 	if (cfg->folded_path && cfg->no_hotspots)
 		FAIL("--folded writes the sampled stacks: it cannot go with --no-hotspots");
+	if (cfg->flame_path && cfg->no_hotspots)
+		FAIL("--flame draws the sampled stacks: it cannot go with --no-hotspots");
 	if (expand_output(cfg, err) < 0)
 		return CPW_CLI_ERROR;
 	if (cfg->mode == CPW_MODE_MERGE) {
@@ -519,8 +528,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 			FAIL("--merge writes text, JSON or prometheus, not openmetrics");
 		if (cfg->plot_path)
 			FAIL("--plot draws a run or a watch over time; --merge has no time series");
-		if (cfg->folded_path || cfg->no_hotspots)
-			FAIL("--folded and --no-hotspots apply to a run or a watch; --merge has no samples");
+		if (cfg->folded_path || cfg->flame_path || cfg->no_hotspots)
+			FAIL("--folded, --flame and --no-hotspots apply to a run or a watch; --merge has no samples");
 		/* What only a run or a watch has: a budget here could never be broken. */
 		if (cfg->max_wall_s > 0 || cfg->max_cpu_s > 0 || cfg->max_rss_kib > 0 || cfg->fail_on_mask ||
 		    cfg->timeout_s > 0 || seen.kill_after_given)

@@ -61,7 +61,7 @@ static bool say_stdout_shared(const struct cpw_config *cfg, const struct cpw_out
 	return true;
 }
 
-/* Whether a file written beside the report (--plot, --folded) may go to path: checked, made
+/* Whether a file written beside the report (--plot, --folded, --flame) may go to path: checked, made
  * nothing. NULL: none asked for. */
 static bool side_path_ok(const char *path, char *err, size_t errlen)
 {
@@ -117,9 +117,10 @@ int main(int argc, char **argv)
 		return CPW_EXIT_FAILURE;
 	}
 	say_stdout_shared(&cfg, &out);
-	/* The --plot and --folded paths too: a bad one fails before the command starts; their
-	 * files are made when the report is written (report/emit.c). */
-	if (!side_path_ok(cfg.plot_path, err, sizeof(err)) || !side_path_ok(cfg.folded_path, err, sizeof(err))) {
+	/* The --plot, --folded and --flame paths too: a bad one fails before the command starts;
+	 * their files are made when the report is written (report/emit.c). */
+	if (!side_path_ok(cfg.plot_path, err, sizeof(err)) || !side_path_ok(cfg.folded_path, err, sizeof(err)) ||
+	    !side_path_ok(cfg.flame_path, err, sizeof(err))) {
 		fprintf(stderr, "cperfwatch: %s\n", err);
 		cpw_output_abandon(&out);
 		return CPW_EXIT_FAILURE;

@@ -48,6 +48,8 @@ struct cpw_config {
 	int sampling_hz;         /* CPERFWATCH_SAMPLING_HZ (tests); 0: the default rate */
 	const char *folded_path; /* --folded FILE: collapsed stacks; NULL for none (checked by
 				  * main.c before anything runs, made when the report is) */
+	const char *flame_path;  /* --flame FILE: the stacks as an SVG flame graph; NULL for none
+				  * (checked and made as --folded's) */
 	bool wait_all;           /* run mode: wait for every descendant, orphans included */
 	bool tui;                /* live view (attach mode on a terminal by default) */
 	bool tui_forced;         /* --tui given explicitly */

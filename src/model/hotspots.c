@@ -453,20 +453,45 @@ bool cpw_hotspots_top_between(const struct cpw_hotspots *h, double t0, double t1
 	return true;
 }
 
-int cpw_hotspots_each_stack(const struct cpw_hotspots *h, cpw_hot_stack_fn fn, void *ctx)
+int cpw_hotspots_each_stack_kinds(const struct cpw_hotspots *h, cpw_hot_stack_kinds_fn fn, void *ctx)
 {
 	const char *names[STACK_DEPTH];
+	enum cpw_code_kind kinds[STACK_DEPTH];
 	for (size_t i = 1; i <= h->nstacks; i++) {
 		const struct stack *s = &h->stacks[i];
-		for (int k = 0; k < s->depth; k++)
-			names[k] = h->pool + h->fns[s->fr[s->depth - 1 - k]].name;
-		int rc = fn(ctx, h->comms[s->comm], names, s->depth, s->count);
+		for (int k = 0; k < s->depth; k++) {
+			const struct fn *f = &h->fns[s->fr[s->depth - 1 - k]];
+			names[k] = h->pool + f->name;
+			kinds[k] = (enum cpw_code_kind)f->kind;
+		}
+		int rc = fn(ctx, h->comms[s->comm], names, kinds, s->depth, s->count);
 		if (rc)
 			return rc;
 	}
 	if (h->stacks_dropped) {
 		const char *other = "[other]";
-		return fn(ctx, "[other]", &other, 1, h->stacks_dropped);
+		const enum cpw_code_kind unknown = CPW_CODE_UNKNOWN;
+		return fn(ctx, "[other]", &other, &unknown, 1, h->stacks_dropped);
 	}
 	return 0;
+}
+
+/* each_stack's callback called from each_stack_kinds', the kinds left out. */
+struct names_only {
+	cpw_hot_stack_fn fn;
+	void *ctx;
+};
+
+static int without_kinds(void *ctx, const char *comm, const char *const *frames, const enum cpw_code_kind *kinds,
+			 int n, uint64_t count)
+{
+	const struct names_only *no = ctx;
+	(void)kinds;
+	return no->fn(no->ctx, comm, frames, n, count);
+}
+
+int cpw_hotspots_each_stack(const struct cpw_hotspots *h, cpw_hot_stack_fn fn, void *ctx)
+{
+	struct names_only no = { fn, ctx };
+	return cpw_hotspots_each_stack_kinds(h, without_kinds, &no);
 }

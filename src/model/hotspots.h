@@ -4,9 +4,9 @@
  *
  * Per function (its name and file, summed over every process that runs it): samples where
  * it ran itself (self) and samples where it was on the stack (total); per process; per kind
- * of code; the distinct stacks, rooted at the process's name (for --folded); and per slice
- * of the run's time, its top functions (for the phases). Every table has a fixed size, about
- * 0.5 MiB in all whatever the run's length: what does not fit goes to "[other]".
+ * of code; the distinct stacks, rooted at the process's name (for --folded and --flame); and
+ * per slice of the run's time, its top functions (for the phases). Every table has a fixed
+ * size, about 0.5 MiB in all whatever the run's length: what does not fit goes to "[other]".
  */
 #ifndef CPW_MODEL_HOTSPOTS_H
 #define CPW_MODEL_HOTSPOTS_H
@@ -59,6 +59,10 @@ bool cpw_hotspots_top_between(const struct cpw_hotspots *h, double t0, double t1
 /* Distinct stacks: calls fn with the process's name and the frames' names, root first. */
 typedef int (*cpw_hot_stack_fn)(void *ctx, const char *comm, const char *const *frames, int n, uint64_t count);
 int cpw_hotspots_each_stack(const struct cpw_hotspots *h, cpw_hot_stack_fn fn, void *ctx);
+/* The same stacks with each frame's kind of code (kinds[k] is frames[k]'s), for --flame. */
+typedef int (*cpw_hot_stack_kinds_fn)(void *ctx, const char *comm, const char *const *frames,
+				      const enum cpw_code_kind *kinds, int n, uint64_t count);
+int cpw_hotspots_each_stack_kinds(const struct cpw_hotspots *h, cpw_hot_stack_kinds_fn fn, void *ctx);
 /* Samples whose stack did not fit the stack table (counted under "[other]"). */
 uint64_t cpw_hotspots_stacks_dropped(const struct cpw_hotspots *h);
 

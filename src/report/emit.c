@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "report/output.h"
 #include "report/plot_svg.h"
+#include "report/flame_svg.h"
 #include "report/hotspots_report.h"
 
 /* Writes the report to an unbuffered stream (standard error) in one go: one write instead
@@ -48,7 +49,8 @@ static void name_output(const struct cpw_report *r, const char *what, char *buf,
 		snprintf(buf, len, "%s (the command exited with status %d)", what, r->exit_code);
 }
 
-/* What goes to a file of its own beside the report: the --plot picture, the --folded stacks. */
+/* What goes to a file of its own beside the report: the --plot picture, the --folded stacks,
+ * the --flame graph. */
 typedef int (*side_writer)(const struct cpw_report *r, FILE *out);
 
 static int write_plot(const struct cpw_report *r, FILE *out)
@@ -61,16 +63,21 @@ static int write_folded(const struct cpw_report *r, FILE *out)
 	return cpw_hotspots_report_write_folded(r->hotspots, out);
 }
 
+static int write_flame(const struct cpw_report *r, FILE *out)
+{
+	return cpw_flame_svg_write(r, out);
+}
+
 /* The file main.c checked before the run, made now and renamed into place once whole. */
 static int emit_side_file(const char *path, const char *what, side_writer write, const struct cpw_report *r)
 {
 	struct cpw_output side;
 	char err[CPW_PATH_LEN + 160], named[96];
+	name_output(r, what, named, sizeof(named));
 	if (cpw_output_init_file(&side, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "cperfwatch: cannot write the %s: %s\n", what, err);
+		fprintf(stderr, "cperfwatch: cannot write the %s: %s\n", named, err);
 		return -1;
 	}
-	name_output(r, what, named, sizeof(named));
 	int rc = cpw_output_begin(&side);
 	return cpw_output_finish(&side, rc == 0 ? write(r, side.stream) : rc, named);
 }
@@ -89,5 +96,6 @@ int cpw_report_emit(const struct cpw_report *r, struct cpw_output *out)
 	int folded_rc = r->cfg && r->cfg->folded_path
 				? emit_side_file(r->cfg->folded_path, "folded stacks", write_folded, r)
 				: 0;
-	return report_rc == 0 && plot_rc == 0 && folded_rc == 0 ? 0 : -1;
+	int flame_rc = r->cfg && r->cfg->flame_path ? emit_side_file(r->cfg->flame_path, "flame graph", write_flame, r) : 0;
+	return report_rc == 0 && plot_rc == 0 && folded_rc == 0 && flame_rc == 0 ? 0 : -1;
 }

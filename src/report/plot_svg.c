@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "util/escape.h"
+#include "report/svg_text.h"
 #include "util/arith.h"
 #include "model/proc_label.h" /* proc_label */
 
@@ -53,16 +54,7 @@ static size_t put_text_max(FILE *out, const char *s, size_t max)
 			max--;
 		clean[max] = '\0';
 	}
-	for (const char *c = clean; *c; c++) {
-		switch (*c) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			fputc((unsigned char)*c < 0x20 ? '?' : *c, out);
-		}
-	}
+	cpw_svg_text_put(out, clean, sizeof clean);
 	if (len > max)
 		fputs("...", out);
 	return len > max ? max : len;

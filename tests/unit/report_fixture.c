@@ -150,3 +150,51 @@ struct cpw_timeline *report_fixture_timeline(struct cpw_report *r)
 	b->procs[0] = (struct cpw_tl_proc){ .pid = 100, .comm = "first", .cpu_s = 1.164, .io_bytes = 0 };
 	return tl;
 }
+
+struct cpw_hotspots *report_fixture_hotspots(void)
+{
+	const enum cpw_code_kind PY = CPW_CODE_PYTHON, IN = CPW_CODE_INTERPRETER, LC = CPW_CODE_LIBC,
+				 KE = CPW_CODE_KERNEL, NA = CPW_CODE_NATIVE, JI = CPW_CODE_JIT;
+	/* Each stack: its process, its samples, then its frames from the leaf out. */
+	const struct {
+		pid_t pid;
+		const char *comm;
+		int samples, n;
+		struct cpw_frame fr[6];
+	} stacks[] = {
+		{ 10, "python3", 900, 4, { { "PyNumber_Multiply", "libpython3.11.so.1.0", IN },
+					   { "compute", "job.py", PY }, { "main", "job.py", PY },
+					   { "<module>", "job.py", PY } } },
+		{ 10, "python3", 500, 6, { { "copy_user_generic", "[kernel]", KE }, { "ksys_read", "[kernel]", KE },
+					   { "read", "libc.so.6", LC }, { "load", "job.py", PY },
+					   { "main", "job.py", PY }, { "<module>", "job.py", PY } } },
+		{ 10, "python3", 300, 4, { { "_PyEval_EvalFrameDefault", "libpython3.11.so.1.0", IN },
+					   { "compute", "job.py", PY }, { "main", "job.py", PY },
+					   { "<module>", "job.py", PY } } },
+		{ 11, "w<&\"x\x01y>", 200, 2, {
+			{ "fast_kernel_with_a_very_long_name_that_cannot_fit_in_its_frame_at_all", "libfast.so", NA },
+			{ "libfast.so+0x1234", "libfast.so", NA } } },
+		{ 11, "w<&\"x\x01y>", 97, 1, { { "jitted_loop", "[jit]", JI } } },
+		{ 11, "w<&\"x\x01y>", 2, 1, { { "\xc3\xbc" "n\xc3\xaf" "code_fn", "libfast.so", NA } } },
+		{ 10, "python3", 1, 2, { { "tiny", "job.py", PY }, { "<module>", "job.py", PY } } },
+	};
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	if (!h)
+		return NULL;
+	cpw_hotspots_set_epoch(h, 100);
+	double t = 100.5;
+	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
+		struct cpw_stack st;
+		memset(&st, 0, sizeof(st));
+		st.pid = st.tid = stacks[i].pid;
+		st.comm = stacks[i].comm;
+		st.nframes = stacks[i].n;
+		memcpy(st.frames, stacks[i].fr, sizeof(stacks[i].fr));
+		for (int k = 0; k < stacks[i].samples; k++) {
+			st.mono_s = t;
+			t += 0.001;
+			cpw_hotspots_take(h, &st);
+		}
+	}
+	return h;
+}

@@ -28,5 +28,10 @@ struct cpw_timeline *report_fixture_timeline(struct cpw_report *r);
  * another process, disk on a file whose name holds a newline and an escape sequence, and
  * probe counts that give notes (denied, over budget). Static: do not free. */
 const struct cpw_waits *report_fixture_waits(void);
+/* On-CPU stacks of 2,000 samples, for r->hotspots (--flame's golden picture): python3 (pid 10)
+ * in Python, interpreter, libc and kernel frames; a process whose name holds markup and a
+ * control byte (pid 11) in native code with a long name, a JIT and a UTF-8 name; one stack
+ * of one sample (under 0.1%). NULL when out of memory. Free it with cpw_hotspots_free(). */
+struct cpw_hotspots *report_fixture_hotspots(void);
 
 #endif

@@ -84,6 +84,10 @@ static void test_run_mode(void)
 	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--", "make", "--", "x")), CPW_CLI_OK);
 	CU_ASSERT_EQUAL(cfg.command_argc, 3);
 	CU_ASSERT_EQUAL(cfg.interval_ms, CPW_INTERVAL_DEFAULT_MS);
+	CU_ASSERT_PTR_NULL(cfg.flame_path);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--flame=f.svg", "--folded", "f.txt", "--", "x")), CPW_CLI_OK);
+	CU_ASSERT_STRING_EQUAL(cfg.flame_path, "f.svg");
+	CU_ASSERT_STRING_EQUAL(cfg.folded_path, "f.txt");
 }
 
 /* --format prometheus, --label (checked), -o with %r and %q{VAR} expanded at parse time. */
@@ -264,6 +268,10 @@ static void test_bad_inputs(void)
 	expect_error(ARGS("-o", "", "--", "x"), "empty output file name");
 	expect_error(ARGS("--series", "", "x"), "empty series file name");
 	expect_error(ARGS("--series", "s.jsonl", "--merge", "a.json"), "--merge takes none");
+	expect_error(ARGS("--flame", "", "--", "x"), "empty flame-graph file name");
+	expect_error(ARGS("--flame", "f.svg", "--no-hotspots", "--", "x"), "--flame draws the sampled stacks");
+	expect_error(ARGS("--merge", "--flame", "f.svg", "a.json"), "--merge has no samples");
+	expect_error(ARGS("--merge", "a.json", "--flame", "f.svg"), "--merge has no samples");
 	expect_error(ARGS("--list-events", "--", "x"), "takes no command");
 }
 

@@ -1,13 +1,14 @@
 /*
  * test_golden.c: golden outputs of the report writers. The fixed report of report_fixture.c,
  * with its three-process tree, is rendered by the text, JSON, OpenMetrics and Prometheus writers and
- * compared byte for byte with tests/expected/report.txt, report.json, report.om and report.prom. On a
+ * compared byte for byte with tests/expected/report.txt, report.json, report.om and report.prom;
+ * with the fixture's stacks, by the flame graph's writer, with tests/expected/flame.svg. On a
  * mismatch the test fails and `diff -u` of expected against got goes to standard error (the
  * test's log), so any change to a writer shows up as a diff.
  *
  * Regenerating, after a change to a writer that is meant:
  *     CPW_UPDATE_GOLDEN=1 tests/unit/test_golden
- * writes the four files instead of comparing (and passes); read the diff before committing.
+ * writes the five files instead of comparing (and passes); read the diff before committing.
  *
  * The one figure that depends on the build, the JSON "version" (PACKAGE_VERSION), is masked
  * as @PACKAGE_VERSION@ before comparing or writing (see put_version_masked()).
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "report_fixture.h"
+#include "report/flame_svg.h"
 #include "cunit_tap.h"
 
 #ifndef CPW_EXPECTED_DIR
@@ -176,6 +178,20 @@ static void test_json(void) { check_golden("report.json", cpw_report_write_json)
 static void test_openmetrics(void) { check_golden("report.om", cpw_report_write_openmetrics); }
 static void test_prometheus(void) { check_golden("report.prom", cpw_report_write_prometheus); }
 
+/* The flame graph of the fixture's stacks (the report's own hotspots are NULL). */
+static int write_flame(const struct cpw_report *r, FILE *out)
+{
+	struct cpw_report with_stacks = *r;
+	struct cpw_hotspots *h = report_fixture_hotspots();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	with_stacks.hotspots = h;
+	int rc = cpw_flame_svg_write(&with_stacks, out);
+	cpw_hotspots_free(h);
+	return rc;
+}
+
+static void test_flame(void) { check_golden("flame.svg", write_flame); }
+
 int main(void)
 {
 	CU_initialize_registry();
@@ -184,5 +200,6 @@ int main(void)
 	CU_add_test(s, "json writer matches tests/expected/report.json", test_json);
 	CU_add_test(s, "openmetrics writer matches tests/expected/report.om", test_openmetrics);
 	CU_add_test(s, "prometheus writer matches tests/expected/report.prom", test_prometheus);
+	CU_add_test(s, "flame graph writer matches tests/expected/flame.svg", test_flame);
 	return cpw_cunit_run_tap();
 }

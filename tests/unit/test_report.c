@@ -18,6 +18,7 @@
 
 #include "report/report.h"
 #include "report/plot_svg.h"
+#include "report/flame_svg.h"
 #include "report/exposition.h"
 #include "report/output.h"
 #include "report/series.h"
@@ -477,6 +478,69 @@ static void test_plot_svg(void)
 	cpw_tree_free(tree);
 }
 
+/* The flame graph where it has no stacks (not sampled, sampling refused, no sample) and
+ * where the stack table overflowed: a picture that says why or how much, every name
+ * escaped; and a failed write is reported. (The whole picture: test_golden's flame.svg.) */
+static void test_flame_svg(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	report_fixture_build(&r, &cfg);
+	char *svg = render(&r, cpw_flame_svg_write);
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">No stacks: the run was not sampled (--no-hotspots).<"));
+	free(svg);
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	r.hotspots = h;
+	svg = render(&r, cpw_flame_svg_write);
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">No stacks: no sample was taken"));
+	free(svg);
+	cpw_hotspots_set_unavailable(h, "perf_event_paranoid is 3 <not> \x1b[31m");
+	svg = render(&r, cpw_flame_svg_write);
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">No stacks: perf_event_paranoid is 3 &lt;not&gt; ?[31m<"));
+	free(svg);
+	cpw_hotspots_free(h);
+
+	/* 4,900 distinct stacks of one sample (main, then one of 70 callers, then one of 70
+	 * leaves): the table keeps what fits, the rest is [other]; every leaf is under 0.1% of
+	 * the samples and left out, each of the callers the table kept is drawn. */
+	h = cpw_hotspots_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	cpw_hotspots_set_epoch(h, 100);
+	struct cpw_stack st;
+	char leaf[32], caller[32];
+	memset(&st, 0, sizeof(st));
+	st.pid = st.tid = 5;
+	st.comm = "p";
+	st.nframes = 3;
+	st.frames[0] = (struct cpw_frame){ leaf, "prog", CPW_CODE_NATIVE };
+	st.frames[1] = (struct cpw_frame){ caller, "prog", CPW_CODE_NATIVE };
+	st.frames[2] = (struct cpw_frame){ "main", "prog", CPW_CODE_NATIVE };
+	for (int i = 0; i < 4900; i++) {
+		snprintf(caller, sizeof(caller), "a%d", i / 70);
+		snprintf(leaf, sizeof(leaf), "b%d", i % 70);
+		st.mono_s = 100.5 + i * 1e-4;
+		cpw_hotspots_take(h, &st);
+	}
+	unsigned long long dropped = cpw_hotspots_stacks_dropped(h);
+	CU_ASSERT_TRUE_FATAL(dropped > 0);
+	r.hotspots = h;
+	svg = render(&r, cpw_flame_svg_write);
+	char expect[160];
+	snprintf(expect, sizeof(expect), " %llu under 0.1%% of the samples left out; [other]: %llu samples whose "
+		 "stack did not fit the table.", 4900 - dropped, dropped);
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, expect));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "<title>all (4900 samples, 100.00%)</title>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "<title>a0 (70 samples, 1.43%)</title>"));
+	CU_ASSERT_PTR_NULL(strstr(svg, "<title>b1 ("));
+	free(svg);
+	FILE *full = fopen("/dev/full", "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(full);
+	CU_ASSERT_NOT_EQUAL(cpw_flame_svg_write(&r, full), 0);
+	fclose(full);
+	cpw_hotspots_free(h);
+}
+
 /* The number of entries in dir, but . and .. */
 static int entries(const char *dir)
 {
@@ -597,6 +661,7 @@ int main(void)
 	CU_add_test(s, "-o: a temporary file renamed into place", test_output_rename);
 	CU_add_test(s, "numbers: every digit of whole ones, usable cores as written", test_numbers);
 	CU_add_test(s, "the SVG plot: phases named, names escaped", test_plot_svg);
+	CU_add_test(s, "the flame graph: no stacks, an overflowed table, a failed write", test_flame_svg);
 	CU_add_test(s, "arithmetic without libm: square root, decades", test_arith_without_libm);
 	return cpw_cunit_run_tap();
 }
