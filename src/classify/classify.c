@@ -941,6 +941,11 @@ static void pipeline_finding(const struct ctx *c, struct cpw_verdict *v)
 	if (cpw_known(m->pipe_feeder_cpu_share) && m->pipe_feeder_cpu_share >= cpw_threshold(CPW_T_CPU_SHARE))
 		snprintf(feeder_class, sizeof feeder_class, "cpu-bound (%.0f%% of a core)",
 			 pct(m->pipe_feeder_cpu_share));
+	else if (cpw_known(m->pipe_feeder_cpu_share) && cpw_known(m->pipe_feeder_runq_share) &&
+		 m->pipe_feeder_cpu_share + m->pipe_feeder_runq_share >= cpw_threshold(CPW_T_CPU_SHARE))
+		/* Beside other load it computes whenever it gets a CPU: the same stage. */
+		snprintf(feeder_class, sizeof feeder_class, "cpu-bound, starved (%.0f%% of a core, queued %.0f%%)",
+			 pct(m->pipe_feeder_cpu_share), pct(m->pipe_feeder_runq_share));
 	else if (strcmp(m->pipe_feeder_wait_kind, "disk") == 0)
 		snprintf(feeder_class, sizeof feeder_class, "io-bound");
 	else if (m->pipe_feeder_wait_kind[0])

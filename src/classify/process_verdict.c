@@ -111,7 +111,37 @@ static double own_queue(const struct cpw_proc *p, double cores_usable)
 	return (runnable - cores_usable) / runnable;
 }
 
-static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw_proc_verdict_ctx *with)
+/* The processes judged, for what one process's verdict needs of the others. */
+struct pv_all {
+	const struct cpw_proc *(*at)(const void *ctx, size_t i);
+	const void *ctx;
+	size_t n;
+};
+
+/* Whether p waits for its workers: a process pool's parent (multiprocessing.Pool,
+ * ProcessPoolExecutor), whose result-handler thread waits on the pipes its children write
+ * (a poll on several: no one peer is named) while its main thread waits on a lock (the
+ * result's event), and whose children compute (their CPU at least cpu_share of its life)
+ * where it does not. Those waits are its workers' work, as a parent's wait4 is its
+ * children's. */
+static bool waits_for_workers(const struct pv_in *in, const struct pv_all *all)
+{
+	const struct cpw_proc *p = in->p;
+	double share = cpw_threshold(CPW_T_CPU_SHARE), workers = 0;
+
+	if (!in->w || !all || !(in->life > 0) || in->cpu >= share * in->life || in->w->seconds[CPW_WAIT_PIPE] <= 0)
+		return false;
+	for (size_t i = 0; i < all->n; i++) {
+		const struct cpw_proc *q = all->at(all->ctx, i);
+
+		if (q->ppid == p->pid && q->pid != p->pid)
+			workers += proc_cpu(q);
+	}
+	return workers >= share * in->life;
+}
+
+static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw_proc_verdict_ctx *with,
+		    const struct pv_all *all)
 {
 	const struct cpw_waits *waits = with->waits;
 	double now_s = with->now_s;
@@ -148,6 +178,10 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 		in->disk = cpw_max(0.0, in->disk - h_disk);
 		in->lock = cpw_max(0.0, in->lock - h_lock);
 		in->other = cpw_max(0.0, in->other - (h_all - h_disk - h_lock));
+	}
+	if (waits_for_workers(in, all)) {
+		in->other = cpw_max(0.0, in->other - in->w->seconds[CPW_WAIT_PIPE]);
+		in->lock = 0;
 	}
 	/* D states without storage traffic are not disk (a lock, a device). */
 	io = (cpw_known(p->read_bytes) ? p->read_bytes : 0) + (cpw_known(p->write_bytes) ? p->write_bytes : 0);
@@ -468,6 +502,8 @@ void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, siz
 	struct pv_totals tot = { 0, 0, 0 };
 	struct pv_top top = { .n = 0 };
 
+	const struct pv_all all = { at, ctx, n };
+
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; i < n; i++) {
 		const struct cpw_proc *p = at(ctx, i);
@@ -481,7 +517,7 @@ void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, siz
 	for (size_t i = 0; i < n; i++) {
 		struct pv_in in;
 
-		measure(&in, at(ctx, i), with);
+		measure(&in, at(ctx, i), with, &all);
 		if (matters(&in, &tot) != NULL)
 			top_add(&top, i, in.ref, &out->left_out);
 	}
@@ -491,7 +527,7 @@ void cpw_process_verdict_judge(const struct cpw_proc *(*at)(const void *ctx, siz
 		struct cpw_proc_verdict *pv;
 		const char *why;
 
-		measure(&in, p, with);
+		measure(&in, p, with, &all);
 		why = matters(&in, &tot);
 		pv = &out->v[out->n++];
 		pv->pid = p->pid;

@@ -36,7 +36,7 @@ void cpw_metrics_init(struct cpw_metrics *m)
 	m->llc_load_misses = m->branch_misses = m->stalled_cycles_backend = NAN;
 	m->topdown_memory_bound = NAN;
 	m->wait_kind_share = m->wait_target_share = m->wait_child_share = NAN;
-	m->pipe_wait_s = m->pipe_feeder_cpu_share = m->pipe_feeder_wait_share = NAN;
+	m->pipe_wait_s = m->pipe_feeder_cpu_share = m->pipe_feeder_wait_share = m->pipe_feeder_runq_share = NAN;
 	m->wait_child_s = NAN;
 	m->gpu_busy_share = m->gpu_mem_share = m->gpu_holder_cpu_share = NAN; /* gpu */
 	m->gpu_holder_net_wait_share = m->gpu_wait_share = NAN;               /* gpu */
@@ -175,8 +175,12 @@ static void fill_pipeline(struct cpw_metrics *m, const struct cpw_waits *w, cons
 	m->pipe_feeder_pid = best->peer_pid;
 	snprintf(m->pipe_waiter_comm, sizeof(m->pipe_waiter_comm), "%s", waiter ? waiter->comm : "");
 	snprintf(m->pipe_feeder_comm, sizeof(m->pipe_feeder_comm), "%s", feeder ? feeder->comm : "");
-	if (feeder)
+	if (feeder) {
 		m->pipe_feeder_cpu_share = lifetime_cpu(feeder);
+		double cpu = feeder->user_s + feeder->sys_s;
+		if (cpw_known(feeder->runq_wait_s) && cpw_known(m->pipe_feeder_cpu_share) && cpu > 0)
+			m->pipe_feeder_runq_share = m->pipe_feeder_cpu_share * feeder->runq_wait_s / cpu;
+	}
 	const struct cpw_wait_proc_time *fw = cpw_waits_proc(w, best->peer_pid);
 	int fk = fw ? cpw_waits_proc_dominant(fw, &m->pipe_feeder_wait_share) : -1;
 	if (fk >= 0)

@@ -128,6 +128,7 @@ struct cpw_metrics {
 	int pipe_feeder_pid;
 	char pipe_feeder_comm[32];
 	double pipe_feeder_cpu_share;   /* the feeder's CPU over its lifetime (1 = one core) */
+	double pipe_feeder_runq_share;  /* ... and its run-queue wait (schedstat); NAN: unknown */
 	char pipe_feeder_wait_kind[16]; /* the feeder's own dominant wait; "" when none */
 	double pipe_feeder_wait_share;
 

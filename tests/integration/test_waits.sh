@@ -40,7 +40,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 26
+plan 27
 
 # Prints one thing of a report: class, evidence text, findings, advice, the waits' targets.
 cat >"$SCRATCH/get.py" <<'EOF'
@@ -262,6 +262,15 @@ cpu-bound) ok "pool: verdict is cpu-bound" ;;
 cpu-starved) ok "pool: verdict is cpu-bound # busy host: cpu-starved" ;;
 *) not_ok "pool: verdict is cpu-bound" "$(get class "$R"): $(get evidence "$R")" ;;
 esac
+# The parent waits for its workers (its main thread on the result's event, its result
+# handler on their pipes): not a process "waiting" of its own.
+if "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(any((p.get("verdict") or {}).get("class") == "waiting" for p in d["processes"]))' "$R"; then
+	ok "pool: the parent, which waits for its workers, is not called waiting"
+else
+	not_ok "pool: the parent, which waits for its workers, is not called waiting" "$(get advice "$R")"
+fi
 cat >"$SCRATCH/idle.py" <<'EOF'
 import json, sys
 w = json.load(open(sys.argv[1])).get("waits") or {}

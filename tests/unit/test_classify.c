@@ -89,7 +89,7 @@ static const struct field fields[] = {
 	FLD(wait_target_share, F_DBL), FLD(wait_child_share, F_DBL), FLD(wait_child_s, F_DBL), FLD(io_file, F_STR),
 	FLD(io_files_more, F_UINT), FLD(pipe_wait_s, F_DBL), FLD(pipe_waiter_pid, F_INT),
 	FLD(pipe_waiter_comm, F_STR), FLD(pipe_feeder_pid, F_INT), FLD(pipe_feeder_comm, F_STR),
-	FLD(pipe_feeder_cpu_share, F_DBL), FLD(pipe_feeder_wait_kind, F_STR),
+	FLD(pipe_feeder_cpu_share, F_DBL), FLD(pipe_feeder_runq_share, F_DBL), FLD(pipe_feeder_wait_kind, F_STR),
 	FLD(pipe_feeder_wait_share, F_DBL),
 	/* gpu */
 	FLD(gpu_devices_held, F_INT), FLD(gpu_busy_share, F_DBL), FLD(gpu_mem_share, F_DBL),

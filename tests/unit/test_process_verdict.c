@@ -305,6 +305,41 @@ static void test_helper_waits(void)
 	CU_ASSERT_NOT_EQUAL(pvs.v[0].cls, CPW_CLASS_CPU_BOUND);
 }
 
+/* multiprocessing.Pool(2): the parent's main thread waits on the result's event (a lock)
+ * and its result handler on the workers' pipes, while the two workers compute: the parent
+ * waits for its workers' work, as a shell in wait4 does, and is not "waiting" itself. */
+static void test_pool_parent(void)
+{
+	struct cpw_proc procs[3] = { proc(400, "python3", 0.0, 4.0, 0.04, 0.01, 0) };
+	struct cpw_waits w;
+	struct cpw_proc_verdicts pvs;
+
+	for (int k = 1; k <= 2; k++) {
+		procs[k] = proc(400 + k, "python3", 0.1, 3.9, 3.7, 0.01, 0.05);
+		procs[k].ppid = 400;
+	}
+	cpw_waits_init(&w);
+	w.probed = true;
+	wait_for(&w, 400, "python3", CPW_WAIT_LOCK, 3.9, NULL);
+	wait_for(&w, 400, "python3", CPW_WAIT_PIPE, 3.5, "pipe from python3 (pid 401) and 3 other fds");
+	judge(procs, 3, &w, 4.0, &pvs);
+	CU_ASSERT_PTR_NULL(find(&pvs, 400));
+	CU_ASSERT_PTR_NOT_NULL(find(&pvs, 401));
+	/* Its workers idle: the same waits are its own. */
+	procs[1].user_s = procs[2].user_s = procs[1].oncpu_s = procs[2].oncpu_s = 0.1;
+	judge(procs, 3, &w, 4.0, &pvs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(find(&pvs, 400));
+	CU_ASSERT_EQUAL(find(&pvs, 400)->cls, CPW_CLASS_WAITING);
+	/* Busy workers, but a lock alone (no pipe from them): a wait of its own. */
+	procs[1].user_s = procs[2].user_s = procs[1].oncpu_s = procs[2].oncpu_s = 3.7;
+	cpw_waits_init(&w);
+	w.probed = true;
+	wait_for(&w, 400, "python3", CPW_WAIT_LOCK, 3.9, NULL);
+	judge(procs, 3, &w, 4.0, &pvs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(find(&pvs, 400));
+	CU_ASSERT_EQUAL(find(&pvs, 400)->cls, CPW_CLASS_WAITING);
+}
+
 /* taskset -c 0 on 3 spinning threads: they queue behind each other on the one CPU they
  * may use, which is their own doing, not other load's; on 2 CPUs the same wait is. */
 static void test_own_queue(void)
@@ -427,6 +462,7 @@ int main(void)
 	CU_add_test(s, "taking turns: a hand-off sampled often", test_turns_handoff_sampled);
 	CU_add_test(s, "a helper's waits beside a process that computes", test_helper_waits);
 	CU_add_test(s, "own threads queued past the usable CPUs", test_own_queue);
+	CU_add_test(s, "a pool's parent waits for its workers", test_pool_parent);
 	CU_add_test(s, "memory matters; too short is unknown", test_memory_and_short);
 	CU_add_test(s, "many equal processes", test_left_out);
 	CU_add_test(s, "the tree's advice holds for every process", test_guard_advice);
