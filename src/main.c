@@ -61,6 +61,20 @@ static bool say_stdout_shared(const struct cpw_config *cfg, const struct cpw_out
 	return true;
 }
 
+/* Run mode: a JSON or metrics report on standard error (no -o) comes after what COMMAND
+ * writes there, in the same stream: a program reading it would meet COMMAND's warnings
+ * first. Said at the start where standard error is a terminal (a person is there to read
+ * it); where it is a file or a pipe the line would land in the report itself, and the
+ * README and the man page say to use -o. Returns whether it was said. */
+static bool say_stderr_shared(const struct cpw_config *cfg, const struct cpw_output *out)
+{
+	if (cfg->mode != CPW_MODE_RUN || out->standard != stderr || cfg->format == CPW_FORMAT_TEXT || !isatty(2))
+		return false;
+	fprintf(stderr, "cperfwatch: the %s report goes to standard error when COMMAND ends, after what COMMAND "
+		"writes there (-o FILE keeps them apart)\n", cfg->format == CPW_FORMAT_JSON ? "JSON" : "metrics");
+	return true;
+}
+
 /* Whether a file written beside the report (--plot, --folded, --flame) may go to path: checked, made
  * nothing. NULL: none asked for. */
 static bool side_path_ok(const char *path, char *err, size_t errlen)
@@ -117,6 +131,7 @@ int main(int argc, char **argv)
 		return CPW_EXIT_FAILURE;
 	}
 	say_stdout_shared(&cfg, &out);
+	say_stderr_shared(&cfg, &out);
 	/* The --plot, --folded and --flame paths too: a bad one fails before the command starts;
 	 * their files are made when the report is written (report/emit.c). */
 	if (!side_path_ok(cfg.plot_path, err, sizeof(err)) || !side_path_ok(cfg.folded_path, err, sizeof(err)) ||

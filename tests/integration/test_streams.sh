@@ -3,11 +3,13 @@
 # COMMAND shares cperfwatch's standard streams: with -o - its stdout output comes before
 # the report, and one line on stderr says so at the start (where stdout is not a terminal,
 # nor the same file as stderr); the README's Pushgateway recipe (-o FILE, then push) gives
-# a file promtool accepts even when COMMAND prints on stdout.
+# a file promtool accepts even when COMMAND prints on stdout. A JSON or metrics report on
+# stderr (no -o) follows COMMAND's own stderr: one line at the start says so where stderr
+# is a terminal, and none where it is a file (it would land in the JSON).
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-plan 5
+plan 7
 
 NOTICE='cperfwatch: the report goes to standard output, which COMMAND shares: what COMMAND prints there comes first (-o FILE keeps them apart)'
 
@@ -69,6 +71,28 @@ if grep -q 'report goes' "$SCRATCH/err5"; then
 	not_ok "attach mode -o - into a pipe: no notice" "$(cat "$SCRATCH/err5")"
 else
 	ok "attach mode -o - into a pipe: no notice"
+fi
+
+# 6: --json without -o on a terminal: said at the start, before COMMAND's stderr.
+if command -v script >/dev/null 2>&1; then
+	script -qec "\"$CPW\" --json sh -c 'echo warning >&2'" /dev/null >"$SCRATCH/tty6" 2>&1 </dev/null
+	if head -n 1 "$SCRATCH/tty6" | grep -q 'cperfwatch: the JSON report goes to standard error when COMMAND ends, after what COMMAND writes there' &&
+		grep -q '"schema"' "$SCRATCH/tty6"; then
+		ok "--json to stderr on a terminal: one line says COMMAND's stderr comes first"
+	else
+		not_ok "--json to stderr on a terminal: one line says COMMAND's stderr comes first" "$(head -n 3 "$SCRATCH/tty6")"
+	fi
+else
+	missing "--json to stderr on a terminal: one line says COMMAND's stderr comes first" util-linux
+fi
+
+# 7: --json without -o into a file: no line (it would be in the JSON); a silent COMMAND
+# leaves a file that parses.
+"$CPW" --json true 2>"$SCRATCH/r7.json"
+if python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$SCRATCH/r7.json" 2>/dev/null; then
+	ok "--json to stderr as a file: no line, the JSON parses"
+else
+	not_ok "--json to stderr as a file: no line, the JSON parses" "$(head -n 2 "$SCRATCH/r7.json")"
 fi
 
 done_testing
