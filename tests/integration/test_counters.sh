@@ -70,11 +70,13 @@ else
 fi
 
 # --- 5-6: task-clock against user+sys, over a tree of two spinning children -------------
+# (They spin 1 s of wall time each: beside other load they get less CPU, 363 ms once, so
+# the floor that says the counter counted at all is 200 ms, not the 2 s of a quiet machine.)
 J2="$SCRATCH/tree.json"
 "$CPW" --json -o "$J2" -e task-clock,cycles,instructions -- "$W/spin_tree" 2 1.0 >/dev/null 2>"$SCRATCH/tree.err"
 tc=$(json_get "$J2" 'd["counters"]["task-clock"]["value"]' 2>/dev/null)
 cpu_ms=$(json_get "$J2" '(d["time"]["user_s"] + d["time"]["sys_s"]) * 1000' 2>/dev/null)
-if [ -n "$tc" ] && [ -n "$cpu_ms" ] && awk -v a="$tc" -v b="$cpu_ms" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.10 * b + 20 && a > 500) }'; then
+if [ -n "$tc" ] && [ -n "$cpu_ms" ] && awk -v a="$tc" -v b="$cpu_ms" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.10 * b + 20 && a > 200) }'; then
 	ok "task-clock ($tc msec) agrees with user+sys ($cpu_ms ms) over the tree"
 else
 	not_ok "task-clock agrees with user+sys over the tree" "task-clock: $tc, user+sys: $cpu_ms; $(tail -n 3 "$SCRATCH/tree.err")"
