@@ -385,11 +385,13 @@ static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, const
 /* The Python functions a thread of a Python process waits in (source/python/): asked once
  * for each wait probed, or, for a wait probed before the stack reader came, at the first
  * sample after. Only threads seen waiting cost it. */
-static void name_wait(struct cpw_proc_reader *r, const struct proc_handle *h, struct thread_handle *th)
+static void name_wait(struct cpw_proc_reader *r, const struct proc_handle *h, struct thread_handle *th,
+		      const struct cpw_thread_reading *out)
 {
 	struct cpw_python_frame f[2];
 	struct cpw_wait *w = th->wait;
-	int n = cpw_python_stacks_waiting(r->python, h->pid, th->tid, h->comm, f);
+	int n = cpw_python_stacks_waiting(r->python, h->pid, th->tid, h->comm,
+					  out->has_schedstat ? out->sched.oncpu_ns : 0, f);
 	w->py_asked = true;
 	if (n >= 1) {
 		w->py_fn = f[0].name;
@@ -435,7 +437,7 @@ static void probe_wait(struct cpw_proc_reader *r, const struct proc_handle *h, s
 	th->wait_known = have;
 	out->wait = have ? th->wait : NULL;
 	if (out->wait && h->python && r->python && !th->wait->py_asked)
-		name_wait(r, h, th);
+		name_wait(r, h, th, out);
 }
 
 /* Reads one thread into out. Returns false when it ended between listing and reading. */

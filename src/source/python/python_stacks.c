@@ -75,7 +75,8 @@ struct pythread {
 	double seen;          /* when an interpreter last listed it */
 	double hot_until;     /* read while samples say it runs: until then */
 	unsigned head, count;
-	struct reading ring[RING];
+	struct reading *ring; /* RING readings, made at the first (a thread only seen waiting
+			       * never needs them) */
 };
 
 struct pyfn {
@@ -525,7 +526,7 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
 			double now)
 {
-	if (!ran(t))
+	if (!ran(t) || (!t->ring && !(t->ring = calloc(RING, sizeof(*t->ring)))))
 		return;
 	struct reading *r = &t->ring[t->head];
 	if (read_stack(ps, pr, t, ts_size, r, PY_DEPTH) < 0)
@@ -620,6 +621,7 @@ static void forget_threads(struct cpw_python_stacks *ps, double now)
 		}
 		if (t->fd >= 0)
 			close(t->fd);
+		free(t->ring);
 		free(t);
 		ps->threads[i] = ps->threads[--ps->nthreads];
 	}
@@ -795,7 +797,7 @@ static bool retry_renamed(const struct pyproc *pr, const char *comm, double when
  * reading serves where the thread has not run since it was taken (its schedstat run time
  * did not move: its frames cannot have changed), else two frames are read now; the
  * answer is kept for the next question in the same manner. */
-static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t tid, double now,
+static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t tid, uint64_t run_ns, double now,
 		       struct cpw_python_frame out[2])
 {
 	uint64_t ts_size = tstate_size(&pr->l);
@@ -810,8 +812,8 @@ static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t ti
 		list_threads(ps, pr, ts_size, now);
 	if (!t->tstate || pr->state != P_READING)
 		return 0; /* not a Python thread (or not yet one) */
-	uint64_t ns = 0;
-	bool timed = run_time(t, &ns);
+	uint64_t ns = run_ns;
+	bool timed = run_ns > 0 || run_time(t, &ns);
 	if (!timed || !t->have_wait || t->wait_ns != ns) {
 		struct reading fresh;
 		const struct reading *r = &fresh;
@@ -832,14 +834,14 @@ static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t ti
 }
 
 int cpw_python_stacks_waiting(struct cpw_python_stacks *ps, pid_t pid, pid_t tid, const char *comm,
-			      struct cpw_python_frame out[2])
+			      uint64_t run_ns, struct cpw_python_frame out[2])
 {
 	if (!ps)
 		return 0;
 	pthread_mutex_lock(&ps->lock);
 	double now = mono_now();
 	struct pyproc *pr = proc_of(ps, pid, comm ? comm : "", now, retry_renamed);
-	int n = pr && pr->state == P_READING ? wait_frames(ps, pr, tid, now, out) : 0;
+	int n = pr && pr->state == P_READING ? wait_frames(ps, pr, tid, run_ns, now, out) : 0;
 	ps->stats.waits_asked++;
 	if (n > 0)
 		ps->stats.waits_named++;
@@ -879,6 +881,7 @@ void cpw_python_stacks_free(struct cpw_python_stacks *ps)
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		if (ps->threads[i]->fd >= 0)
 			close(ps->threads[i]->fd);
+		free(ps->threads[i]->ring);
 		free(ps->threads[i]);
 	}
 	pthread_mutex_destroy(&ps->lock);

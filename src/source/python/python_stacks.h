@@ -60,9 +60,10 @@ void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *s
  * the reader's thread. A blocked thread's frames stand still, so its newest reading serves
  * where its schedstat run time did not move since; otherwise its two innermost frames are
  * read now (a few process_vm_readv calls). comm: the process's name (a new name is an exec,
- * looked at again). */
+ * looked at again); run_ns: the thread's run time as the caller has just read it from its
+ * schedstat, 0 to read it here. */
 int cpw_python_stacks_waiting(struct cpw_python_stacks *ps, pid_t pid, pid_t tid, const char *comm,
-			      struct cpw_python_frame out[2]);
+			      uint64_t run_ns, struct cpw_python_frame out[2]);
 void cpw_python_stacks_get_stats(struct cpw_python_stacks *ps, struct cpw_python_stacks_stats *out);
 /* Calls fn for each line to put in Notes (versions not read and why, refusals); at most max. */
 typedef void (*cpw_python_note_fn)(void *ctx, const char *line);
