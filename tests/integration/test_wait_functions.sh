@@ -9,9 +9,10 @@
 # - a pipe: drain() waiting on the pipe its child writes;
 # - Python threads on the GIL: the function they wait in (spin) among the lock waits;
 # - attach mode on a client already waiting: fetch named;
-# - a C program waiting (sleeper) and --no-hotspots: no function named, nothing invented.
+# - a C program waiting (sleeper) and --no-hotspots: no function named, nothing invented;
+# - the verdict per process names them: the client's wait, the threads' turns on the GIL.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 11
+plan 13
 W=$CPW_SRCDIR/tests/workloads
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -91,3 +92,20 @@ check "a C program waiting (sleeper): waits counted, no Python function" \
 "$CPW" -j --no-hotspots -o "$SCRATCH/nohot.json" -- /usr/bin/python3 "$W/netwait.py" tcp 1
 check "--no-hotspots: no stack reader, no function named" \
 	test "$(J "$SCRATCH/nohot.json" "d['waits']['total_thread_s'] > 0.5 and not any(k['functions'] for k in d['waits']['kinds'].values())")" = True
+
+# --- the verdict per process names them ---
+# pv_has FILE TEXT: a process's verdict has TEXT in its finding.
+pv_has() { J "$1" "any('$2' in ((p.get('verdict') or {}).get('finding') or '') for p in d['processes'])" | grep -q True ||
+	{ echo "# findings:"; J "$1" "[(p.get('verdict') or {}).get('finding') for p in d['processes']]" | sed 's/^/# /'; return 1; }; }
+if [ -f "$SCRATCH/py311.json" ]; then
+	check "the client's verdict: '... mostly on network: TCP 127.0.0.1:PORT, in $FETCH'" \
+		pv_has "$SCRATCH/py311.json" ", in $FETCH"
+else
+	skip "the client's verdict" "no Python 3.11 here"
+fi
+# Beside other load the threads may not be found taking turns: then there is no such finding.
+if pv_has "$SCRATCH/gil.json" "take turns on the GIL" >/dev/null; then
+	check "the GIL's: '4 threads take turns on the GIL, ..., in $SPIN'" pv_has "$SCRATCH/gil.json" ", in $SPIN"
+else
+	skip "the GIL's finding names $SPIN" "no finding of turns on the GIL this run (a loaded host)"
+fi
