@@ -240,6 +240,16 @@ static void refused(struct cpw_python_stacks *ps, struct pyproc *pr)
 		     "CAP_SYS_PTRACE)");
 }
 
+/* A process read until now that ended (-ESRCH), or whose memory became refused (-EPERM: it
+ * made itself non-dumpable, or changed its user): noted as a refusal taken on would be. */
+static void lost(struct cpw_python_stacks *ps, struct pyproc *pr, int rc)
+{
+	if (rc == -EPERM)
+		refused(ps, pr);
+	else
+		pr->state = P_GONE;
+}
+
 /* A read of the process as it is taken on: false when refused (noted) or ended. */
 static bool first_read(struct cpw_python_stacks *ps, struct pyproc *pr, uint64_t addr, void *buf, size_t n)
 {
@@ -489,8 +499,8 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 	const struct cpw_py_layout *l = &pr->l;
 	uint8_t ts[BLOCK_MAX];
 	int rc = rd(pr->pid, t->tstate, ts, ts_size);
-	if (rc == -ESRCH) {
-		pr->state = P_GONE;
+	if (rc == -ESRCH || rc == -EPERM) {
+		lost(ps, pr, rc);
 		return rc;
 	}
 	if (rc < 0 || u64_at(ts, l->tstate_native_thread_id) != (uint64_t)t->tid) {
@@ -511,8 +521,8 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 		frame = u64_at(ts, l->tstate_current_frame);
 	}
 	rc = walk(ps, pr, frame, r, depth);
-	if (rc == -ESRCH) {
-		pr->state = P_GONE;
+	if (rc == -ESRCH || rc == -EPERM) {
+		lost(ps, pr, rc);
 		return rc;
 	}
 	if (rc < 0) {
@@ -559,8 +569,8 @@ static void list_threads(struct cpw_python_stacks *ps, struct pyproc *pr, uint64
 	uint64_t interp;
 	int rc = rd(pr->pid, pr->runtime + l->runtime_interpreters_head, &interp, sizeof(interp));
 	if (rc < 0) {
-		if (rc == -ESRCH)
-			pr->state = P_GONE;
+		if (rc == -ESRCH || rc == -EPERM)
+			lost(ps, pr, rc);
 		return;
 	}
 	for (int ni = 0; interp && ni < INTERPS_MAX; ni++) {
