@@ -6,13 +6,13 @@
 #   "fetch (netwait.py:N) waited ~2 s on TCP 127.0.0.1:PORT (called from main ...)", in
 #   text and JSON (waits.kinds.network.functions), the document valid; on Debian's 3.11
 #   and pyenv's 3.12 and 3.13 (skipped with the reason where this machine has none);
-# - a pipe: drain() waiting on the pipe its child writes;
+# - a pipe: drain() waiting on the pipe its child writes; a file: sync() in fsync;
 # - Python threads on the GIL: the function they wait in (spin) among the lock waits;
 # - attach mode on a client already waiting: fetch named;
 # - a C program waiting (sleeper) and --no-hotspots: no function named, nothing invented;
 # - the verdict per process names them: the client's wait, the threads' turns on the GIL.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 13
+plan 14
 W=$CPW_SRCDIR/tests/workloads
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -71,6 +71,23 @@ check "a pipe: $DRAIN waited >= 1.5 s on the pipe its child writes" \
 	fn_waited "$SCRATCH/pipe.json" pipe "$DRAIN" "pipe from python3 (pid " 1.5
 check "the child's sleep is named too (a timer, no target)" \
 	fn_waited "$SCRATCH/pipe.json" timer "main.<locals>.<lambda> (netwait.py:$(grep -n lambda "$W/netwait.py" | cut -d: -f1))" None 1.5
+
+# --- a file: fsync on a block device (the build tree's; tmpfs never waits) ---
+SYNC="sync (netwait.py:$(line_of sync netwait.py))"
+F=$CPW_BUILDDIR/wait_functions.$$.tmp
+if [ "$(stat -f -c %T "$CPW_BUILDDIR")" = tmpfs ]; then
+	skip "a file: $SYNC named on its disk waits" "the build tree is on tmpfs: fsync does not wait"
+else
+	"$CPW" -j -o "$SCRATCH/file.json" -- /usr/bin/python3 "$W/netwait.py" file 2 "$F"
+	rm -f "$F"
+	disk=$(J "$SCRATCH/file.json" "(d['waits']['kinds'].get('disk') or {}).get('thread_s', 0)")
+	if awk -v s="$disk" 'BEGIN { exit !(s >= 0.3) }'; then
+		check "a file: $SYNC waited on $F (disk, >= a third of the disk waits)" \
+			fn_waited "$SCRATCH/file.json" disk "$SYNC" "$F" "$(awk -v s="$disk" 'BEGIN { print s / 3 }')"
+	else
+		skip "a file: $SYNC named on its disk waits" "fsync hardly waited here (${disk} s of disk waits in 2 s)"
+	fi
+fi
 
 # --- Python threads on the GIL ---
 "$CPW" -j -o "$SCRATCH/gil.json" -- /usr/bin/python3 "$W/gil_threads.py" 4 2

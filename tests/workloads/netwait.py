@@ -7,6 +7,10 @@
 #                                SECONDS
 #   netwait.py pipe [SECONDS=2]  drain() waits in read on a pipe that a child writes to after
 #                                SECONDS
+#   netwait.py file [SECONDS=2] PATH
+#                                sync() waits in fsync on the file PATH (made, then removed),
+#                                64 KiB written before each, for SECONDS (a disk wait where
+#                                PATH is on a block device; none on tmpfs)
 import os
 import socket
 import sys
@@ -21,6 +25,12 @@ def fetch(addr):
 
 def drain(fd):
     return os.read(fd, 64)
+
+
+def sync(f):
+    f.write(b"x" * 65536)
+    f.flush()
+    os.fsync(f.fileno())
 
 
 def serve_slowly(lst, secs):
@@ -51,6 +61,13 @@ def main():
         pid = child(serve_slowly, lst, secs)
         got = fetch(lst.getsockname())
         lst.close()
+    elif kind == "file":
+        end = time.monotonic() + secs
+        with open(sys.argv[3], "wb") as f:
+            while time.monotonic() < end:
+                sync(f)
+        os.unlink(sys.argv[3])
+        return 0
     else:
         r, w = os.pipe()
         pid = child(lambda: (os.close(r), time.sleep(secs), os.write(w, b"done\n")))
