@@ -8,11 +8,12 @@
 #   and pyenv's 3.12 and 3.13 (skipped with the reason where this machine has none);
 # - a pipe: drain() waiting on the pipe its child writes; a file: sync() in fsync;
 # - Python threads on the GIL: the function they wait in (spin) among the lock waits;
+# - 92 Python processes in turn, more than the stack reader keeps: the last still named;
 # - attach mode on a client already waiting: fetch named;
 # - a C program waiting (sleeper) and --no-hotspots: no function named, nothing invented;
 # - the verdict per process names them: the client's wait, the threads' turns on the GIL.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 14
+plan 15
 W=$CPW_SRCDIR/tests/workloads
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -92,6 +93,33 @@ fi
 # --- Python threads on the GIL ---
 "$CPW" -j -o "$SCRATCH/gil.json" -- /usr/bin/python3 "$W/gil_threads.py" 4 2
 check "threads on the GIL: $SPIN waited on the lock (>= 1 s)" fn_waited "$SCRATCH/gil.json" lock "$SPIN" None 1
+
+# --- more Python processes over the run than the stack reader keeps (64): 3 batches of 30
+# children that wait on a pipe, then one more: the last is still named (ended ones make room) ---
+cat >"$SCRATCH/many.py" <<'PY'
+import os, time
+def batch_wait(r):
+    return os.read(r, 1)
+def last_wait(r):
+    return os.read(r, 1)
+def child(fn):
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w); fn(r); os._exit(0)
+    os.close(r)
+    return pid, w
+for b in range(3):
+    kids = [child(batch_wait) for i in range(30)]
+    time.sleep(0.6)
+    for pid, w in kids: os.close(w)
+    for pid, w in kids: os.waitpid(pid, 0)
+pid, w = child(last_wait)
+time.sleep(1.0); os.close(w); os.waitpid(pid, 0)
+PY
+"$CPW" -j -o "$SCRATCH/many.json" -- /usr/bin/python3 "$SCRATCH/many.py"
+check "92 Python processes in turn: the last one's wait is named (last_wait (many.py:4), >= 0.7 s)" \
+	fn_waited "$SCRATCH/many.json" pipe "last_wait (many.py:4)" "pipe from python3 (pid " 0.7
 
 # --- attach mode, on a client already waiting ---
 /usr/bin/python3 "$W/netwait.py" tcp 4 &

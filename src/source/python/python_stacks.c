@@ -1,8 +1,9 @@
 /*
  * python_stacks.c: the Python stacks of the tree's CPython processes (python_stacks.h).
  *
- * Bounds: 64 processes, 256 threads, 128 readings per thread (0.64 s at 199 Hz: a drain
- * comes every --interval), 48 Python frames per reading, 4,096 distinct functions; the
+ * Bounds: 64 processes (an ended one's record reused), 256 threads, 128 readings per thread
+ * (0.64 s at 199 Hz: a drain comes every --interval), 48 Python frames per reading, 4,096
+ * distinct functions; the
  * thread's own walk stops at 48 frames (the root end of a deeper stack is left out), at 8
  * interpreters per process and 256 threads per interpreter. Functions are named by their
  * qualified name and "file:first line" (co_qualname, co_filename's base name,
@@ -105,6 +106,7 @@ struct cpw_python_stacks {
 	atomic_bool stop;
 	struct pyproc procs[PROCS_MAX];
 	size_t nprocs;
+	double reclaimed_at;     /* when the table, full, was last searched for ended processes */
 	struct pythread *threads[THREADS_MAX];
 	size_t nthreads;
 	struct pyfn *fns;        /* [0] is "[python]": a table full */
@@ -668,6 +670,31 @@ static void *reader(void *arg)
 
 #define RETRY_S 1.0
 
+/* A record of an ended process, for a new one when the table is full (a long run starts
+ * many Python processes: a test runner's, a pool's that are replaced): one marked gone, else,
+ * at most once a second, those whose /proc/PID is no more are marked so. NULL when every
+ * process kept still runs. */
+#define RECLAIM_S 1.0
+static struct pyproc *reclaim(struct cpw_python_stacks *ps)
+{
+	double now = mono_now();
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < ps->nprocs; i++)
+			if (ps->procs[i].state == P_GONE)
+				return &ps->procs[i];
+		if (pass == 1 || now - ps->reclaimed_at < RECLAIM_S)
+			break;
+		ps->reclaimed_at = now;
+		for (size_t i = 0; i < ps->nprocs; i++) {
+			char p[300];
+			snprintf(p, sizeof(p), "%s/%d", ps->proc_root, (int)ps->procs[i].pid);
+			if (access(p, F_OK) != 0 && errno == ENOENT)
+				ps->procs[i].state = P_GONE;
+		}
+	}
+	return NULL;
+}
+
 /* The record of pid; a process seen for the first time is taken on (retry: one seen before
  * is taken on again). NULL when the table is full. The lock is held. */
 static struct pyproc *proc_of(struct cpw_python_stacks *ps, pid_t pid, const char *comm, double when,
@@ -680,9 +707,10 @@ static struct pyproc *proc_of(struct cpw_python_stacks *ps, pid_t pid, const cha
 	if (pr && !retry(pr, comm, when))
 		return pr;
 	if (!pr) {
-		if (ps->nprocs == PROCS_MAX)
+		if (ps->nprocs < PROCS_MAX)
+			pr = &ps->procs[ps->nprocs++];
+		else if (!(pr = reclaim(ps)))
 			return NULL;
-		pr = &ps->procs[ps->nprocs++];
 	}
 	*pr = (struct pyproc){ .pid = pid, .tried_at = when };
 	snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
