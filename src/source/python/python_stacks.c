@@ -859,8 +859,6 @@ static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t ti
 			r = &t->ring[(t->head + RING - 1) % RING];
 		else if (read_stack(ps, pr, t, ts_size, &fresh, 2) < 0)
 			return 0;
-		else
-			ps->stats.wait_readings++;
 		t->wait_n = r->n < 2 ? r->n : 2;
 		memcpy(t->wait_fn, r->fn, t->wait_n * sizeof(t->wait_fn[0]));
 		t->wait_ns = ns;
@@ -880,9 +878,6 @@ int cpw_python_stacks_waiting(struct cpw_python_stacks *ps, pid_t pid, pid_t tid
 	double now = mono_now();
 	struct pyproc *pr = proc_of(ps, pid, comm ? comm : "", now, retry_renamed);
 	int n = pr && pr->state == P_READING ? wait_frames(ps, pr, tid, run_ns, now, out) : 0;
-	ps->stats.waits_asked++;
-	if (n > 0)
-		ps->stats.waits_named++;
 	pthread_mutex_unlock(&ps->lock);
 	return n;
 }

@@ -36,9 +36,6 @@ struct cpw_python_stacks_stats {
 	uint64_t matched;       /* samples given Python frames */
 	uint64_t unmatched;     /* samples of such a process in the interpreter with no reading near */
 	unsigned refused;       /* processes process_vm_readv refused (EPERM) */
-	uint64_t waits_asked;   /* waiting threads asked for their function */
-	uint64_t waits_named;   /* ... that had one */
-	uint64_t wait_readings; /* ... whose frames were read for it (the rest reused a reading) */
 };
 
 /* A Python function as the reader names it: its qualified name and "file:first line",
