@@ -315,6 +315,22 @@ static void finding_disk(const struct pv_in *in, const struct cpw_waits *waits, 
 		 pct(in->share[PV_DISK]));
 }
 
+/* Appends ", in FUNCTION": the Python function the process waited in longest on kind
+ * (model/waits.h; the first process seen waiting in it), where one was named and it fits
+ * whole. */
+static void append_function(const struct cpw_waits *waits, pid_t pid, enum cpw_wait_kind kind, char *f, size_t len)
+{
+	const struct cpw_wait_fn_time *fn = waits ? cpw_waits_top_fn(waits, kind, pid) : NULL;
+	char esc[CPW_WAIT_FN_LEN * 4];
+	size_t used = strlen(f);
+
+	if (!fn)
+		return;
+	cpw_escape_utf8(fn->fn, esc, sizeof esc);
+	if (used + strlen(esc) + sizeof(", in ") < len)
+		snprintf(f + used, len - used, ", in %s", esc);
+}
+
 static void finding_wait(const struct pv_in *in, const struct cpw_waits *waits, char *f, size_t len)
 {
 	double share = 0;
@@ -332,9 +348,11 @@ static void finding_wait(const struct pv_in *in, const struct cpw_waits *waits, 
 	snprintf(f, len, "%.0f%% of its time waiting, mostly on %s%s%s%s",
 		 pct(in->share[PV_WAIT]), kind == CPW_WAIT_TIMER ? "a " : "",
 		 cpw_wait_kind_name((enum cpw_wait_kind)kind), esc[0] ? ": " : "", esc);
+	append_function(waits, in->p->pid, (enum cpw_wait_kind)kind, f, len);
 }
 
-static void finding_cpu(const struct pv_in *in, char *f, size_t len)
+/* Threads that take turns on a lock (the GIL) name the Python function they wait in. */
+static void finding_cpu(const struct pv_in *in, const struct cpw_waits *waits, char *f, size_t len)
 {
 	const struct cpw_proc *p = in->p;
 	double cores = in->life > 0 ? in->cpu / in->life : NAN;
@@ -345,11 +363,13 @@ static void finding_cpu(const struct pv_in *in, char *f, size_t len)
 		snprintf(f, len, "%d threads take turns on %s, queued for a CPU %.0f%% of the time "
 			 "they wanted one", p->cpu_threads, in->python ? "the GIL" : "a lock",
 			 pct(in->runq / (in->cpu + in->runq)));
+		append_function(waits, p->pid, CPW_WAIT_LOCK, f, len);
 		return;
 	}
 	if (in->serialised) {
 		snprintf(f, len, "%d threads take turns on %s, %s core%s between them", p->cpu_threads,
 			 in->python ? "the GIL" : "a lock", cpw_verdict_figure(cores).s, cpw_verdict_figure_plural(cores));
+		append_function(waits, p->pid, CPW_WAIT_LOCK, f, len);
 		return;
 	}
 	if (in->cpu_label == CPW_CLASS_CPU_STARVED) {
@@ -431,7 +451,7 @@ static void judge_one(const struct pv_in *in, const struct cpw_waits *waits, str
 	else if (win == PV_WAIT)
 		finding_wait(in, waits, pv->finding, len);
 	else
-		finding_cpu(in, pv->finding, len);
+		finding_cpu(in, waits, pv->finding, len);
 }
 
 /* The tree's totals the shares of "matters" are taken of. */

@@ -50,6 +50,50 @@ static int add_target(struct cpw_waits *w, pid_t pid, const struct cpw_wait *wai
 	return (int)w->ntargets - 1;
 }
 
+/* "qualname (file:line)" of a Python frame into out; "" where there is none. */
+static void fn_label(const char *name, const char *where, char *out, size_t len)
+{
+	if (!name)
+		out[0] = '\0';
+	else if (where && where[0])
+		snprintf(out, len, "%s (%s)", name, where);
+	else
+		snprintf(out, len, "%s", name);
+}
+
+/* Adds seconds to the Python function of wait on its kind and target. Returns its index,
+ * -2 past the table. */
+static int add_fn(struct cpw_waits *w, pid_t pid, const struct cpw_wait *wait, double seconds)
+{
+	char fn[CPW_WAIT_FN_LEN], caller[CPW_WAIT_FN_LEN];
+	fn_label(wait->py_fn, wait->py_fn_where, fn, sizeof(fn));
+	fn_label(wait->py_caller, wait->py_caller_where, caller, sizeof(caller));
+	for (size_t i = 0; i < w->nfns; i++) {
+		struct cpw_wait_fn_time *f = &w->fns[i];
+		if (f->kind != wait->kind || strcmp(f->target, wait->target) != 0 || strcmp(f->fn, fn) != 0)
+			continue;
+		f->seconds += seconds;
+		if (!f->several_callers && strcmp(f->caller, caller) != 0) {
+			f->several_callers = true;
+			f->caller[0] = '\0';
+		}
+		return (int)i;
+	}
+	if (w->nfns == CPW_WAIT_FNS_MAX) {
+		w->untracked_fn_s += seconds;
+		return -2;
+	}
+	struct cpw_wait_fn_time *f = &w->fns[w->nfns++];
+	memset(f, 0, sizeof(*f));
+	f->kind = wait->kind;
+	snprintf(f->target, sizeof(f->target), "%s", wait->target);
+	snprintf(f->fn, sizeof(f->fn), "%s", fn);
+	snprintf(f->caller, sizeof(f->caller), "%s", caller);
+	f->pid = pid;
+	f->seconds = seconds;
+	return (int)w->nfns - 1;
+}
+
 /* The record of pid, made where there is room; NULL past the table. */
 static struct cpw_wait_proc_time *proc_of(struct cpw_waits *w, pid_t pid, const char *comm)
 {
@@ -121,6 +165,7 @@ static struct cpw_wait_thread *thread_of(struct cpw_waits *w, pid_t pid, pid_t t
 				t = &w->threads[i];
 	}
 	memset(t, 0, sizeof(*t));
+	t->fn = -1;
 	t->last_add = w->adds;
 	t->pid = pid;
 	t->tid = tid;
@@ -142,6 +187,10 @@ static void make_idle(struct cpw_waits *w, struct cpw_wait_thread *t, const char
 		w->targets[t->target].seconds = less(w->targets[t->target].seconds, s);
 	else if (t->target == -2)
 		w->untracked_target_s = less(w->untracked_target_s, s);
+	if (t->fn >= 0 && (size_t)t->fn < w->nfns)
+		w->fns[t->fn].seconds = less(w->fns[t->fn].seconds, s);
+	else if (t->fn == -2)
+		w->untracked_fn_s = less(w->untracked_fn_s, s);
 	struct cpw_wait_proc_time *p = proc_of(w, t->pid, comm);
 	if (p) {
 		p->seconds[t->kind] = less(p->seconds[t->kind], s);
@@ -199,14 +248,21 @@ void cpw_waits_add_thread(struct cpw_waits *w, pid_t pid, const char *comm, cons
 		t->wait_s = 0;
 		t->helper_s = 0;
 		t->idle = false;
+		t->fn = -1;
 	}
 	w->seconds[wait->kind] += seconds;
 	w->total_s += seconds;
 	int target = wait->target[0] ? add_target(w, pid, wait, seconds) : -1;
 	helper = helper && wait->tid != pid;
 	add_proc(w, pid, comm, wait->kind, seconds, helper);
-	if (!t)
+	if (!t) {
+		if (wait->py_fn)
+			add_fn(w, pid, wait, seconds);
 		return;
+	}
+	/* Named for the first time in this wait: the time it has lasted goes with it. */
+	if (wait->py_fn)
+		t->fn = add_fn(w, pid, wait, t->fn == -1 ? t->wait_s + seconds : seconds);
 	t->target = target;
 	t->wait_s += seconds;
 	if (helper)
@@ -236,9 +292,17 @@ static int by_proc_seconds(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
+static int by_fn_seconds(const void *a, const void *b)
+{
+	double x = ((const struct cpw_wait_fn_time *)a)->seconds;
+	double y = ((const struct cpw_wait_fn_time *)b)->seconds;
+	return (x < y) - (x > y);
+}
+
 void cpw_waits_sort(struct cpw_waits *w)
 {
 	qsort(w->targets, w->ntargets, sizeof(w->targets[0]), by_target_seconds);
+	qsort(w->fns, w->nfns, sizeof(w->fns[0]), by_fn_seconds);
 	qsort(w->procs, w->nprocs, sizeof(w->procs[0]), by_proc_seconds);
 }
 
@@ -277,6 +341,18 @@ const struct cpw_wait_target_time *cpw_waits_top_target(const struct cpw_waits *
 	for (size_t i = 0; i < w->ntargets; i++)
 		if (w->targets[i].kind == kind && (!best || w->targets[i].seconds > best->seconds))
 			best = &w->targets[i];
+	return best;
+}
+
+const struct cpw_wait_fn_time *cpw_waits_top_fn(const struct cpw_waits *w, enum cpw_wait_kind kind, pid_t pid)
+{
+	const struct cpw_wait_fn_time *best = NULL;
+	for (size_t i = 0; i < w->nfns; i++) {
+		const struct cpw_wait_fn_time *f = &w->fns[i];
+		if (f->kind == kind && (pid <= 0 || f->pid == pid) && f->seconds > 0 &&
+		    (!best || f->seconds > best->seconds))
+			best = f;
+	}
 	return best;
 }
 

@@ -11,6 +11,12 @@
  * share nor a pipeline sees it. "Without running" is the probe's own answer carried over
  * (the reader probes a thread again only when its schedstat moved).
  *
+ * Python functions: a wait of a thread of a CPython process carries the Python function it
+ * waits in (its innermost Python frame, and that frame's caller); its thread-seconds also go
+ * to that function on that kind and target (the first CPW_WAIT_FNS_MAX kept, the rest
+ * counted). A wait named only after it began (the stack reader came later) brings the
+ * seconds it has lasted so far: the thread did not run since, so its frames were those.
+ *
  * A plain struct of fixed size (no pointers), so report fixtures can fill one.
  */
 #ifndef CPW_MODEL_WAITS_H
@@ -24,6 +30,8 @@
 
 #define CPW_WAIT_TARGETS_MAX 48 /* distinct (kind, target) pairs kept; the rest is counted */
 #define CPW_WAIT_PROCS_MAX 32   /* processes kept; the rest is counted */
+#define CPW_WAIT_FNS_MAX 32     /* distinct (kind, target, Python function) kept */
+#define CPW_WAIT_FN_LEN 128     /* "qualname (file:first line)" */
 #define CPW_WAIT_THREADS_MAX 256 /* threads followed for idleness; past it the one that waited
 				  * least recently is forgotten */
 /* A wait is idle by design from this many samples and seconds on (the classifier's
@@ -52,12 +60,25 @@ struct cpw_wait_proc_time {
 	double helper_seconds[CPW_WAIT_KIND_COUNT];
 };
 
+/* A Python function's waits on one kind and target. */
+struct cpw_wait_fn_time {
+	enum cpw_wait_kind kind;
+	char target[CPW_WAIT_TARGET_LEN]; /* raw; "" for a wait with none (a lock, a sleep) */
+	char fn[CPW_WAIT_FN_LEN];         /* "qualname (file:first line)", raw */
+	char caller[CPW_WAIT_FN_LEN];     /* its caller the same way; "" when none, or when
+					   * callers differed (several_callers) */
+	bool several_callers;
+	pid_t pid;                        /* the first process seen waiting in it */
+	double seconds;                   /* thread-seconds */
+};
+
 /* One thread's current wait, followed to tell idleness by design. */
 struct cpw_wait_thread {
 	pid_t pid, tid;
 	uint64_t seq;       /* the probe of its current wait */
 	enum cpw_wait_kind kind;
 	int target;         /* its index in targets; -1 none, -2 past the table */
+	int fn;             /* its index in fns; -1 none (yet), -2 past the table */
 	double wait_s;      /* thread-seconds of the current wait so far */
 	double helper_s;    /* ... of which counted as a helper's (helper_seconds) */
 	unsigned samples;   /* samples of it */
@@ -75,6 +96,9 @@ struct cpw_waits {
 	struct cpw_wait_proc_time procs[CPW_WAIT_PROCS_MAX];
 	size_t nprocs;
 	double untracked_proc_s;
+	struct cpw_wait_fn_time fns[CPW_WAIT_FNS_MAX]; /* by Python function */
+	size_t nfns;
+	double untracked_fn_s;               /* thread-seconds named in functions past the table */
 	double idle_s;                       /* thread-seconds idle by design, in no kind */
 	unsigned idle_threads;               /* threads found idle by design */
 	struct cpw_wait_thread threads[CPW_WAIT_THREADS_MAX];
@@ -99,7 +123,8 @@ bool cpw_waits_idle_kind(pid_t pid, const struct cpw_wait *wait);
 
 /* Keeps a copy of the probe's counts for the report's notes. */
 void cpw_waits_set_probe_stats(struct cpw_waits *w, const struct cpw_wait_probe_stats *s);
-/* Orders targets and processes by thread-seconds, largest first (before reporting). */
+/* Orders targets, functions and processes by thread-seconds, largest first (before
+ * reporting). */
 void cpw_waits_sort(struct cpw_waits *w);
 
 /* The kind that took the most thread-seconds, waits for a child left aside unless they
@@ -112,6 +137,9 @@ int cpw_waits_dominant(const struct cpw_waits *w, double *share);
 int cpw_waits_seconds_dominant(const double seconds[CPW_WAIT_KIND_COUNT], double *share);
 /* The target of kind with the most thread-seconds (after cpw_waits_sort), NULL if none. */
 const struct cpw_wait_target_time *cpw_waits_top_target(const struct cpw_waits *w, enum cpw_wait_kind kind);
+/* The Python function that waited longest on kind (after cpw_waits_sort; pid > 0: in
+ * that process only), NULL if none. */
+const struct cpw_wait_fn_time *cpw_waits_top_fn(const struct cpw_waits *w, enum cpw_wait_kind kind, pid_t pid);
 /* The process record of pid, NULL when it never waited or was past the table. */
 const struct cpw_wait_proc_time *cpw_waits_proc(const struct cpw_waits *w, pid_t pid);
 /* Its dominant kind in the same manner, -1 when none. */

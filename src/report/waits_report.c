@@ -7,7 +7,9 @@
  * JSON for UTF-8 (json-c escapes the controls). What the probe could not resolve (no
  * permission, no syscall file, the budget spent, a poll's descriptors unread) becomes
  * notes at the end. Threads idle by design (model/waits.h) are one line apart, after the
- * kinds, in no share.
+ * kinds, in no share. Under each kind, the Python functions that waited on it longest
+ * ("fetch (netwait.py:14) waited 2.90 s on TCP 127.0.0.1:41234"), where the stack reader
+ * named them.
  */
 #include "config.h"
 #include "report/waits_report.h"
@@ -67,6 +69,28 @@ static int probe_notes(const struct cpw_waits *w, char notes[NOTES_MAX][200])
 	return n;
 }
 
+/* The Python functions that waited on kind k, longest first (w sorted). */
+static void functions_text(const struct cpw_waits *w, int k, FILE *out)
+{
+	char fn[CPW_WAIT_FN_LEN * 4], caller[CPW_WAIT_FN_LEN * 4], target[CPW_WAIT_TARGET_LEN * 4];
+	int shown = 0;
+	for (size_t i = 0; i < w->nfns && shown < CPW_WAITS_REPORT_FUNCTIONS; i++) {
+		const struct cpw_wait_fn_time *f = &w->fns[i];
+		if ((int)f->kind != k || !(f->seconds > 0))
+			continue;
+		cpw_escape_for_terminal(f->fn, fn, sizeof(fn));
+		cpw_escape_for_terminal(f->target, target, sizeof(target));
+		cpw_escape_for_terminal(f->caller, caller, sizeof(caller));
+		fprintf(out, "\t    %s waited %.2f s%s%s", fn, f->seconds, target[0] ? " on " : "", target);
+		if (caller[0])
+			fprintf(out, " (called from %s)", caller);
+		else if (f->several_callers)
+			fputs(" (from several callers)", out);
+		fprintf(out, ", pid %d\n", (int)f->pid);
+		shown++;
+	}
+}
+
 int cpw_waits_report_write_text(const struct cpw_waits *w, FILE *out)
 {
 	char esc[CPW_WAIT_TARGET_LEN * 4];
@@ -95,10 +119,14 @@ int cpw_waits_report_write_text(const struct cpw_waits *w, FILE *out)
 			fprintf(out, "\t    %-44s %8.2f s\n", esc, x->seconds);
 			shown++;
 		}
+		functions_text(sorted, k, out);
 	}
 	if (sorted->untracked_target_s > 0)
 		fprintf(out, "\t(%.2f s on targets past the %d listed)\n", sorted->untracked_target_s,
 			CPW_WAIT_TARGETS_MAX);
+	if (sorted->untracked_fn_s > 0)
+		fprintf(out, "\t(%.2f s in Python functions past the %d listed)\n", sorted->untracked_fn_s,
+			CPW_WAIT_FNS_MAX);
 	if (sorted->idle_s > 0)
 		fprintf(out, "\tidle by design %8.2f s in %u helper thread%s that waited on a lock, a queue or a "
 			"poll without running (not in the shares above)\n", sorted->idle_s,
@@ -145,6 +173,26 @@ static struct json_object *probe_json(struct cpw_json_doc *d, const struct cpw_w
 	return o;
 }
 
+/* The Python functions that waited on kind k: [{function, caller, target, pid, thread_s}]. */
+static struct json_object *functions_json(struct cpw_json_doc *d, const struct cpw_waits *sorted, int k)
+{
+	struct json_object *fns = cpw_json_value_doc_array(d);
+	for (size_t i = 0; !d->failed && i < sorted->nfns; i++) {
+		const struct cpw_wait_fn_time *f = &sorted->fns[i];
+		if ((int)f->kind != k || !(f->seconds > 0))
+			continue;
+		struct json_object *e = cpw_json_value_doc_object(d);
+		cpw_json_value_put(d, e, "function", cpw_json_value_doc_string(d, f->fn));
+		cpw_json_value_put(d, e, "caller", f->caller[0] ? cpw_json_value_doc_string(d, f->caller) : NULL);
+		cpw_json_value_put(d, e, "several_callers", cpw_json_value_need(d, json_object_new_boolean(f->several_callers)));
+		cpw_json_value_put(d, e, "target", f->target[0] ? cpw_json_value_doc_string(d, f->target) : NULL);
+		cpw_json_value_put(d, e, "pid", cpw_json_value_doc_int(d, f->pid));
+		cpw_json_value_put(d, e, "thread_s", cpw_json_value_doc_number(d, f->seconds));
+		cpw_json_value_append(d, fns, e);
+	}
+	return fns;
+}
+
 /* The "kinds" object: per kind by time, its thread-seconds, share and targets. */
 static struct json_object *kinds_json(struct cpw_json_doc *d, const struct cpw_waits *sorted)
 {
@@ -169,6 +217,7 @@ static struct json_object *kinds_json(struct cpw_json_doc *d, const struct cpw_w
 			cpw_json_value_append(d, targets, e);
 		}
 		cpw_json_value_put(d, kind, "targets", targets);
+		cpw_json_value_put(d, kind, "functions", functions_json(d, sorted, k));
 		cpw_json_value_put(d, kinds, cpw_wait_kind_name((enum cpw_wait_kind)k), kind);
 	}
 	return kinds;
@@ -206,6 +255,7 @@ struct json_object *cpw_waits_report_to_json(const struct cpw_waits *w)
 	cpw_json_value_put(d, o, "processes", procs);
 	cpw_json_value_put(d, o, "untracked_target_s", cpw_json_value_doc_number(d, sorted->untracked_target_s));
 	cpw_json_value_put(d, o, "untracked_process_s", cpw_json_value_doc_number(d, sorted->untracked_proc_s));
+	cpw_json_value_put(d, o, "untracked_function_s", cpw_json_value_doc_number(d, sorted->untracked_fn_s));
 	struct json_object *idle = cpw_json_value_doc_object(d);
 	cpw_json_value_put(d, idle, "thread_s", cpw_json_value_doc_number(d, sorted->idle_s));
 	cpw_json_value_put(d, idle, "threads", cpw_json_value_doc_int(d, sorted->idle_threads));

@@ -48,6 +48,11 @@ const struct cpw_hotspots *cpw_sampling_hotspots(const struct cpw_sampling *sp)
 	return sp ? sp->hotspots : NULL;
 }
 
+struct cpw_python_stacks *cpw_sampling_python(const struct cpw_sampling *sp)
+{
+	return sp ? sp->python : NULL;
+}
+
 void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start)
 {
 	if (sp)
@@ -70,6 +75,13 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 	size_t n = cpw_tree_live_tids(tree, tids, ARM_TIDS_MAX);
 	if (n == 0)
 		return; /* nothing alive yet (or any more): the next sample tries */
+	/* Python stacks: a failure to start costs only them (native frames stay). Made first:
+	 * they also name the functions Python threads wait in, where sampling is refused. */
+	if (!sp->python) {
+		sp->python = cpw_python_stacks_new(sp->cfg->proc_root, CPW_SAMPLING_HZ, why, sizeof(why));
+		if (!sp->python)
+			cpw_report_note(r, "Python stacks not read: %s", why);
+	}
 	sp->sampler = cpw_sampler_new(sp->cfg->proc_root, sp->cfg->sampling_hz > 0 ? sp->cfg->sampling_hz : CPW_SAMPLING_HZ,
 				      why, sizeof(why));
 	if (!sp->sampler) {
@@ -81,10 +93,6 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 		return;
 	}
 	sp->armed_at = now;
-	/* Python stacks: a failure to start costs only them (native frames stay). */
-	sp->python = cpw_python_stacks_new(sp->cfg->proc_root, CPW_SAMPLING_HZ, why, sizeof(why));
-	if (!sp->python)
-		cpw_report_note(r, "Python stacks not read: %s", why);
 }
 
 /* Python stacks: each sample passes through the reader, which gives a CPython process's
@@ -116,10 +124,30 @@ void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, dou
 	cpw_sampler_drain(sp->sampler, take, sp);
 }
 
+/* What the Python stack reader could not read (versions, refusals, torn readings). */
+static void python_notes(struct cpw_sampling *sp, struct cpw_report *r)
+{
+	struct cpw_python_stacks_stats ps;
+	cpw_python_stacks_get_stats(sp->python, &ps);
+	cpw_python_stacks_notes(sp->python, note_line, r);
+	if (ps.torn)
+		cpw_report_note(r, "hotspots: %llu Python stack reading(s) dropped: the frames changed while "
+				"they were read", (unsigned long long)ps.torn);
+	if (ps.unmatched && ps.unmatched * 10 > ps.matched + ps.unmatched) /* a tenth: it changes what the shares say */
+		cpw_report_note(r, "hotspots: %llu sample(s) of Python processes in the interpreter had no "
+				"Python stack read near their time: the interpreter's own functions stand "
+				"for them", (unsigned long long)ps.unmatched);
+}
+
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 {
-	if (!sp || !sp->sampler)
+	if (!sp)
 		return;
+	if (!sp->sampler) { /* refused: the stack reader may still have named waits */
+		if (sp->python)
+			python_notes(sp, r);
+		return;
+	}
 	cpw_sampler_drain(sp->sampler, take, sp);
 	struct cpw_sampler_stats st;
 	cpw_sampler_get_stats(sp->sampler, &st);
@@ -146,18 +174,8 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 				"the default at -O2); total%% counts only the callers seen (build with "
 				"-fno-omit-frame-pointer for whole stacks)",
 				100.0 * (double)shallow / (double)user);
-	if (sp->python) { /* Python stacks */
-		struct cpw_python_stacks_stats ps;
-		cpw_python_stacks_get_stats(sp->python, &ps);
-		cpw_python_stacks_notes(sp->python, note_line, r);
-		if (ps.torn)
-			cpw_report_note(r, "hotspots: %llu Python stack reading(s) dropped: the frames changed while "
-					"they were read", (unsigned long long)ps.torn);
-		if (ps.unmatched && ps.unmatched * 10 > ps.matched + ps.unmatched) /* a tenth: it changes what the shares say */
-			cpw_report_note(r, "hotspots: %llu sample(s) of Python processes in the interpreter had no "
-					"Python stack read near their time: the interpreter's own functions stand "
-					"for them", (unsigned long long)ps.unmatched);
-	}
+	if (sp->python) /* Python stacks */
+		python_notes(sp, r);
 	if (st.unreadable)
 		cpw_report_note(r, "hotspots: %llu mapped file(s) could not be read or were replaced since they "
 				"were mapped: their frames are named FILE+0xOFFSET", (unsigned long long)st.unreadable);

@@ -2,7 +2,8 @@
  * sampling.h: the session's hotspots (sampling.c): the cpu-clock sampler (source/sample/)
  * armed on the tree once it has run for CPW_SAMPLING_ARM_S, drained at every sample into
  * the model's hotspot tables (model/hotspots.c), and what it could not do said in the
- * report's notes. session.c calls it at four places, each marked "hotspots".
+ * report's notes. session.c calls it at five places, each marked "hotspots"; the Python stack
+ * reader made on arming also names the functions Python threads wait in (for model/waits.c).
  */
 #ifndef CPW_SESSION_SAMPLING_H
 #define CPW_SESSION_SAMPLING_H
@@ -29,6 +30,9 @@ struct cpw_sampling;
 /* NULL with --no-hotspots (or out of memory: the report then has no Hotspots section). */
 struct cpw_sampling *cpw_sampling_new(const struct cpw_config *cfg);
 const struct cpw_hotspots *cpw_sampling_hotspots(const struct cpw_sampling *sp);
+/* The Python stack reader, once armed (it names the functions Python threads wait in, for
+ * the tree's reader: source/proc/proc_reader.h); NULL before, or with none. */
+struct cpw_python_stacks *cpw_sampling_python(const struct cpw_sampling *sp);
 /* The run's start on CLOCK_MONOTONIC. */
 void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start);
 /* After each sample of the tree (now: run seconds): arms when due, then drains. */

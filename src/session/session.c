@@ -624,6 +624,8 @@ int cpw_session_sample(struct cpw_session *s)
 		write_series(s); /* --series: the point just recorded, as one line */
 		arm_counters(s);
 		cpw_sampling_step(s->sampling, s->tree, now, &s->report); /* hotspots */
+		/* hotspots: waits named by Python function once the stack reader is there */
+		cpw_proc_reader_set_python(s->reader, cpw_sampling_python(s->sampling));
 		cpw_gpu_watch_step(s->gpu, s->tree, now); /* gpu */
 	}
 	if (s->cfg->mode == CPW_MODE_ATTACH && s->target_start_ticks == 0)

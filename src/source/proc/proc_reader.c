@@ -24,6 +24,7 @@
 #include "source/gpu/cuda_users.h"
 #include "source/proc/interp.h"
 #include "source/proc/procps.h"
+#include "source/python/python_stacks.h"
 #include "util/pidmap.h"
 
 /* A thread that did not run since the last sample has its stat read one sample in this
@@ -56,6 +57,8 @@ struct proc_handle {
 	unsigned generation; /* last sample that reached it */
 	bool missed;         /* not reached by the last sample, but still there */
 	bool python_asked;   /* whether it runs Python, asked once it has a second thread */
+	bool python;         /* it runs Python: its executable is python, or it maps libpython
+			      * (as asked above): its waits are named by Python function */
 	bool pss_cached;     /* last_pss_kib holds its last PSS reading */
 	bool ran_since_pss;  /* a thread ran since then */
 	double last_pss_kib;
@@ -130,6 +133,7 @@ struct cpw_proc_reader {
 	double pss_cost_s;
 	struct cpw_wait_probe *waitprobe; /* NULL when it could not be allocated */
 	pid_t *probe_pids;                /* the processes of the last sample, for the probe */
+	struct cpw_python_stacks *python; /* names Python processes' waits by function; NULL: not */
 	size_t probe_pids_alloc;
 };
 
@@ -385,6 +389,27 @@ static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, const
 	th->nkids = n > 0 ? (size_t)n : 0;
 }
 
+/* The Python functions a thread of a Python process waits in (source/python/): asked once
+ * for each wait probed, or, for a wait probed before the stack reader came, at the first
+ * sample after. Only threads seen waiting cost it. */
+static void name_wait(struct cpw_proc_reader *r, const struct proc_handle *h, struct thread_handle *th,
+		      const struct cpw_thread_reading *out)
+{
+	struct cpw_python_frame f[2];
+	struct cpw_wait *w = th->wait;
+	int n = cpw_python_stacks_waiting(r->python, h->pid, th->tid, h->comm,
+					  out->has_schedstat ? out->sched.oncpu_ns : 0, f);
+	w->py_asked = true;
+	if (n >= 1) {
+		w->py_fn = f[0].name;
+		w->py_fn_where = f[0].where;
+	}
+	if (n >= 2) {
+		w->py_caller = f[1].name;
+		w->py_caller_where = f[1].where;
+	}
+}
+
 /* What thread th (in S or D) waits on: probed again when it ran since the last sample (it
  * may wait on something else now), was never probed, or its target may resolve now;
  * otherwise its last wait stands. */
@@ -437,6 +462,8 @@ static void probe_wait(struct cpw_proc_reader *r, struct proc_handle *h, struct 
 	}
 	th->wait_known = have;
 	out->wait = have ? th->wait : NULL;
+	if (out->wait && h->python && r->python && !th->wait->py_asked)
+		name_wait(r, h, th, out);
 }
 
 /* Reads one thread into out. Returns false when it ended between listing and reading. */
@@ -722,12 +749,14 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		h->python_asked = false;
 		h->driver_helper_seen = false; /* an exec: another program */
 		h->driver_text_known = 0;
+		h->python = false;
 	}
 	/* Threads that may take turns on the GIL: asked once, when a second thread appears. */
 	if (!h->python_asked && st.num_threads >= 2) {
 		int py = cpw_interp_process_is_python(r->proc_root, pid);
 		pr->is_python = py < 0 ? -1 : py;
 		h->python_asked = py >= 0; /* asked again next sample where it could not tell */
+		h->python = h->python || py == 1;
 	}
 	pr->python_exe = -1;
 	if (renamed) { /* after an exec the command line is another */
@@ -735,6 +764,7 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		/* python version: one readlink of exe, at first sight or an exec */
 		int py = cpw_interp_process_python_version(r->proc_root, pid, pr->python, sizeof(pr->python));
 		pr->python_exe = py < 0 ? -1 : py;
+		h->python = h->python || py == 1;
 	}
 	if (first) {
 		if (reserve((void **)&r->new_readings, &r->new_alloc, r->nnew, sizeof(*r->new_readings), 64) == 0)
@@ -943,6 +973,11 @@ void cpw_proc_reader_free(struct cpw_proc_reader *r)
 void cpw_proc_reader_want_pss(struct cpw_proc_reader *r)
 {
 	r->want_pss = true;
+}
+
+void cpw_proc_reader_set_python(struct cpw_proc_reader *r, struct cpw_python_stacks *ps)
+{
+	r->python = ps;
 }
 
 void cpw_proc_reader_skip_users(struct cpw_proc_reader *r)

@@ -96,6 +96,11 @@ struct cpw_proc_reader;
  * files open between samples. */
 struct cpw_proc_reader *cpw_proc_reader_new(const char *proc_root);
 void cpw_proc_reader_free(struct cpw_proc_reader *r);
+/* The Python stack reader that names the functions the threads of Python processes wait
+ * in (cpw_wait's py_ fields; source/python/python_stacks.h), from the next sample on; NULL
+ * (the default): none. The caller keeps it alive while the reader uses it. */
+struct cpw_python_stacks;
+void cpw_proc_reader_set_python(struct cpw_proc_reader *r, struct cpw_python_stacks *ps);
 /* Users are named through libproc2 (opened at the first new process) only for a report
  * that shows them; this turns that off. A fixture root never uses libproc2. */
 void cpw_proc_reader_skip_users(struct cpw_proc_reader *r);

@@ -1,8 +1,9 @@
 /*
  * python_stacks.c: the Python stacks of the tree's CPython processes (python_stacks.h).
  *
- * Bounds: 64 processes, 256 threads, 128 readings per thread (0.64 s at 199 Hz: a drain
- * comes every --interval), 48 Python frames per reading, 4,096 distinct functions; the
+ * Bounds: 64 processes (an ended one's record reused), 256 threads, 128 readings per thread
+ * (0.64 s at 199 Hz: a drain comes every --interval), 48 Python frames per reading, 4,096
+ * distinct functions; the
  * thread's own walk stops at 48 frames (the root end of a deeper stack is left out), at 8
  * interpreters per process and 256 threads per interpreter. Functions are named by their
  * qualified name and "file:first line" (co_qualname, co_filename's base name,
@@ -66,10 +67,17 @@ struct pythread {
 	int fd;               /* its schedstat */
 	uint64_t ran_ns;
 	uint64_t tstate;      /* its PyThreadState (0: not listed yet) */
+	uint64_t read_ns;     /* its run time (schedstat) when the newest reading was taken */
+	bool have_read;       /* read_ns is set: ring[head - 1] is that reading */
+	uint64_t wait_ns;     /* the same for wait_fn, the frames read for a wait */
+	bool have_wait;       /* wait_ns and wait_fn are set */
+	uint8_t wait_n;       /* 0, 1 or 2 frames in wait_fn, innermost first */
+	uint16_t wait_fn[2];
 	double seen;          /* when an interpreter last listed it */
 	double hot_until;     /* read while samples say it runs: until then */
 	unsigned head, count;
-	struct reading ring[RING];
+	struct reading *ring; /* RING readings, made at the first (a thread only seen waiting
+			       * never needs them) */
 };
 
 struct pyfn {
@@ -98,6 +106,7 @@ struct cpw_python_stacks {
 	atomic_bool stop;
 	struct pyproc procs[PROCS_MAX];
 	size_t nprocs;
+	double reclaimed_at;     /* when the table, full, was last searched for ended processes */
 	struct pythread *threads[THREADS_MAX];
 	size_t nthreads;
 	struct pyfn *fns;        /* [0] is "[python]": a table full */
@@ -231,6 +240,16 @@ static void refused(struct cpw_python_stacks *ps, struct pyproc *pr)
 		     "/proc/PID/maps: EPERM, EACCES): it needs the rights of ptrace (the same user, a process that did not make itself "
 		     "non-dumpable, and where kernel.yama.ptrace_scope is 1 a descendant of cperfwatch; else "
 		     "CAP_SYS_PTRACE)");
+}
+
+/* A process read until now that ended (-ESRCH), or whose memory became refused (-EPERM: it
+ * made itself non-dumpable, or changed its user): noted as a refusal taken on would be. */
+static void lost(struct cpw_python_stacks *ps, struct pyproc *pr, int rc)
+{
+	if (rc == -EPERM)
+		refused(ps, pr);
+	else
+		pr->state = P_GONE;
 }
 
 /* A read of the process as it is taken on: false when refused (noted) or ended. */
@@ -397,12 +416,14 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 	return 0;
 }
 
-/* One thread's frame chain from frame, leaf first. 0, or -errno (-EFAULT: torn). */
-static int walk(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t frame, struct reading *r)
+/* One thread's frame chain from frame, leaf first, at most depth Python frames. 0, or
+ * -errno (-EFAULT: torn). */
+static int walk(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t frame, struct reading *r,
+		int depth)
 {
 	const struct cpw_py_layout *l = &pr->l;
 	r->n = 0;
-	for (int steps = 0; frame && steps < 2 * PY_DEPTH && r->n < PY_DEPTH; steps++) {
+	for (int steps = 0; frame && steps < 2 * PY_DEPTH && r->n < depth; steps++) {
 		uint8_t b[BLOCK_MAX];
 		if (!plausible(frame))
 			return -EFAULT;
@@ -445,68 +466,89 @@ static struct pythread *thread_of(struct cpw_python_stacks *ps, pid_t pid, pid_t
 	return t;
 }
 
+/* The thread's run time from its schedstat: true and *ns, false where it cannot be read
+ * (no schedstat: CONFIG_SCHEDSTATS off, or the thread ended). */
+static bool run_time(const struct pythread *t, uint64_t *ns)
+{
+	char b[96];
+	ssize_t n = t->fd >= 0 ? pread(t->fd, b, sizeof(b) - 1, 0) : -1;
+	if (n <= 0)
+		return false;
+	b[n] = '\0';
+	*ns = strtoull(b, NULL, 10);
+	return true;
+}
+
 /* Whether the thread ran since the last look (its run time in schedstat moved). */
 static bool ran(struct pythread *t)
 {
 	if (t->fd < 0)
 		return true; /* no schedstat (CONFIG_SCHEDSTATS off): every look reads */
-	char b[96];
-	ssize_t n = pread(t->fd, b, sizeof(b) - 1, 0);
-	if (n <= 0)
-		return false;
-	b[n] = '\0';
-	uint64_t ns = strtoull(b, NULL, 10);
-	if (ns == t->ran_ns)
+	uint64_t ns;
+	if (!run_time(t, &ns) || ns == t->ran_ns)
 		return false;
 	t->ran_ns = ns;
 	return true;
 }
 
-/* Reads one hot thread's stack: its thread state (still its own: the tid checked), the
- * frame chain from its current frame. */
-static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
-			double now)
+/* Reads the stack of thread t into r, at most depth frames: its thread state (still its
+ * own: the tid checked), the frame chain from its current frame. 0; -ESRCH when the
+ * process is gone (marked); -EAGAIN when the state is not the thread's (listed again);
+ * -EFAULT when torn (counted); -ENODATA when it has no frame yet. */
+static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
+		      struct reading *r, int depth)
 {
 	const struct cpw_py_layout *l = &pr->l;
 	uint8_t ts[BLOCK_MAX];
-	if (!ran(t))
-		return;
 	int rc = rd(pr->pid, t->tstate, ts, ts_size);
-	if (rc == -ESRCH) {
-		pr->state = P_GONE;
-		return;
+	if (rc == -ESRCH || rc == -EPERM) {
+		lost(ps, pr, rc);
+		return rc;
 	}
 	if (rc < 0 || u64_at(ts, l->tstate_native_thread_id) != (uint64_t)t->tid) {
 		t->tstate = 0; /* ended, or its state freed: the next list says */
 		pr->need_list = true;
-		return;
+		return -EAGAIN;
 	}
 	uint64_t frame;
 	if (l->has_cframe) {
 		uint64_t cf = u64_at(ts, l->tstate_cframe);
 		if (cf == 0)
-			return;
+			return -ENODATA; /* no frame yet: nothing to read */
 		if (!plausible(cf) || rd(pr->pid, cf + l->cframe_current_frame, &frame, sizeof(frame)) < 0) {
 			ps->stats.torn++;
-			return;
+			return -EFAULT;
 		}
 	} else {
 		frame = u64_at(ts, l->tstate_current_frame);
 	}
-	struct reading *r = &t->ring[t->head];
-	rc = walk(ps, pr, frame, r);
-	if (rc == -ESRCH) {
-		pr->state = P_GONE;
-		return;
+	rc = walk(ps, pr, frame, r, depth);
+	if (rc == -ESRCH || rc == -EPERM) {
+		lost(ps, pr, rc);
+		return rc;
 	}
 	if (rc < 0) {
 		ps->stats.torn++;
-		return;
+		return -EFAULT;
 	}
+	return 0;
+}
+
+/* Reads one hot thread's stack into its ring, where it ran since the last look. */
+static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
+			double now)
+{
+	if (!ran(t) || (!t->ring && !(t->ring = calloc(RING, sizeof(*t->ring)))))
+		return;
+	struct reading *r = &t->ring[t->head];
+	if (read_stack(ps, pr, t, ts_size, r, PY_DEPTH) < 0)
+		return;
 	r->t = now;
 	t->head = (t->head + 1) % RING;
 	if (t->count < RING)
 		t->count++;
+	t->read_ns = t->ran_ns;
+	t->have_read = t->fd >= 0;
 	ps->stats.readings++;
 }
 
@@ -529,8 +571,8 @@ static void list_threads(struct cpw_python_stacks *ps, struct pyproc *pr, uint64
 	uint64_t interp;
 	int rc = rd(pr->pid, pr->runtime + l->runtime_interpreters_head, &interp, sizeof(interp));
 	if (rc < 0) {
-		if (rc == -ESRCH)
-			pr->state = P_GONE;
+		if (rc == -ESRCH || rc == -EPERM)
+			lost(ps, pr, rc);
 		return;
 	}
 	for (int ni = 0; interp && ni < INTERPS_MAX; ni++) {
@@ -591,6 +633,7 @@ static void forget_threads(struct cpw_python_stacks *ps, double now)
 		}
 		if (t->fd >= 0)
 			close(t->fd);
+		free(t->ring);
 		free(t);
 		ps->threads[i] = ps->threads[--ps->nthreads];
 	}
@@ -625,36 +668,91 @@ static void *reader(void *arg)
 
 /* ---- the samples ---- */
 
+#define RETRY_S 1.0
+
+/* A record of an ended process, for a new one when the table is full (a long run starts
+ * many Python processes: a test runner's, a pool's that are replaced): one marked gone, else,
+ * at most once a second, those whose /proc/PID is no more are marked so. NULL when every
+ * process kept still runs. */
+#define RECLAIM_S 1.0
+static struct pyproc *reclaim(struct cpw_python_stacks *ps)
+{
+	double now = mono_now();
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < ps->nprocs; i++)
+			if (ps->procs[i].state == P_GONE)
+				return &ps->procs[i];
+		if (pass == 1 || now - ps->reclaimed_at < RECLAIM_S)
+			break;
+		ps->reclaimed_at = now;
+		for (size_t i = 0; i < ps->nprocs; i++) {
+			char p[300];
+			snprintf(p, sizeof(p), "%s/%d", ps->proc_root, (int)ps->procs[i].pid);
+			if (access(p, F_OK) != 0 && errno == ENOENT)
+				ps->procs[i].state = P_GONE;
+		}
+	}
+	return NULL;
+}
+
+/* The record of pid; a process seen for the first time is taken on (retry: one seen before
+ * is taken on again). NULL when the table is full. The lock is held. */
+static struct pyproc *proc_of(struct cpw_python_stacks *ps, pid_t pid, const char *comm, double when,
+			      bool (*retry)(const struct pyproc *pr, const char *comm, double when))
+{
+	struct pyproc *pr = NULL;
+	for (size_t i = 0; i < ps->nprocs && !pr; i++)
+		if (ps->procs[i].pid == pid)
+			pr = &ps->procs[i];
+	if (pr && !retry(pr, comm, when))
+		return pr;
+	if (!pr) {
+		if (ps->nprocs < PROCS_MAX)
+			pr = &ps->procs[ps->nprocs++];
+		else if (!(pr = reclaim(ps)))
+			return NULL;
+	}
+	*pr = (struct pyproc){ .pid = pid, .tried_at = when };
+	snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+	take_on(ps, pr);
+	return pr;
+}
+
+static bool renamed(const struct pyproc *pr, const char *comm)
+{
+	return strncmp(pr->comm, comm, sizeof(pr->comm) - 1) != 0;
+}
+
+/* A sample in the interpreter of a process that was not Python, or had ended: looked at
+ * again under a new name or a second later. */
+static bool retry_in_interp(const struct pyproc *pr, const char *comm, double when)
+{
+	return (pr->state == P_NOT_PYTHON || pr->state == P_GONE) &&
+	       (renamed(pr, comm) || when - pr->tried_at > RETRY_S);
+}
+
+static bool retry_never(const struct pyproc *pr, const char *comm, double when)
+{
+	(void)pr, (void)comm, (void)when;
+	return false;
+}
+
 /* Whether pid's stacks are read; the lock is held on return. A process seen for the first
  * time is taken on (its maps, its interpreter's symbols, a read of its memory: a few ms once
  * per process, the reader's thread waiting); one that was not Python is looked at again
  * when it runs in an interpreter under a new name (it exec'd: a shell script's python) or a
- * second later, and one that had ended when its pid runs again in an interpreter. */
-#define RETRY_S 1.0
+ * second later, and one that had ended when its pid runs again in an interpreter. The
+ * reader's thread starts with the first process read. */
 static bool lock_reading(struct cpw_python_stacks *ps, const struct cpw_stack *st, bool in_interp)
 {
 	pthread_mutex_lock(&ps->lock);
-	struct pyproc *pr = NULL;
-	for (size_t i = 0; i < ps->nprocs && !pr; i++)
-		if (ps->procs[i].pid == st->pid)
-			pr = &ps->procs[i];
-	const char *comm = st->comm ? st->comm : "";
-	if (pr) {
-		bool again = in_interp && (pr->state == P_NOT_PYTHON || pr->state == P_GONE) &&
-			     (strncmp(pr->comm, comm, sizeof(pr->comm) - 1) != 0 || st->mono_s - pr->tried_at > RETRY_S);
-		if (!again)
-			return pr->state == P_READING;
-	} else {
-		if (ps->nprocs == PROCS_MAX)
-			return false;
-		pr = &ps->procs[ps->nprocs++];
-	}
-	*pr = (struct pyproc){ .pid = st->pid, .tried_at = st->mono_s };
-	snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
-	take_on(ps, pr);
-	if (pr->state == P_READING && !ps->started)
+	struct pyproc *pr = proc_of(ps, st->pid, st->comm ? st->comm : "", st->mono_s,
+				    in_interp ? retry_in_interp : retry_never);
+	if (!pr || pr->state != P_READING)
+		return false;
+	if (!ps->started)
 		ps->started = pthread_create(&ps->thread, NULL, reader, ps) == 0;
-	return pr->state == P_READING;
+	return true;
 }
 
 static void mark_need_list(struct cpw_python_stacks *ps, pid_t pid)
@@ -723,6 +821,67 @@ void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *s
 	pthread_mutex_unlock(&ps->lock);
 }
 
+/* ---- the waits ---- */
+
+/* A process seen waiting that was not Python, or had ended: looked at again under a new
+ * name only (it exec'd), so that a process that is not Python costs one look. */
+static bool retry_renamed(const struct pyproc *pr, const char *comm, double when)
+{
+	(void)when;
+	return (pr->state == P_NOT_PYTHON || pr->state == P_GONE) && renamed(pr, comm);
+}
+
+/* The innermost two Python frames of waiting thread tid into out: how many. The newest
+ * reading serves where the thread has not run since it was taken (its schedstat run time
+ * did not move: its frames cannot have changed), else two frames are read now; the
+ * answer is kept for the next question in the same manner. */
+static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t tid, uint64_t run_ns, double now,
+		       struct cpw_python_frame out[2])
+{
+	uint64_t ts_size = tstate_size(&pr->l);
+	if (ts_size > BLOCK_MAX)
+		return 0;
+	if (!ps->started)
+		forget_threads(ps, now); /* else the reader's thread does */
+	struct pythread *t = thread_of(ps, pr->pid, tid, true);
+	if (!t)
+		return 0;
+	if (!t->tstate && now - pr->listed_at > LIST_S / 10)
+		list_threads(ps, pr, ts_size, now);
+	if (!t->tstate || pr->state != P_READING)
+		return 0; /* not a Python thread (or not yet one) */
+	uint64_t ns = run_ns;
+	bool timed = run_ns > 0 || run_time(t, &ns);
+	if (!timed || !t->have_wait || t->wait_ns != ns) {
+		struct reading fresh;
+		const struct reading *r = &fresh;
+		if (timed && t->have_read && t->read_ns == ns && t->count)
+			r = &t->ring[(t->head + RING - 1) % RING];
+		else if (read_stack(ps, pr, t, ts_size, &fresh, 2) < 0)
+			return 0;
+		t->wait_n = r->n < 2 ? r->n : 2;
+		memcpy(t->wait_fn, r->fn, t->wait_n * sizeof(t->wait_fn[0]));
+		t->wait_ns = ns;
+		t->have_wait = timed;
+	}
+	for (int i = 0; i < t->wait_n; i++)
+		out[i] = (struct cpw_python_frame){ ps->fns[t->wait_fn[i]].name, ps->fns[t->wait_fn[i]].file };
+	return t->wait_n;
+}
+
+int cpw_python_stacks_waiting(struct cpw_python_stacks *ps, pid_t pid, pid_t tid, const char *comm,
+			      uint64_t run_ns, struct cpw_python_frame out[2])
+{
+	if (!ps)
+		return 0;
+	pthread_mutex_lock(&ps->lock);
+	double now = mono_now();
+	struct pyproc *pr = proc_of(ps, pid, comm ? comm : "", now, retry_renamed);
+	int n = pr && pr->state == P_READING ? wait_frames(ps, pr, tid, run_ns, now, out) : 0;
+	pthread_mutex_unlock(&ps->lock);
+	return n;
+}
+
 void cpw_python_stacks_get_stats(struct cpw_python_stacks *ps, struct cpw_python_stacks_stats *out)
 {
 	pthread_mutex_lock(&ps->lock);
@@ -755,6 +914,7 @@ void cpw_python_stacks_free(struct cpw_python_stacks *ps)
 	for (size_t i = 0; i < ps->nthreads; i++) {
 		if (ps->threads[i]->fd >= 0)
 			close(ps->threads[i]->fd);
+		free(ps->threads[i]->ring);
 		free(ps->threads[i]);
 	}
 	pthread_mutex_destroy(&ps->lock);

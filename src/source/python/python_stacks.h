@@ -11,6 +11,9 @@
  * lists are walked every 0.25 s (idle threads cost nothing more). Each cpu-clock sample of such a thread is then given the
  * reading nearest its time: the Python functions take the place of the interpreter's own.
  *
+ * The waits (cpw_python_stacks_waiting): a thread seen waiting is asked for its two
+ * innermost Python frames, from the caller's thread, at no cost to the threads that run.
+ *
  * What is read is checked: every object's type is the interpreter's PyCode_Type or
  * PyUnicode_Type, pointers are aligned, names are compact ASCII of bounded length, the walk
  * is bounded. A reading that fails a check (the frames changed while read) is dropped and
@@ -35,12 +38,29 @@ struct cpw_python_stacks_stats {
 	unsigned refused;       /* processes process_vm_readv refused (EPERM) */
 };
 
+/* A Python function as the reader names it: its qualified name and "file:first line",
+ * held by the reader (valid until cpw_python_stacks_free). */
+struct cpw_python_frame {
+	const char *name, *where;
+};
+
 /* A reader of hz readings per second per running thread; proc_root is /proc. NULL when out
  * of memory or no thread could be started (why filled). */
 struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, char *why, size_t len);
 /* Gives st (a sample of the tree) the Python frames of its thread where it ran in a CPython
  * interpreter; a process seen for the first time is looked at first. */
 void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *st);
+/* The Python functions waiting thread tid of pid waits in, for the wait probe's waits:
+ * its innermost Python frame and that frame's caller into out, innermost first; returns
+ * how many (0: none, not a Python thread, or not readable). Called from the sampling
+ * thread; a process seen for the first time is taken on (once: a few ms), without starting
+ * the reader's thread. A blocked thread's frames stand still, so its newest reading serves
+ * where its schedstat run time did not move since; otherwise its two innermost frames are
+ * read now (a few process_vm_readv calls). comm: the process's name (a new name is an exec,
+ * looked at again); run_ns: the thread's run time as the caller has just read it from its
+ * schedstat, 0 to read it here. */
+int cpw_python_stacks_waiting(struct cpw_python_stacks *ps, pid_t pid, pid_t tid, const char *comm,
+			      uint64_t run_ns, struct cpw_python_frame out[2]);
 void cpw_python_stacks_get_stats(struct cpw_python_stacks *ps, struct cpw_python_stacks_stats *out);
 /* Calls fn for each line to put in Notes (versions not read and why, refusals); at most max. */
 typedef void (*cpw_python_note_fn)(void *ctx, const char *line);

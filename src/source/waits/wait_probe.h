@@ -52,6 +52,13 @@ struct cpw_wait {
 					   * cuda-EvtHandlr): it waits by design, busy GPU or
 					   * idle; set by the reader from the thread's name */
 	uint64_t user_sp;                 /* its user stack pointer in the call (0: unread) */
+	/* The Python functions it waits in, for a thread of a CPython process: its innermost
+	 * Python frame and that frame's caller, named "qualname" and "file:first line" by the
+	 * stack reader (source/python/python_stacks.h), which holds the strings for the run;
+	 * NULL where none. Set by the tree's reader (proc_reader.c), not the probe; py_asked:
+	 * the stack reader was asked for this wait. */
+	const char *py_fn, *py_fn_where, *py_caller, *py_caller_where;
+	bool py_asked;
 	enum cpw_wait_detail detail;
 	bool retry; /* the target may resolve later (a pipe's other end not found yet, the
 		     * budget spent, the call not caught): probe it again next sample even if it
