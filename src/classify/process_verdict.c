@@ -120,8 +120,9 @@ struct pv_all {
 
 /* Whether p waits for its workers: a process pool's parent (multiprocessing.Pool,
  * ProcessPoolExecutor), whose result-handler thread waits on the pipes its children write
- * (a poll on several: no one peer is named) while its main thread waits on a lock (the
- * result's event), and whose children compute (their CPU at least cpu_share of its life)
+ * (a poll on several: no one peer is named), or whose handler threads sleep idle by design
+ * through long chunks, while its main thread waits on a lock (the result's event), and
+ * whose children compute (their CPU and run-queue wait at least cpu_share of its life)
  * where it does not. Those waits are its workers' work, as a parent's wait4 is its
  * children's. */
 static bool waits_for_workers(const struct pv_in *in, const struct pv_all *all)
@@ -129,13 +130,17 @@ static bool waits_for_workers(const struct pv_in *in, const struct pv_all *all)
 	const struct cpw_proc *p = in->p;
 	double share = cpw_threshold(CPW_T_CPU_SHARE), workers = 0;
 
-	if (!in->w || !all || !(in->life > 0) || in->cpu >= share * in->life || in->w->seconds[CPW_WAIT_PIPE] <= 0)
+	/* Its result handler's pipe waits, or its handler threads idle by design (they do not
+	 * run while the workers compute long chunks): a pool's shape. */
+	if (!in->w || !all || !(in->life > 0) || in->cpu >= share * in->life ||
+	    (in->w->seconds[CPW_WAIT_PIPE] <= 0 && !(in->w->idle_s > 0)))
 		return false;
 	for (size_t i = 0; i < all->n; i++) {
 		const struct cpw_proc *q = all->at(all->ctx, i);
 
+		/* On a CPU or queued for one: beside other load they compute whenever they can. */
 		if (q->ppid == p->pid && q->pid != p->pid)
-			workers += proc_cpu(q);
+			workers += proc_cpu(q) + (cpw_known(q->runq_wait_s) && q->runq_wait_s > 0 ? q->runq_wait_s : 0);
 	}
 	return workers >= share * in->life;
 }

@@ -338,6 +338,10 @@ static void test_pool_parent(void)
 	judge(procs, 3, &w, 4.0, &pvs);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(find(&pvs, 400));
 	CU_ASSERT_EQUAL(find(&pvs, 400)->cls, CPW_CLASS_WAITING);
+	/* ... beside handler threads idle by design (long chunks): a pool's parent again. */
+	w.procs[0].idle_s = 7.5;
+	judge(procs, 3, &w, 4.0, &pvs);
+	CU_ASSERT_PTR_NULL(find(&pvs, 400));
 }
 
 /* taskset -c 0 on 3 spinning threads: they queue behind each other on the one CPU they
