@@ -23,7 +23,7 @@
 #define ELF_FILE_MAX ((off_t)1 << 31)
 #define PERF_MAP_MAX ((size_t)16 << 20)
 
-static int open_as_seen(const char *proc_root, pid_t pid, const char *path)
+int cpw_elf_file_open(const char *proc_root, pid_t pid, const char *path)
 {
 	char p[4352];
 	if (snprintf(p, sizeof(p), "%s/%d/root%s", proc_root, (int)pid, path) < (int)sizeof(p)) {
@@ -41,7 +41,7 @@ static int open_as_seen(const char *proc_root, pid_t pid, const char *path)
 static int map_as_seen(const char *proc_root, pid_t pid, const char *path, bool check_ino, uint64_t ino,
 		       void **map, size_t *size, char *why, size_t len)
 {
-	int fd = open_as_seen(proc_root, pid, path);
+	int fd = cpw_elf_file_open(proc_root, pid, path);
 	if (fd < 0) {
 		int e = errno;
 		snprintf(why, len, "%s: %s", path, strerror(e));
@@ -69,6 +69,47 @@ static int map_as_seen(const char *proc_root, pid_t pid, const char *path, bool 
 	return 0;
 }
 
+bool cpw_elf_file_debug_path(const uint8_t *build_id, size_t build_id_len, char *buf, size_t len)
+{
+	if (build_id_len < 2 || len < 32 + 2 * build_id_len)
+		return false;
+	int n = snprintf(buf, len, "/usr/lib/debug/.build-id/%02x/", build_id[0]);
+	for (size_t i = 1; i < build_id_len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%02x", build_id[i]);
+	snprintf(buf + n, len - (size_t)n, ".debug");
+	return true;
+}
+
+/* A stripped file's .symtab from its debug file (the same build-id; its program headers are
+ * the file's, so the file's segments still place the symbols). */
+static void symbols_from_debug_file(const char *proc_root, pid_t pid, struct cpw_elf_info *info)
+{
+	char path[96], why[8];
+	void *map;
+	size_t size;
+	struct cpw_elf_info dbg;
+	if (!cpw_elf_file_debug_path(info->build_id, info->build_id_len, path, sizeof(path)) ||
+	    map_as_seen(proc_root, pid, path, false, 0, &map, &size, why, sizeof(why)) < 0)
+		return;
+	int rc = cpw_elf_symbols_parse(map, size, &dbg);
+	munmap(map, size);
+	if (rc < 0)
+		return;
+	if (dbg.has_symtab && dbg.build_id_len == info->build_id_len &&
+	    memcmp(dbg.build_id, info->build_id, info->build_id_len) == 0) {
+		free(info->syms);
+		free(info->names);
+		info->syms = dbg.syms;
+		info->nsyms = dbg.nsyms;
+		info->names = dbg.names;
+		info->names_len = dbg.names_len;
+		info->has_symtab = true;
+		dbg.syms = NULL;
+		dbg.names = NULL;
+	}
+	cpw_elf_symbols_info_free(&dbg);
+}
+
 int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
 		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len)
 {
@@ -90,6 +131,8 @@ int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const 
 		snprintf(why, len, "%s: replaced since it was mapped (another build-id)", path);
 		return -ESTALE;
 	}
+	if (!out->has_symtab)
+		symbols_from_debug_file(proc_root, pid, out);
 	return 0;
 }
 

@@ -6,15 +6,24 @@
 #ifndef CPW_SOURCE_ELF_ELF_FILE_H
 #define CPW_SOURCE_ELF_ELF_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "source/elf/elf_symbols.h"
 
+/* Opens path (read-only) as process pid sees it: PROC_ROOT/PID/root/PATH, else the path
+ * itself (the process has ended); the caller checks it is the file meant. -1 with errno. */
+int cpw_elf_file_open(const char *proc_root, pid_t pid, const char *path);
+/* The separate debug file of a build-id, /usr/lib/debug/.build-id/XX/REST.debug (Debian's
+ * dbgsym packages, Fedora's debuginfo), into buf. False for a build-id under 2 bytes. */
+bool cpw_elf_file_debug_path(const uint8_t *build_id, size_t build_id_len, char *buf, size_t len);
 /* Loads the symbols of path as process pid sees it (through PROC_ROOT/PID/root, else the
  * path itself). build_id (len > 0) or ino (non-zero) say which file was mapped: another
- * file found there now (replaced since) is refused. Returns 0, or -errno with why filled. */
+ * file found there now (replaced since) is refused. A file without .symtab (stripped) takes
+ * the .symtab of its build-id's debug file where there is one. Returns 0, or -errno with
+ * why filled. */
 int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
 		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len);
 /* The wanted symbols of path as process pid sees it (cpw_elf_symbols_find). Returns how many

@@ -61,6 +61,8 @@ struct cpw_sampler_stats {
 	uint64_t leaf_only;      /* user-space samples with no caller at all */
 	uint64_t unresolved;     /* samples whose own address no mapping held */
 	uint64_t unreadable;     /* files that could not be read or were replaced */
+	const char *lines_why;   /* why files with debug information gave no source lines
+				  * (libdw not found), or NULL */
 	unsigned threads_armed;
 	unsigned threads_refused;
 	int hz;
