@@ -113,11 +113,24 @@ void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, dou
 	cpw_sampler_drain(sp->sampler, take, sp);
 }
 
+/* A native function's file becomes its source file:line where debug information says it
+ * (libdw): asked at the end, once per function of the tables, so that sampling never pays
+ * for DWARF, and a file's debug information is read only when a function of it is there. */
+static bool source_line(void *ctx, const char *func, const char *file, enum cpw_code_kind kind, char *out,
+			size_t len)
+{
+	if (kind != CPW_CODE_NATIVE && kind != CPW_CODE_LIBC && kind != CPW_CODE_INTERPRETER)
+		return false;
+	return cpw_sampler_source_line(ctx, func, file, out, len);
+}
+
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 {
 	if (!sp || !sp->sampler)
 		return;
 	cpw_sampler_drain(sp->sampler, take, sp);
+	cpw_hotspots_rename_files(sp->hotspots, source_line, sp->sampler);
+	cpw_sampler_source_lines_done(sp->sampler);
 	struct cpw_sampler_stats st;
 	cpw_sampler_get_stats(sp->sampler, &st);
 	cpw_hotspots_set_source(sp->hotspots, &st, sp->armed_at);

@@ -1,8 +1,9 @@
 /*
  * test_dwarf_lines.c: source lines of native functions (source/elf/dwarf_lines.c): the
- * bounded cache of the answers, the build-id debug file's path, the ELF reader's finding of
- * .debug_info, and, where libdw.so.1 is installed and this test was built with -g, the
- * declaration line of a function of this file read from its own DWARF.
+ * model's renaming of a function's file at the end (model/hotspots.c), the build-id debug
+ * file's path, the ELF reader's finding of .debug_info, and, where libdw.so.1 is installed
+ * and this test was built with -g, the declaration line of a function of this file read
+ * from its own DWARF.
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/hotspots.h"
 #include "source/elf/dwarf_lines.h"
 #include "source/elf/elf_file.h"
 #include "source/elf/elf_symbols.h"
@@ -24,38 +26,92 @@ __attribute__((noinline, used)) int cpw_test_lines_marker(int x)
 	return x * 5 + 2;
 }
 
-static void test_cache(void)
+/* The model's renaming: each function asked once, those of one file in a row; the renamed
+ * keep their samples, and a later sample of one under its new file lands on it. */
+struct asked {
+	char seq[64];
+};
+
+static bool name_lib1(void *ctx, const char *func, const char *file, enum cpw_code_kind kind, char *out,
+		      size_t len)
 {
-	struct cpw_dwarf_lines_cache *c = cpw_dwarf_lines_cache_new();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-	const char *w = "x";
-	CU_ASSERT_FALSE(cpw_dwarf_lines_cache_get(c, 1, 2, &w));
-	CU_ASSERT_STRING_EQUAL(cpw_dwarf_lines_cache_put(c, 1, 2, "a.c:10"), "a.c:10");
-	CU_ASSERT_PTR_NULL(cpw_dwarf_lines_cache_put(c, 1, 3, NULL)); /* known to have none */
-	CU_ASSERT_STRING_EQUAL(cpw_dwarf_lines_cache_put(c, 2, 2, "b.c:7"), "b.c:7");
-	CU_ASSERT_TRUE(cpw_dwarf_lines_cache_get(c, 1, 2, &w));
-	CU_ASSERT_STRING_EQUAL(w, "a.c:10");
-	CU_ASSERT_TRUE(cpw_dwarf_lines_cache_get(c, 1, 3, &w));
-	CU_ASSERT_PTR_NULL(w);
-	CU_ASSERT_TRUE(cpw_dwarf_lines_cache_get(c, 2, 2, &w));
-	CU_ASSERT_STRING_EQUAL(w, "b.c:7");
-	CU_ASSERT_FALSE(cpw_dwarf_lines_cache_get(c, 2, 3, &w));
-	/* Flooded: what does not fit is not kept, and counted; what was kept stays. */
-	char text[64];
-	size_t kept = 0;
-	for (uint32_t i = 0; i < 20000; i++) {
-		snprintf(text, sizeof(text), "some_long_file_name_%u.c:%u", i, i);
-		kept += cpw_dwarf_lines_cache_put(c, 7, i, text) != NULL;
+	struct asked *a = ctx;
+	strncat(a->seq, func, sizeof(a->seq) - strlen(a->seq) - 1);
+	if (strcmp(file, "lib1.so") != 0 || kind != CPW_CODE_NATIVE)
+		return false;
+	snprintf(out, len, "one.c:%d", func[0] == 'a' ? 10 : 30);
+	return true;
+}
+
+static void take(struct cpw_hotspots *h, const char *func, const char *file, int times)
+{
+	struct cpw_stack st;
+	memset(&st, 0, sizeof(st));
+	st.pid = 42;
+	st.tid = 42;
+	st.comm = "prog";
+	st.nframes = 1;
+	st.frames[0] = (struct cpw_frame){ func, file, CPW_CODE_NATIVE };
+	for (int i = 0; i < times; i++) {
+		st.mono_s = 1.0 + i * 0.01;
+		cpw_hotspots_take(h, &st);
 	}
-	CU_ASSERT_TRUE(kept > 1000 && kept < 20000);
-	CU_ASSERT_EQUAL(cpw_dwarf_lines_cache_full(c), 20000 - kept);
-	CU_ASSERT_TRUE(cpw_dwarf_lines_cache_get(c, 7, 0, &w));
-	CU_ASSERT_STRING_EQUAL(w, "some_long_file_name_0.c:0");
-	CU_ASSERT_FALSE(cpw_dwarf_lines_cache_get(c, 7, 19999, &w));
-	CU_ASSERT_TRUE(cpw_dwarf_lines_cache_get(c, 1, 2, &w));
-	CU_ASSERT_STRING_EQUAL(w, "a.c:10");
-	CU_ASSERT_TRUE(cpw_dwarf_lines_cache_memory() <= 256 * 1024);
-	cpw_dwarf_lines_cache_free(c);
+}
+
+static bool count_asked(void *ctx, const char *func, const char *file, enum cpw_code_kind kind, char *out,
+			size_t len)
+{
+	(void)file;
+	(void)kind;
+	(void)out;
+	(void)len;
+	int *asked = ctx;
+	asked[atoi(func + 1)]++;
+	return false;
+}
+
+/* Only what a report can show is asked for: the top 32 by self samples, and each time
+ * slice's top ones. */
+static void test_rename_only_shown(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	cpw_hotspots_set_epoch(h, 0);
+	char name[16];
+	for (int i = 39; i >= 0; i--) { /* the largest first: a slice keeps its first 8 */
+		snprintf(name, sizeof(name), "f%d", i);
+		take(h, name, "lib.so", i + 1);
+	}
+	int asked[40] = { 0 };
+	CU_ASSERT_EQUAL(cpw_hotspots_rename_files(h, count_asked, asked), 0);
+	CU_ASSERT_EQUAL(asked[0], 0);  /* 1 sample: neither in the top 32 nor a slice's top */
+	CU_ASSERT_EQUAL(asked[39], 1);
+	CU_ASSERT_EQUAL(asked[8], 1);  /* the 32nd */
+	cpw_hotspots_free(h);
+}
+
+static void test_rename_files(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	cpw_hotspots_set_epoch(h, 0);
+	take(h, "a", "lib1.so", 5);
+	take(h, "b", "lib2.so", 3);
+	take(h, "c", "lib1.so", 2);
+	struct asked asked = { "" };
+	CU_ASSERT_EQUAL(cpw_hotspots_rename_files(h, name_lib1, &asked), 2);
+	CU_ASSERT_STRING_EQUAL(asked.seq, "acb");
+	struct cpw_hot_fn top[8];
+	CU_ASSERT_EQUAL_FATAL(cpw_hotspots_top(h, top, 8), 3);
+	CU_ASSERT_STRING_EQUAL(top[0].name, "a");
+	CU_ASSERT_STRING_EQUAL(top[0].file, "one.c:10");
+	CU_ASSERT_EQUAL(top[0].self, 5);
+	CU_ASSERT_STRING_EQUAL(top[1].file, "lib2.so");
+	CU_ASSERT_STRING_EQUAL(top[2].file, "one.c:30");
+	take(h, "a", "one.c:10", 1);
+	CU_ASSERT_EQUAL_FATAL(cpw_hotspots_top(h, top, 8), 3);
+	CU_ASSERT_EQUAL(top[0].self, 6);
+	cpw_hotspots_free(h);
 }
 
 static void test_debug_path(void)
@@ -127,7 +183,8 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("dwarf_lines", NULL, NULL);
-	CU_add_test(s, "the cache: stored answers and none, bounded, counted when full", test_cache);
+	CU_add_test(s, "the model renames each function's file once, a file's in a row", test_rename_files);
+	CU_add_test(s, "only the functions a report can show are asked for", test_rename_only_shown);
 	CU_add_test(s, "the build-id debug file's path", test_debug_path);
 	CU_add_test(s, "a stripped binary has no .debug_info", test_stripped_has_no_debug_info);
 	CU_add_test(s, "this test's own function: its declaration line, from its DWARF", test_own_declaration_line);

@@ -1,10 +1,10 @@
 /*
  * dwarf_lines.c: native functions' declaration lines from DWARF, through libdw opened with
- * dlopen (dwarf_lines.h), and the bounded cache of the answers.
+ * dlopen (dwarf_lines.h).
  *
  * libdw is not linked: it is an optional runtime dependency (libdw1, from elfutils), loaded
- * the first time a sampled file has debug information, so that start-up and a machine or a
- * run without debug information never pay for it (it brings libelf, zlib, bzip2, lzma and
+ * the first time a function of the report is in a file with debug information, so that
+ * start-up and a machine or a run without debug information never pay for it (it brings libelf, zlib, bzip2, lzma and
  * zstd). Its few types and functions are declared here by hand from elfutils' libdw.h
  * (stable since 0.1xx: Dwarf_Die is four words), so building needs no libdw-dev.
  *
@@ -218,86 +218,4 @@ bool cpw_dwarf_lines_decl(struct cpw_dwarf_lines *d, uint64_t vaddr, char *out, 
 	const char *base = slash && slash[1] ? slash + 1 : file;
 	int w = snprintf(out, len, "%s:%d", base, line);
 	return w > 0 && (size_t)w < len;
-}
-
-/* ---- the cache ---- */
-
-#define CACHE_ENTRIES 4096   /* the model keeps at most 2,048 functions */
-#define CACHE_HASH 8192
-#define CACHE_POOL (96 * 1024)
-#define NONE UINT32_MAX
-
-struct cpw_dwarf_lines_cache {
-	struct entry {
-		uint32_t file, sym, where; /* where: offset in pool, or NONE */
-	} e[CACHE_ENTRIES];
-	size_t n;
-	uint16_t hash[CACHE_HASH];     /* index + 1; 0 empty */
-	char pool[CACHE_POOL];
-	size_t pool_len;
-	uint64_t full;
-};
-
-size_t cpw_dwarf_lines_cache_memory(void)
-{
-	return sizeof(struct cpw_dwarf_lines_cache);
-}
-
-struct cpw_dwarf_lines_cache *cpw_dwarf_lines_cache_new(void)
-{
-	return calloc(1, sizeof(struct cpw_dwarf_lines_cache));
-}
-
-void cpw_dwarf_lines_cache_free(struct cpw_dwarf_lines_cache *c)
-{
-	free(c);
-}
-
-static uint32_t slot_of(uint32_t file, uint32_t sym)
-{
-	return ((file * 2654435761u) ^ (sym * 2246822519u)) % CACHE_HASH;
-}
-
-bool cpw_dwarf_lines_cache_get(const struct cpw_dwarf_lines_cache *c, uint32_t file, uint32_t sym,
-			       const char **where)
-{
-	for (uint32_t h = slot_of(file, sym), k = 0; k < CACHE_HASH; k++, h = (h + 1) % CACHE_HASH) {
-		if (c->hash[h] == 0)
-			return false;
-		const struct entry *x = &c->e[c->hash[h] - 1];
-		if (x->file == file && x->sym == sym) {
-			*where = x->where == NONE ? NULL : c->pool + x->where;
-			return true;
-		}
-	}
-	return false;
-}
-
-const char *cpw_dwarf_lines_cache_put(struct cpw_dwarf_lines_cache *c, uint32_t file, uint32_t sym,
-				      const char *where)
-{
-	size_t len = where ? strlen(where) + 1 : 0;
-	if (c->n == CACHE_ENTRIES || c->pool_len + len > CACHE_POOL) {
-		c->full++;
-		return NULL;
-	}
-	uint32_t h = slot_of(file, sym);
-	while (c->hash[h] != 0) /* never full: twice as many slots as entries */
-		h = (h + 1) % CACHE_HASH;
-	struct entry *x = &c->e[c->n];
-	x->file = file;
-	x->sym = sym;
-	x->where = NONE;
-	if (where) {
-		memcpy(c->pool + c->pool_len, where, len);
-		x->where = (uint32_t)c->pool_len;
-		c->pool_len += len;
-	}
-	c->hash[h] = (uint16_t)(++c->n);
-	return where ? c->pool + x->where : NULL;
-}
-
-uint64_t cpw_dwarf_lines_cache_full(const struct cpw_dwarf_lines_cache *c)
-{
-	return c->full;
 }

@@ -1,8 +1,8 @@
 /*
  * dwarf_lines.h: where a native function is declared ("file.c:LINE"), from the DWARF of
  * the file that holds it or of its /usr/lib/debug/.build-id/XX/REST.debug file, read with
- * elfutils' libdw (libdw.so.1), opened with dlopen the first time a sampled file has debug
- * information (dwarf_lines.c); and a bounded cache of the answers per (file, symbol), pure.
+ * elfutils' libdw (libdw.so.1), opened with dlopen the first time a file has debug
+ * information to read (dwarf_lines.c).
  *
  * libdw is optional: without it (or without debug information) a function keeps its file's
  * name. The line is the function's declaration line (DW_AT_decl_line of its subprogram), as
@@ -36,22 +36,5 @@ void cpw_dwarf_lines_close(struct cpw_dwarf_lines *d);
 /* Why libdw could not be used ("libdw.so.1 not found"), or NULL while it could or was
  * never needed. */
 const char *cpw_dwarf_lines_why(void);
-
-/* ---- the answers, per (file, symbol), at bounded memory: pure ---- */
-
-struct cpw_dwarf_lines_cache;
-struct cpw_dwarf_lines_cache *cpw_dwarf_lines_cache_new(void);
-void cpw_dwarf_lines_cache_free(struct cpw_dwarf_lines_cache *c);
-/* True when (file, sym) was stored: *where is its text, or NULL when it has none. */
-bool cpw_dwarf_lines_cache_get(const struct cpw_dwarf_lines_cache *c, uint32_t file, uint32_t sym,
-			       const char **where);
-/* Stores (file, sym) with where (NULL: none). Returns the stored text (lives as long as the
- * cache), or NULL for none or when the cache is full (then nothing is kept). */
-const char *cpw_dwarf_lines_cache_put(struct cpw_dwarf_lines_cache *c, uint32_t file, uint32_t sym,
-				      const char *where);
-/* Entries dropped because the cache was full. */
-uint64_t cpw_dwarf_lines_cache_full(const struct cpw_dwarf_lines_cache *c);
-/* Its size in bytes: fixed. */
-size_t cpw_dwarf_lines_cache_memory(void);
 
 #endif

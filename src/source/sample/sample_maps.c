@@ -31,9 +31,6 @@
 #define JIT_SYMS_MAX 200000
 #define JIT_REREAD_S 1.0   /* a JIT writes its map as it goes: read again at most this often */
 #define PATH_LEN 512
-/* Files whose debug information is held open at once (libdw's tables of each); the least
- * recently used is closed for another, and opened again when it names a new function. */
-#define DWARF_OPEN_MAX 8
 
 struct mapped_file {
 	char path[PATH_LEN];
@@ -45,9 +42,7 @@ struct mapped_file {
 	int state;              /* 0 not read yet, 1 read, -1 unreadable */
 	pid_t reader;           /* a process that maps it, to read it through its root */
 	struct cpw_elf_info elf;
-	int lines_state;        /* 0 not tried, 1 has debug information, -1 none (or no libdw) */
-	struct cpw_dwarf_lines *dwarf; /* open while lines_state is 1, at most DWARF_OPEN_MAX */
-	uint64_t dwarf_used;    /* when it last named a function (a count of lookups) */
+	bool no_lines;          /* its debug information was looked for: none, or no libdw */
 };
 
 struct mapping {
@@ -76,9 +71,8 @@ struct cpw_symtab {
 	struct cpw_kallsyms kernel; /* read once the kernel is a real part of the samples */
 	bool kernel_read;
 	uint64_t kernel_samples;
-	struct cpw_dwarf_lines_cache *lines; /* "file.c:LINE" per (file, symbol); made at the first */
-	size_t dwarf_open;
-	uint64_t dwarf_tick;
+	struct cpw_dwarf_lines *dwarf; /* the one file's debug information held open ... */
+	int dwarf_file;         /* ... that of this file (index), -1 none */
 	bool lines_no_libdw;    /* a file had debug information libdw was needed for */
 	char scratch[CPW_STACK_MAX][96]; /* FILE+0xOFFSET names of the stack being built */
 };
@@ -148,6 +142,7 @@ struct cpw_symtab *cpw_sample_symtab_new(const char *proc_root)
 		return NULL;
 	}
 	t->proc_root = proc_root ? proc_root : "/proc";
+	t->dwarf_file = -1;
 	return t;
 }
 
@@ -166,11 +161,9 @@ void cpw_sample_symtab_free(struct cpw_symtab *t)
 		for (size_t i = 0; i < PROCS_MAX; i++)
 			proc_clear(&t->procs[i]);
 	if (t->files)
-		for (size_t i = 0; i < t->nfiles; i++) {
+		for (size_t i = 0; i < t->nfiles; i++)
 			cpw_elf_symbols_info_free(&t->files[i].elf);
-			cpw_dwarf_lines_close(t->files[i].dwarf);
-		}
-	cpw_dwarf_lines_cache_free(t->lines);
+	cpw_dwarf_lines_close(t->dwarf);
 	free(t->procs);
 	free(t->files);
 	cpw_kallsyms_free(&t->kernel);
@@ -401,56 +394,6 @@ static void load_file(struct cpw_symtab *t, struct mapped_file *f)
 		t->unreadable++;
 }
 
-/* The debug information of f open, the least recently used other closed where
- * DWARF_OPEN_MAX are. False where it has none (or libdw cannot be used). */
-static bool dwarf_of(struct cpw_symtab *t, struct mapped_file *f)
-{
-	if (f->dwarf)
-		return true;
-	if (f->lines_state < 0)
-		return false;
-	if (t->dwarf_open >= DWARF_OPEN_MAX) {
-		struct mapped_file *lru = NULL;
-		for (size_t i = 0; i < t->nfiles; i++)
-			if (t->files[i].dwarf && (!lru || t->files[i].dwarf_used < lru->dwarf_used))
-				lru = &t->files[i];
-		if (lru) {
-			cpw_dwarf_lines_close(lru->dwarf);
-			lru->dwarf = NULL;
-			t->dwarf_open--;
-		}
-	}
-	int rc = cpw_dwarf_lines_open(t->proc_root, f->reader, f->path, f->elf.build_id, f->elf.build_id_len,
-				      f->elf.has_debug_info, &f->dwarf);
-	if (rc < 0) {
-		f->lines_state = -1;
-		if (rc == -ENOSYS)
-			t->lines_no_libdw = true;
-		return false;
-	}
-	f->lines_state = 1;
-	t->dwarf_open++;
-	return true;
-}
-
-/* "file.c:LINE" where the function of symbol s of file fi is declared, or NULL: read once
- * per function, from the file's DWARF or its /usr/lib/debug/.build-id file. */
-static const char *source_line(struct cpw_symtab *t, int fi, const struct cpw_elf_sym *s)
-{
-	struct mapped_file *f = &t->files[fi];
-	uint32_t sym = (uint32_t)(s - f->elf.syms);
-	const char *where;
-	if (f->lines_state < 0 || (t->lines && cpw_dwarf_lines_cache_get(t->lines, (uint32_t)fi, sym, &where)))
-		return f->lines_state < 0 ? NULL : where;
-	if ((t->lines && cpw_dwarf_lines_cache_full(t->lines)) || !dwarf_of(t, f) ||
-	    (!t->lines && !(t->lines = cpw_dwarf_lines_cache_new())))
-		return NULL; /* a full cache: the functions it has no room for keep their file */
-	f->dwarf_used = ++t->dwarf_tick;
-	char text[256];
-	bool found = cpw_dwarf_lines_decl(f->dwarf, s->value, text, sizeof(text));
-	return cpw_dwarf_lines_cache_put(t->lines, (uint32_t)fi, sym, found ? text : NULL);
-}
-
 /* Names the frame at addr (a return address when caller: looked up one byte before, inside
  * the call). False when no mapping holds it. */
 static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool caller, struct cpw_frame *fr,
@@ -496,9 +439,6 @@ static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool
 		s = cpw_elf_symbols_lookup(&f->elf, vaddr);
 	if (s) {
 		fr->func = cpw_elf_sym_name(&f->elf, s);
-		const char *where = source_line(t, m->file, s);
-		if (where)
-			fr->file = where;
 	} else {
 		snprintf(scratch, len, "%s+0x%" PRIx64, f->base, off);
 		fr->func = scratch;
@@ -569,6 +509,41 @@ bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, st
 	else if (user_frames == 1)
 		t->leaf_only++;
 	return st->nframes > 0;
+}
+
+void cpw_sample_symtab_lines_done(struct cpw_symtab *t)
+{
+	cpw_dwarf_lines_close(t->dwarf);
+	t->dwarf = NULL;
+	t->dwarf_file = -1;
+}
+
+bool cpw_sample_symtab_source_line(struct cpw_symtab *t, const char *func, const char *file, char *out, size_t len)
+{
+	for (size_t i = 0; i < t->nfiles; i++) {
+		struct mapped_file *f = &t->files[i];
+		if (f->state <= 0 || f->no_lines || strcmp(f->base, file) != 0)
+			continue;
+		const struct cpw_elf_sym *s = NULL;
+		for (size_t k = 0; k < f->elf.nsyms && !s; k++)
+			if (strcmp(cpw_elf_sym_name(&f->elf, &f->elf.syms[k]), func) == 0)
+				s = &f->elf.syms[k];
+		if (!s)
+			continue;
+		if (t->dwarf_file != (int)i) { /* one file's at a time: its functions come in a row */
+			cpw_sample_symtab_lines_done(t);
+			int rc = cpw_dwarf_lines_open(t->proc_root, f->reader, f->path, f->elf.build_id,
+						      f->elf.build_id_len, f->elf.has_debug_info, &t->dwarf);
+			if (rc < 0) {
+				f->no_lines = true;
+				t->lines_no_libdw |= rc == -ENOSYS;
+				continue;
+			}
+			t->dwarf_file = (int)i;
+		}
+		return cpw_dwarf_lines_decl(t->dwarf, s->value, out, len);
+	}
+	return false;
 }
 
 void cpw_sample_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stats *out)
