@@ -5,9 +5,10 @@
 # keeps its file's name and offsets; the stripped copy with its debug file under
 # /usr/lib/debug/.build-id (a private tmpfs there) gets names and lines back; with libdw
 # unloadable (an empty libdw.so.1 first in the library path) the report is whole, the
-# functions keep their file's name and a note says why.
+# functions keep their file's name and a note says why. And the vDSO, which no file holds:
+# a loop on clock_gettime shows it by name, read from the process's memory.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 7
+plan 8
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 cat >"$SCRATCH/lines.c" <<'C'
@@ -107,4 +108,28 @@ check "libdw unloadable: exit 0, work_heavy named, in file lines (no line)" \
 check "libdw unloadable: one note says source lines were not read and why" \
 	test "$(J n.json "sum(1 for n in d['notes'] if n.startswith('hotspots: source lines not read: libdw.so.1 could not be loaded') and 'install libdw1' in n)")" = 1
 check "the JSON document is valid against the schema" validate_json n.json
+
+# --- the vDSO: an ELF image the kernel maps into every process, read from its memory ---
+cat >vdso.c <<'C'
+#include <time.h>
+int main(void)
+{
+	struct timespec t, end;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 2;
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while (t.tv_sec < end.tv_sec || (t.tv_sec == end.tv_sec && t.tv_nsec < end.tv_nsec));
+	return 0;
+}
+C
+cc -O2 -o vdso vdso.c
+"$CPW" -j -o v.json -- ./vdso
+vdso=$(J v.json "sorted(f['name'] for f in d['hotspots']['functions'] if f['file'] == '[vdso]')")
+case "$vdso" in
+"[]") skip "a loop on clock_gettime: the vDSO's function named" \
+	"no sample in the vDSO (clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) is not read there)" ;;
+*) check "a loop on clock_gettime: the vDSO's function named, never [vdso]+0xOFFSET ($vdso)" \
+	/usr/bin/python3 -c 'import sys; n = eval(sys.argv[1]); sys.exit(not n or not all("clock_gettime" in x for x in n))' "$vdso" ;;
+esac
 done_testing

@@ -136,6 +136,41 @@ int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const 
 	return 0;
 }
 
+#define MEMORY_IMAGE_MAX ((uint64_t)1 << 20)
+
+int cpw_elf_file_load_memory(const char *proc_root, pid_t pid, uint64_t addr, uint64_t len,
+			     struct cpw_elf_info *out, char *why, size_t wlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (len == 0 || len > MEMORY_IMAGE_MAX || addr > (uint64_t)INT64_MAX - len) {
+		snprintf(why, wlen, "an image of %llu bytes in memory: not read", (unsigned long long)len);
+		return -EINVAL;
+	}
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%d/mem", proc_root, (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(why, wlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	unsigned char *buf = malloc((size_t)len);
+	ssize_t n = buf ? pread(fd, buf, (size_t)len, (off_t)addr) : -1;
+	int e = buf ? errno : ENOMEM;
+	close(fd);
+	if (n != (ssize_t)len) {
+		free(buf);
+		snprintf(why, wlen, "%s: %s", path, n < 0 ? strerror(e) : "read short");
+		return n < 0 ? -e : -EIO;
+	}
+	int rc = cpw_elf_symbols_parse(buf, (size_t)len, out);
+	free(buf);
+	if (rc < 0)
+		snprintf(why, wlen, "%s at 0x%llx: %s", path, (unsigned long long)addr,
+			 rc == -ENOMEM ? "out of memory" : "not a readable ELF image");
+	return rc;
+}
+
 int cpw_elf_file_find(const char *proc_root, pid_t pid, const char *path, struct cpw_elf_wanted *w,
 			 size_t n, uint64_t *load0, char *why, size_t len)
 {

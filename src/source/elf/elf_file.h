@@ -26,6 +26,11 @@ bool cpw_elf_file_debug_path(const uint8_t *build_id, size_t build_id_len, char 
  * why filled. */
 int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
 		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len);
+/* Loads the symbols of an ELF image mapped whole in process pid's memory at addr (len
+ * bytes, at most 1 MiB): the vDSO, which no file holds. Read through PROC_ROOT/PID/mem (the
+ * rights of ptrace). Returns 0, or -errno with why filled. */
+int cpw_elf_file_load_memory(const char *proc_root, pid_t pid, uint64_t addr, uint64_t len,
+			     struct cpw_elf_info *out, char *why, size_t wlen);
 /* The wanted symbols of path as process pid sees it (cpw_elf_symbols_find). Returns how many
  * were found, or -errno with why filled. */
 int cpw_elf_file_find(const char *proc_root, pid_t pid, const char *path, struct cpw_elf_wanted *w,

@@ -385,11 +385,17 @@ static const struct mapping *find_mapping(const struct proc *p, uint64_t addr)
 	return NULL;
 }
 
-static void load_file(struct cpw_symtab *t, struct mapped_file *f)
+/* Reads the file of mapping m of process p. The vDSO, which no file holds, is read from p's
+ * memory: the kernel maps the same image into every process, so it is read once. */
+static void load_file(struct cpw_symtab *t, struct mapped_file *f, const struct proc *p, const struct mapping *m)
 {
 	char why[600];
-	f->state = cpw_elf_file_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino, &f->elf,
-				why, sizeof(why)) == 0 ? 1 : -1;
+	if (strcmp(f->path, "[vdso]") == 0)
+		f->state = cpw_elf_file_load_memory(t->proc_root, p->pid, m->start - m->pgoff, m->end - m->start + m->pgoff,
+						    &f->elf, why, sizeof(why)) == 0 ? 1 : -1;
+	else
+		f->state = cpw_elf_file_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino,
+					     &f->elf, why, sizeof(why)) == 0 ? 1 : -1;
 	if (f->state < 0)
 		t->unreadable++;
 }
@@ -430,7 +436,7 @@ static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool
 	}
 	struct mapped_file *f = &t->files[m->file];
 	if (f->state == 0)
-		load_file(t, f);
+		load_file(t, f, p, m);
 	uint64_t off = look - m->start + m->pgoff, vaddr;
 	fr->kind = f->kind;
 	fr->file = f->base;
