@@ -5,10 +5,12 @@
 # keeps its file's name and offsets; the stripped copy with its debug file under
 # /usr/lib/debug/.build-id (a private tmpfs there) gets names and lines back; with libdw
 # unloadable (an empty libdw.so.1 first in the library path) the report is whole, the
-# functions keep their file's name and a note says why. And the vDSO, which no file holds:
+# functions keep their file's name and a note says why. A process in a container of its own
+# (a mount namespace, pivot_root into a tmpfs) gets its lines though it has ended when they
+# are read (its root is held open). And the vDSO, which no file holds:
 # a loop on clock_gettime shows it by name, read from the process's memory.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 8
+plan 9
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 cat >"$SCRATCH/lines.c" <<'C'
@@ -108,6 +110,24 @@ check "libdw unloadable: exit 0, work_heavy named, in file lines (no line)" \
 check "libdw unloadable: one note says source lines were not read and why" \
 	test "$(J n.json "sum(1 for n in d['notes'] if n.startswith('hotspots: source lines not read: libdw.so.1 could not be loaded') and 'install libdw1' in n)")" = 1
 check "the JSON document is valid against the schema" validate_json n.json
+
+# --- a container: its files are reached through its root, held open after it ended ---
+if ! is_root || ! command -v unshare >/dev/null 2>&1 || ! command -v pivot_root >/dev/null 2>&1; then
+	skip "a container's program (pivot_root): work_heavy at lines.c:$heavy_line" "needs root, unshare and pivot_root"
+elif ! cc -g -O2 -static -o lines_static lines.c 2>/dev/null; then
+	skip "a container's program (pivot_root): work_heavy at lines.c:$heavy_line" "no static C library (libc.a)"
+elif ! has_libdw; then
+	missing "a container's program (pivot_root): work_heavy at lines.c:$heavy_line" libdw1
+else
+	mkdir ctr
+	# The program runs in a tmpfs that only its mount namespace has: once it ends, no path
+	# of cperfwatch's leads to it.
+	"$CPW" -j -o c.json -- unshare -m --propagation private sh -c "mount -t tmpfs cpw-test '$SCRATCH/ctr' &&
+		cp '$SCRATCH/lines_static' '$SCRATCH/ctr/lines' && mkdir '$SCRATCH/ctr/old' && cd '$SCRATCH/ctr' &&
+		pivot_root . old && exec /lines 1.5"
+	check "a container's program (pivot_root): work_heavy at lines.c:$heavy_line, read after it ended" \
+		test "$(file_of c.json work_heavy)" = "lines.c:$heavy_line"
+fi
 
 # --- the vDSO: an ELF image the kernel maps into every process, read from its memory ---
 cat >vdso.c <<'C'

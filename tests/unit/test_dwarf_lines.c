@@ -148,7 +148,7 @@ static void test_own_declaration_line(void)
 			s = &e.syms[i];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	struct cpw_dwarf_lines *d = NULL;
-	int rc = cpw_dwarf_lines_open("/proc", getpid(), exe, e.build_id, e.build_id_len, e.has_debug_info, &d);
+	int rc = cpw_dwarf_lines_open(-1, "/proc", getpid(), exe, e.build_id, e.build_id_len, e.has_debug_info, &d);
 	if (!e.has_debug_info || rc == -ENOSYS) {
 		/* Built without -g, or no libdw.so.1 here: nothing to read, and it says so. */
 		printf("# no declaration line read: %s\n", !e.has_debug_info ? "built without -g" : cpw_dwarf_lines_why());
@@ -172,7 +172,7 @@ static void test_own_declaration_line(void)
 	memcpy(other, e.build_id, sizeof(other));
 	other[0] ^= 0xff;
 	if (e.build_id_len == sizeof(other)) {
-		CU_ASSERT_EQUAL(cpw_dwarf_lines_open("/proc", getpid(), exe, other, sizeof(other), true, &d), -ENODATA);
+		CU_ASSERT_EQUAL(cpw_dwarf_lines_open(-1, "/proc", getpid(), exe, other, sizeof(other), true, &d), -ENODATA);
 		CU_ASSERT_PTR_NULL(d);
 	}
 	cpw_elf_symbols_info_free(&e);

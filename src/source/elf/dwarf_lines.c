@@ -135,21 +135,21 @@ static struct cpw_dwarf_lines *begin(int fd, const uint8_t *bid, size_t bid_len)
 	return d;
 }
 
-int cpw_dwarf_lines_open(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
+int cpw_dwarf_lines_open(int root_fd, const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
 			 size_t build_id_len, bool has_debug, struct cpw_dwarf_lines **out)
 {
 	*out = NULL;
 	if (has_debug) {
 		if (!dw_load())
 			return -ENOSYS;
-		int fd = cpw_elf_file_open(proc_root, pid, path);
+		int fd = cpw_elf_file_open_in(root_fd, proc_root, pid, path);
 		if (fd >= 0 && (*out = begin(fd, build_id, build_id_len)) != NULL)
 			return 0;
 	}
 	char dbg[96];
 	if (!cpw_elf_file_debug_path(build_id, build_id_len, dbg, sizeof(dbg)))
 		return -ENODATA;
-	int fd = cpw_elf_file_open(proc_root, pid, dbg);
+	int fd = cpw_elf_file_open_in(root_fd, proc_root, pid, dbg);
 	if (fd < 0)
 		return -ENODATA;
 	if (!dw_load()) {

@@ -20,13 +20,14 @@
 
 struct cpw_dwarf_lines;
 
-/* Opens the debug information of path as process pid sees it (PROC_ROOT/PID/root, else
- * the path itself): the file's own .debug_info where has_debug (the ELF reader saw one),
+/* Opens the debug information of path as process pid sees it (under root_fd where it is
+ * not -1: a container's root held open, so that its files are found after its processes
+ * ended; else PROC_ROOT/PID/root; else the path itself): the file's own .debug_info where has_debug (the ELF reader saw one),
  * else /usr/lib/debug/.build-id/XX/REST.debug of build_id (the process's, then ours), whose
  * build-id must match. libdw is loaded only when one of the two exists. Returns 0 with *out,
  * -ENODATA where there is no debug information, or -ENOSYS where there is but libdw cannot
  * be used (cpw_dwarf_lines_why() says why). */
-int cpw_dwarf_lines_open(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
+int cpw_dwarf_lines_open(int root_fd, const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
 			 size_t build_id_len, bool has_debug, struct cpw_dwarf_lines **out);
 /* "base.c:LINE" of the function (DW_TAG_subprogram) whose code holds vaddr (the file's
  * virtual address, as its symbols give it). False where no subprogram holds it or it has

@@ -36,6 +36,19 @@ int cpw_elf_file_open(const char *proc_root, pid_t pid, const char *path)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+int cpw_elf_file_open_in(int root_fd, const char *proc_root, pid_t pid, const char *path)
+{
+	if (root_fd >= 0) {
+		const char *rel = path;
+		while (*rel == '/')
+			rel++;
+		int fd = openat(root_fd, rel, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	return cpw_elf_file_open(proc_root, pid, path);
+}
+
 /* Maps path as process pid sees it, read-only: 0 with *map and *size, or -errno with why
  * filled. ino (non-zero, with no build-id to check) must be the file's inode. */
 static int map_as_seen(const char *proc_root, pid_t pid, const char *path, bool check_ino, uint64_t ino,
