@@ -51,6 +51,17 @@ void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start)
 		cpw_hotspots_set_epoch(sp->hotspots, (double)start->tv_sec + (double)start->tv_nsec / 1e9);
 }
 
+/* A native function's file becomes its source file:line where debug information says it
+ * (libdw): asked at the end, once per function of the tables, so that sampling never pays
+ * for DWARF, and a file's debug information is read only when a function of it is there. */
+static bool source_line(void *ctx, const char *func, const char *file, enum cpw_code_kind kind, char *out,
+			size_t len)
+{
+	if (kind != CPW_CODE_NATIVE && kind != CPW_CODE_LIBC && kind != CPW_CODE_INTERPRETER)
+		return false;
+	return cpw_sampler_source_line(ctx, func, file, out, len);
+}
+
 static void give_up(struct cpw_sampling *sp, const char *why, struct cpw_report *r)
 {
 	sp->given_up = true;
@@ -111,17 +122,6 @@ void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, dou
 			return;
 	}
 	cpw_sampler_drain(sp->sampler, take, sp);
-}
-
-/* A native function's file becomes its source file:line where debug information says it
- * (libdw): asked at the end, once per function of the tables, so that sampling never pays
- * for DWARF, and a file's debug information is read only when a function of it is there. */
-static bool source_line(void *ctx, const char *func, const char *file, enum cpw_code_kind kind, char *out,
-			size_t len)
-{
-	if (kind != CPW_CODE_NATIVE && kind != CPW_CODE_LIBC && kind != CPW_CODE_INTERPRETER)
-		return false;
-	return cpw_sampler_source_line(ctx, func, file, out, len);
 }
 
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
