@@ -27,12 +27,14 @@ BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-de
 # prometheus-pushgateway, curl (to push to and scrape them on 127.0.0.1), openmpi-bin (mpirun
 # runs cperfwatch per rank in test_mpi_merge), slurm-wlm and munge (test_slurm_merge starts a
 # one-node Slurm, munged + slurmctld + slurmd, configured in its scratch directory, and srun
-# runs cperfwatch per task). Their services are not started by the packages' install in a
+# runs cperfwatch per task), libdw1 (elfutils: test_hotspot_lines reads source file:line
+# through it; cperfwatch opens it with dlopen only when a sampled file has debug information,
+# an optional runtime dependency that building does not need). Their services are not started by the packages' install in a
 # chroot (policy-rc.d where there is one; in .ci/run's bare root, invoke-rc.d says "No init
 # system and policy-rc.d missing! Defaulting to block."); the tests start their own on free
 # ports of 127.0.0.1, with their own configuration and keys.
 # In CI (CI=true) a test whose tool is missing fails rather than skips: add it here.
-TEST_PKGS="git time htop tmux python3-jsonschema python3-prometheus-client python3-yaml jq groff-base man-db clang libclang-rt-14-dev valgrind strace util-linux mount procps bc linux-perf bash-completion prometheus prometheus-node-exporter prometheus-pushgateway curl openmpi-bin slurm-wlm munge libxml2-utils librsvg2-bin"
+TEST_PKGS="git time htop tmux python3-jsonschema python3-prometheus-client python3-yaml jq groff-base man-db clang libclang-rt-14-dev valgrind strace util-linux mount procps bc linux-perf bash-completion prometheus prometheus-node-exporter prometheus-pushgateway curl openmpi-bin slurm-wlm munge libxml2-utils librsvg2-bin libdw1"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 

@@ -76,6 +76,7 @@ PARSERS="src/source/proc/proc_parse.c src/util/escape.c src/source/kernel/psi.c 
 	src/source/reports/job_read.c
 	src/source/elf/elf_symbols.c src/source/elf/perf_map.c src/source/sample/sample_parse.c
 	src/source/sample/sample_maps.c src/source/sample/kallsyms.c src/source/elf/elf_file.c
+	src/source/elf/dwarf_lines.c
 	src/source/gpu/drm_fdinfo.c"
 # The merge reader parses with json-c.
 JSONC_LIBS=$(pkg-config --libs json-c 2>/dev/null || echo -ljson-c)

@@ -26,6 +26,7 @@
 #define SLICES 64
 #define SLICE_TOP 8
 #define SLICE_FIRST_S 0.25
+#define RENAME_TOP 32        /* functions given their source line: the JSON report's list */
 
 struct fn {
 	uint32_t name, file;    /* offsets in the pool */
@@ -175,6 +176,66 @@ static uint16_t fn_index(struct cpw_hotspots *h, const struct cpw_frame *f)
 			return *slot;
 	}
 	return 0;
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The functions a report can show: the top RENAME_TOP by self samples (the JSON's list) and
+ * each time slice's top ones (the phases' top function). */
+static void shown_functions(const struct cpw_hotspots *h, bool *shown)
+{
+	uint64_t self[FN_MAX] = { 0 };
+	size_t n = 0;
+	for (size_t i = 1; i < h->nfns; i++)
+		self[n++] = h->fns[i].self;
+	qsort(self, n, sizeof(self[0]), cmp_u64_desc);
+	uint64_t least = n == 0 ? 0 : self[n < RENAME_TOP ? n - 1 : RENAME_TOP - 1];
+	for (size_t i = 1; i < h->nfns; i++)
+		shown[i] = h->fns[i].self > 0 && h->fns[i].self >= least;
+	for (size_t i = 0; i < SLICES; i++)
+		for (int k = 0; k < SLICE_TOP; k++)
+			if (h->slices[i].n[k])
+				shown[h->slices[i].fn[k]] = true;
+	shown[0] = false;
+}
+
+size_t cpw_hotspots_rename_files(struct cpw_hotspots *h, cpw_hot_file_fn fn, void *ctx)
+{
+	bool shown[FN_MAX] = { false }, asked[FN_MAX] = { false };
+	shown_functions(h, shown);
+	size_t renamed = 0;
+	for (size_t i = 1; i < h->nfns; i++) {
+		uint32_t file = h->fns[i].file; /* the pool only grows: the old name stays */
+		for (size_t j = i; j < h->nfns && shown[i]; j++) {
+			struct fn *x = &h->fns[j];
+			if (!shown[j] || asked[j] || strcmp(h->pool + x->file, h->pool + file) != 0)
+				continue;
+			asked[j] = true;
+			char where[256];
+			bool ok = true;
+			if (!fn(ctx, h->pool + x->name, h->pool + file, (enum cpw_code_kind)x->kind, where, sizeof(where)))
+				continue;
+			uint32_t off = intern(h, where, &ok);
+			if (ok) {
+				x->file = off;
+				renamed++;
+			}
+		}
+	}
+	/* The functions are found by name and file: their slots move with the new names. */
+	memset(h->fn_hash, 0, sizeof(h->fn_hash));
+	for (size_t i = 1; i < h->nfns; i++) {
+		uint32_t k = hash_str(h->pool + h->fns[i].file, hash_str(h->pool + h->fns[i].name, 2166136261u));
+		size_t at = k % FN_HASH;
+		while (h->fn_hash[at] != 0)
+			at = (at + 1) % FN_HASH;
+		h->fn_hash[at] = (uint16_t)i;
+	}
+	return renamed;
 }
 
 static uint16_t comm_index(struct cpw_hotspots *h, const char *comm)

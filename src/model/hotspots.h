@@ -30,6 +30,13 @@ void cpw_hotspots_take(void *h, const struct cpw_stack *st);
  * not (it is then reported instead of functions). */
 void cpw_hotspots_set_source(struct cpw_hotspots *h, const struct cpw_sampler_stats *stats, double armed_at_s);
 void cpw_hotspots_set_unavailable(struct cpw_hotspots *h, const char *why);
+/* Names a function's file anew (its source file:line into out): false keeps it. */
+typedef bool (*cpw_hot_file_fn)(void *ctx, const char *func, const char *file, enum cpw_code_kind kind, char *out,
+				size_t len);
+/* Asks fn once for each function a report can show (the top 32 by self samples, each time
+ * slice's top ones), those of one file in a row, and renames the file of each it names anew
+ * (where the names pool has room). Returns how many were renamed. */
+size_t cpw_hotspots_rename_files(struct cpw_hotspots *h, cpw_hot_file_fn fn, void *ctx);
 /* The bytes the tables take (the bound the tests check). */
 size_t cpw_hotspots_memory(void);
 

@@ -59,6 +59,17 @@ void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start)
 		cpw_hotspots_set_epoch(sp->hotspots, (double)start->tv_sec + (double)start->tv_nsec / 1e9);
 }
 
+/* A native function's file becomes its source file:line where debug information says it
+ * (libdw): asked at the end, once per function of the tables, so that sampling never pays
+ * for DWARF, and a file's debug information is read only when a function of it is there. */
+static bool source_line(void *ctx, const char *func, const char *file, enum cpw_code_kind kind, char *out,
+			size_t len)
+{
+	if (kind != CPW_CODE_NATIVE && kind != CPW_CODE_LIBC && kind != CPW_CODE_INTERPRETER)
+		return false;
+	return cpw_sampler_source_line(ctx, func, file, out, len);
+}
+
 static void give_up(struct cpw_sampling *sp, const char *why, struct cpw_report *r)
 {
 	sp->given_up = true;
@@ -149,6 +160,8 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 		return;
 	}
 	cpw_sampler_drain(sp->sampler, take, sp);
+	cpw_hotspots_rename_files(sp->hotspots, source_line, sp->sampler);
+	cpw_sampler_source_lines_done(sp->sampler);
 	struct cpw_sampler_stats st;
 	cpw_sampler_get_stats(sp->sampler, &st);
 	cpw_hotspots_set_source(sp->hotspots, &st, sp->armed_at);
@@ -179,6 +192,9 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 	if (st.unreadable)
 		cpw_report_note(r, "hotspots: %llu mapped file(s) could not be read or were replaced since they "
 				"were mapped: their frames are named FILE+0xOFFSET", (unsigned long long)st.unreadable);
+	if (st.lines_why)
+		cpw_report_note(r, "hotspots: source lines not read: %s (install libdw1); the functions of files "
+				"with debug information are shown with their file's name", st.lines_why);
 }
 
 void cpw_sampling_free(struct cpw_sampling *sp)

@@ -173,10 +173,11 @@ int main(int argc, char **argv)
 C
 if cc -O1 -o "$SCRATCH/python3.12" "$SCRATCH/fake.c" && cc -O1 -DVERSION=0x030D00F0 -o "$SCRATCH/python3.13" "$SCRATCH/fake.c" &&
 	cc -O1 -DVERSION=0x030A0DF0 -o "$SCRATCH/python3.10" "$SCRATCH/fake.c"; then
-	"$CPW" -o "$SCRATCH/fake12.txt" -- "$SCRATCH/python3.12" 3
+	"$CPW" -j -o "$SCRATCH/fake12.json" -- "$SCRATCH/python3.12" 3
 	rc=$?
+	# By kind: a native function with debug information has a FILE:LINE too (libc6-dbg's).
 	check "garbage read as 3.12 frames: exit 0, no Python function named from it" \
-		sh -c "test $rc = 0 && grep -q '^Hotspots (' '$SCRATCH/fake12.txt' && ! grep -E '^[[:space:]]+[0-9.]+ +[0-9.]+ .* [^ ]+:[0-9]+ +python3.12' '$SCRATCH/fake12.txt'"
+		test "$rc $(J "$SCRATCH/fake12.json" "d['hotspots']['available'] and not [f for f in d['hotspots']['functions'] if f['kind'] == 'python']")" = "0 True"
 	"$CPW" -o "$SCRATCH/fake13.txt" -- "$SCRATCH/python3.13" 3
 	rc=$?
 	check "garbage as 3.13's _Py_DebugOffsets: refused with its reason, exit 0" \

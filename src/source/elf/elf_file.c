@@ -23,7 +23,7 @@
 #define ELF_FILE_MAX ((off_t)1 << 31)
 #define PERF_MAP_MAX ((size_t)16 << 20)
 
-static int open_as_seen(const char *proc_root, pid_t pid, const char *path)
+int cpw_elf_file_open(const char *proc_root, pid_t pid, const char *path)
 {
 	char p[4352];
 	if (snprintf(p, sizeof(p), "%s/%d/root%s", proc_root, (int)pid, path) < (int)sizeof(p)) {
@@ -36,12 +36,25 @@ static int open_as_seen(const char *proc_root, pid_t pid, const char *path)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+int cpw_elf_file_open_in(int root_fd, const char *proc_root, pid_t pid, const char *path)
+{
+	if (root_fd >= 0) {
+		const char *rel = path;
+		while (*rel == '/')
+			rel++;
+		int fd = openat(root_fd, rel, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	return cpw_elf_file_open(proc_root, pid, path);
+}
+
 /* Maps path as process pid sees it, read-only: 0 with *map and *size, or -errno with why
  * filled. ino (non-zero, with no build-id to check) must be the file's inode. */
 static int map_as_seen(const char *proc_root, pid_t pid, const char *path, bool check_ino, uint64_t ino,
 		       void **map, size_t *size, char *why, size_t len)
 {
-	int fd = open_as_seen(proc_root, pid, path);
+	int fd = cpw_elf_file_open(proc_root, pid, path);
 	if (fd < 0) {
 		int e = errno;
 		snprintf(why, len, "%s: %s", path, strerror(e));
@@ -69,6 +82,47 @@ static int map_as_seen(const char *proc_root, pid_t pid, const char *path, bool 
 	return 0;
 }
 
+bool cpw_elf_file_debug_path(const uint8_t *build_id, size_t build_id_len, char *buf, size_t len)
+{
+	if (build_id_len < 2 || len < 32 + 2 * build_id_len)
+		return false;
+	int n = snprintf(buf, len, "/usr/lib/debug/.build-id/%02x/", build_id[0]);
+	for (size_t i = 1; i < build_id_len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%02x", build_id[i]);
+	snprintf(buf + n, len - (size_t)n, ".debug");
+	return true;
+}
+
+/* A stripped file's .symtab from its debug file (the same build-id; its program headers are
+ * the file's, so the file's segments still place the symbols). */
+static void symbols_from_debug_file(const char *proc_root, pid_t pid, struct cpw_elf_info *info)
+{
+	char path[96], why[8];
+	void *map;
+	size_t size;
+	struct cpw_elf_info dbg;
+	if (!cpw_elf_file_debug_path(info->build_id, info->build_id_len, path, sizeof(path)) ||
+	    map_as_seen(proc_root, pid, path, false, 0, &map, &size, why, sizeof(why)) < 0)
+		return;
+	int rc = cpw_elf_symbols_parse(map, size, &dbg);
+	munmap(map, size);
+	if (rc < 0)
+		return;
+	if (dbg.has_symtab && dbg.build_id_len == info->build_id_len &&
+	    memcmp(dbg.build_id, info->build_id, info->build_id_len) == 0) {
+		free(info->syms);
+		free(info->names);
+		info->syms = dbg.syms;
+		info->nsyms = dbg.nsyms;
+		info->names = dbg.names;
+		info->names_len = dbg.names_len;
+		info->has_symtab = true;
+		dbg.syms = NULL;
+		dbg.names = NULL;
+	}
+	cpw_elf_symbols_info_free(&dbg);
+}
+
 int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const uint8_t *build_id,
 		 size_t build_id_len, uint64_t ino, struct cpw_elf_info *out, char *why, size_t len)
 {
@@ -90,7 +144,44 @@ int cpw_elf_file_load(const char *proc_root, pid_t pid, const char *path, const 
 		snprintf(why, len, "%s: replaced since it was mapped (another build-id)", path);
 		return -ESTALE;
 	}
+	if (!out->has_symtab)
+		symbols_from_debug_file(proc_root, pid, out);
 	return 0;
+}
+
+#define MEMORY_IMAGE_MAX ((uint64_t)1 << 20)
+
+int cpw_elf_file_load_memory(const char *proc_root, pid_t pid, uint64_t addr, uint64_t len,
+			     struct cpw_elf_info *out, char *why, size_t wlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (len == 0 || len > MEMORY_IMAGE_MAX || addr > (uint64_t)INT64_MAX - len) {
+		snprintf(why, wlen, "an image of %llu bytes in memory: not read", (unsigned long long)len);
+		return -EINVAL;
+	}
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%d/mem", proc_root, (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(why, wlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	unsigned char *buf = malloc((size_t)len);
+	ssize_t n = buf ? pread(fd, buf, (size_t)len, (off_t)addr) : -1;
+	int e = buf ? errno : ENOMEM;
+	close(fd);
+	if (n != (ssize_t)len) {
+		free(buf);
+		snprintf(why, wlen, "%s: %s", path, n < 0 ? strerror(e) : "read short");
+		return n < 0 ? -e : -EIO;
+	}
+	int rc = cpw_elf_symbols_parse(buf, (size_t)len, out);
+	free(buf);
+	if (rc < 0)
+		snprintf(why, wlen, "%s at 0x%llx: %s", path, (unsigned long long)addr,
+			 rc == -ENOMEM ? "out of memory" : "not a readable ELF image");
+	return rc;
 }
 
 int cpw_elf_file_find(const char *proc_root, pid_t pid, const char *path, struct cpw_elf_wanted *w,

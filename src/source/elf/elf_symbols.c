@@ -200,6 +200,27 @@ static void sort_unique(struct builder *b)
 	b->n = w;
 }
 
+/* Whether a section named .debug_info (or .zdebug_info, compressed the old way) has
+ * contents: the file's own DWARF, which source/elf/dwarf_lines.c can read. */
+static bool has_debug_info(const uint8_t *buf, size_t len, const Elf64_Ehdr *eh, const Elf64_Shdr *sh)
+{
+	if (eh->e_shstrndx >= eh->e_shnum)
+		return false;
+	const Elf64_Shdr *names = &sh[eh->e_shstrndx];
+	if (names->sh_type != SHT_STRTAB || !in_bounds(len, names->sh_offset, names->sh_size))
+		return false;
+	const char *str = (const char *)buf + names->sh_offset;
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_size == 0 || sh[i].sh_name >= names->sh_size)
+			continue;
+		const char *name = str + sh[i].sh_name;
+		size_t max = names->sh_size - sh[i].sh_name;
+		if (strnlen(name, max) < max && (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0))
+			return true;
+	}
+	return false;
+}
+
 int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out)
 {
 	const uint8_t *buf = data;
@@ -242,6 +263,7 @@ int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out
 		for (unsigned i = 0; i < eh.e_shnum && out->build_id_len == 0; i++)
 			if (sh[i].sh_type == SHT_NOTE)
 				read_notes(buf, len, sh[i].sh_offset, sh[i].sh_size, out);
+		out->has_debug_info = has_debug_info(buf, len, &eh, sh);
 		free(sh);
 		if (rc < 0) {
 			free(b.syms);

@@ -41,6 +41,7 @@ struct cpw_elf_info {
 	struct cpw_elf_segment seg[CPW_ELF_LOAD_MAX];
 	int nseg;
 	bool has_symtab;          /* false: stripped (.dynsym only, or nothing) */
+	bool has_debug_info;      /* a .debug_info (or .zdebug_info) section with contents */
 };
 
 /* Reads buf (len bytes, a whole ELF file). Returns 0, -EINVAL when it is not a 64-bit ELF

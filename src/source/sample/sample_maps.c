@@ -19,7 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "source/elf/dwarf_lines.h"
 #include "source/elf/elf_file.h"
 #include "source/elf/elf_symbols.h"
 #include "source/kernel/kfile.h"
@@ -30,6 +34,7 @@
 #define JIT_SYMS_MAX 200000
 #define JIT_REREAD_S 1.0   /* a JIT writes its map as it goes: read again at most this often */
 #define PATH_LEN 512
+#define ROOTS_MAX 16       /* containers' root directories held open for the source lines */
 
 struct mapped_file {
 	char path[PATH_LEN];
@@ -41,6 +46,8 @@ struct mapped_file {
 	int state;              /* 0 not read yet, 1 read, -1 unreadable */
 	pid_t reader;           /* a process that maps it, to read it through its root */
 	struct cpw_elf_info elf;
+	bool no_lines;          /* its debug information was looked for: none, or no libdw */
+	int8_t root;            /* index in the held roots: read in a container; -1 not */
 };
 
 struct mapping {
@@ -69,6 +76,19 @@ struct cpw_symtab {
 	struct cpw_kallsyms kernel; /* read once the kernel is a real part of the samples */
 	bool kernel_read;
 	uint64_t kernel_samples;
+	struct cpw_dwarf_lines *dwarf; /* the one file's debug information held open ... */
+	int dwarf_file;         /* ... that of this file (index), -1 none */
+	bool lines_no_libdw;    /* a file had debug information libdw was needed for */
+	/* The root directories of the containers whose files were read (O_PATH descriptors):
+	 * their source lines are read when the watch ends, after their processes. */
+	struct held_root {
+		dev_t dev;
+		ino_t ino;
+		int fd;
+	} roots[ROOTS_MAX];
+	size_t nroots;
+	struct stat own_root;   /* cperfwatch's own "/": a root like it needs no holding */
+	bool own_root_known;
 	char scratch[CPW_STACK_MAX][96]; /* FILE+0xOFFSET names of the stack being built */
 };
 
@@ -137,6 +157,7 @@ struct cpw_symtab *cpw_sample_symtab_new(const char *proc_root)
 		return NULL;
 	}
 	t->proc_root = proc_root ? proc_root : "/proc";
+	t->dwarf_file = -1;
 	return t;
 }
 
@@ -157,6 +178,9 @@ void cpw_sample_symtab_free(struct cpw_symtab *t)
 	if (t->files)
 		for (size_t i = 0; i < t->nfiles; i++)
 			cpw_elf_symbols_info_free(&t->files[i].elf);
+	cpw_dwarf_lines_close(t->dwarf);
+	for (size_t i = 0; i < t->nroots; i++)
+		close(t->roots[i].fd);
 	free(t->procs);
 	free(t->files);
 	cpw_kallsyms_free(&t->kernel);
@@ -205,6 +229,7 @@ static int file_index(struct cpw_symtab *t, const char *path, const uint8_t *bid
 		f->build_id_len = bid_len;
 	}
 	f->ino = ino;
+	f->root = -1;
 	f->kind = cpw_sample_code_kind_of_path(path);
 	f->reader = pid;
 	return (int)t->nfiles++;
@@ -378,13 +403,47 @@ static const struct mapping *find_mapping(const struct proc *p, uint64_t addr)
 	return NULL;
 }
 
-static void load_file(struct cpw_symtab *t, struct mapped_file *f)
+/* The index of the root directory of process pid, held open where it is not cperfwatch's
+ * own (a container, a chroot); -1 where it is the same, or cannot be held. */
+static int8_t hold_root(struct cpw_symtab *t, pid_t pid)
+{
+	if (!t->own_root_known) {
+		t->own_root_known = true;
+		if (stat("/", &t->own_root) < 0)
+			memset(&t->own_root, 0, sizeof(t->own_root));
+	}
+	char path[128];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%d/root", t->proc_root, (int)pid);
+	if (stat(path, &st) < 0 || (st.st_dev == t->own_root.st_dev && st.st_ino == t->own_root.st_ino))
+		return -1;
+	for (size_t i = 0; i < t->nroots; i++)
+		if (t->roots[i].dev == st.st_dev && t->roots[i].ino == st.st_ino)
+			return (int8_t)i;
+	if (t->nroots == ROOTS_MAX)
+		return -1;
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	t->roots[t->nroots] = (struct held_root){ st.st_dev, st.st_ino, fd };
+	return (int8_t)t->nroots++;
+}
+
+/* Reads the file of mapping m of process p. The vDSO, which no file holds, is read from p's
+ * memory: the kernel maps the same image into every process, so it is read once. */
+static void load_file(struct cpw_symtab *t, struct mapped_file *f, const struct proc *p, const struct mapping *m)
 {
 	char why[600];
-	f->state = cpw_elf_file_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino, &f->elf,
-				why, sizeof(why)) == 0 ? 1 : -1;
+	if (strcmp(f->path, "[vdso]") == 0)
+		f->state = cpw_elf_file_load_memory(t->proc_root, p->pid, m->start - m->pgoff, m->end - m->start + m->pgoff,
+						    &f->elf, why, sizeof(why)) == 0 ? 1 : -1;
+	else
+		f->state = cpw_elf_file_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino,
+					     &f->elf, why, sizeof(why)) == 0 ? 1 : -1;
 	if (f->state < 0)
 		t->unreadable++;
+	else if (f->elf.has_debug_info || f->elf.build_id_len)
+		f->root = hold_root(t, f->reader);
 }
 
 /* Names the frame at addr (a return address when caller: looked up one byte before, inside
@@ -423,7 +482,7 @@ static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool
 	}
 	struct mapped_file *f = &t->files[m->file];
 	if (f->state == 0)
-		load_file(t, f);
+		load_file(t, f, p, m);
 	uint64_t off = look - m->start + m->pgoff, vaddr;
 	fr->kind = f->kind;
 	fr->file = f->base;
@@ -504,10 +563,47 @@ bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, st
 	return st->nframes > 0;
 }
 
+void cpw_sample_symtab_lines_done(struct cpw_symtab *t)
+{
+	cpw_dwarf_lines_close(t->dwarf);
+	t->dwarf = NULL;
+	t->dwarf_file = -1;
+}
+
+bool cpw_sample_symtab_source_line(struct cpw_symtab *t, const char *func, const char *file, char *out, size_t len)
+{
+	for (size_t i = 0; i < t->nfiles; i++) {
+		struct mapped_file *f = &t->files[i];
+		if (f->state <= 0 || f->no_lines || strcmp(f->base, file) != 0)
+			continue;
+		const struct cpw_elf_sym *s = NULL;
+		for (size_t k = 0; k < f->elf.nsyms && !s; k++)
+			if (strcmp(cpw_elf_sym_name(&f->elf, &f->elf.syms[k]), func) == 0)
+				s = &f->elf.syms[k];
+		if (!s)
+			continue;
+		if (t->dwarf_file != (int)i) { /* one file's at a time: its functions come in a row */
+			cpw_sample_symtab_lines_done(t);
+			int rc = cpw_dwarf_lines_open(f->root >= 0 ? t->roots[f->root].fd : -1, t->proc_root,
+						      f->reader, f->path, f->elf.build_id,
+						      f->elf.build_id_len, f->elf.has_debug_info, &t->dwarf);
+			if (rc < 0) {
+				f->no_lines = true;
+				t->lines_no_libdw |= rc == -ENOSYS;
+				continue;
+			}
+			t->dwarf_file = (int)i;
+		}
+		return cpw_dwarf_lines_decl(t->dwarf, s->value, out, len);
+	}
+	return false;
+}
+
 void cpw_sample_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stats *out)
 {
 	out->cut_short = t->cut_short;
 	out->leaf_only = t->leaf_only;
 	out->unresolved = t->unresolved;
 	out->unreadable = t->unreadable;
+	out->lines_why = t->lines_no_libdw ? cpw_dwarf_lines_why() : NULL;
 }

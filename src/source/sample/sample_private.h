@@ -73,6 +73,12 @@ void cpw_sample_symtab_exit(struct cpw_symtab *t, const struct cpw_rec *r);
 void cpw_sample_symtab_end_drain(struct cpw_symtab *t);
 /* Turns a sample into a stack; false when it is not one (no frames). */
 bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cpw_stack *st);
+/* Where function func (a frame's name) of file (a frame's file) is declared: "file.c:LINE"
+ * from the DWARF of a file the processes map of that base name that has the symbol. The
+ * debug information of one file is held open at a time, until another's is asked for or
+ * cpw_sample_symtab_lines_done(). */
+bool cpw_sample_symtab_source_line(struct cpw_symtab *t, const char *func, const char *file, char *out, size_t len);
+void cpw_sample_symtab_lines_done(struct cpw_symtab *t);
 /* Samples whose chain ended early, had one frame, or whose own address was not mapped;
  * files unread. */
 void cpw_sample_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stats *out);

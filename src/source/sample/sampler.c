@@ -387,6 +387,17 @@ void cpw_sampler_get_stats(const struct cpw_sampler *s, struct cpw_sampler_stats
 	out->hz = s->hz;
 }
 
+bool cpw_sampler_source_line(struct cpw_sampler *s, const char *func, const char *file, char *out, size_t len)
+{
+	return s && cpw_sample_symtab_source_line(s->syms, func, file, out, len);
+}
+
+void cpw_sampler_source_lines_done(struct cpw_sampler *s)
+{
+	if (s)
+		cpw_sample_symtab_lines_done(s->syms);
+}
+
 void cpw_sampler_free(struct cpw_sampler *s)
 {
 	if (!s)

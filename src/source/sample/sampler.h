@@ -61,6 +61,8 @@ struct cpw_sampler_stats {
 	uint64_t leaf_only;      /* user-space samples with no caller at all */
 	uint64_t unresolved;     /* samples whose own address no mapping held */
 	uint64_t unreadable;     /* files that could not be read or were replaced */
+	const char *lines_why;   /* why files with debug information gave no source lines
+				  * (libdw not found), or NULL: once lines were asked for */
 	unsigned threads_armed;
 	unsigned threads_refused;
 	int hz;
@@ -76,6 +78,13 @@ bool cpw_sampler_armed(const struct cpw_sampler *s);
 /* Hands on every sample taken since the last drain, in time order. Returns how many. */
 int cpw_sampler_drain(struct cpw_sampler *s, cpw_stack_fn fn, void *ctx);
 void cpw_sampler_get_stats(const struct cpw_sampler *s, struct cpw_sampler_stats *out);
+/* Where native function func of file (a frame's names) is declared, "file.c:LINE" (the line
+ * its definition starts on), from the DWARF of the file or of its /usr/lib/debug/.build-id
+ * file, read with libdw (opened with dlopen at the first file with debug information). Asked
+ * at the end for the report's functions: one file's DWARF is held open at a time, so ask for
+ * the functions of one file in a row; cpw_sampler_source_lines_done() closes it. */
+bool cpw_sampler_source_line(struct cpw_sampler *s, const char *func, const char *file, char *out, size_t len);
+void cpw_sampler_source_lines_done(struct cpw_sampler *s);
 void cpw_sampler_free(struct cpw_sampler *s);
 
 #endif
