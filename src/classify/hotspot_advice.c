@@ -66,7 +66,9 @@ size_t cpw_hotspot_advice(const struct cpw_hotspots *h, char *buf, size_t len)
 
 void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict *v)
 {
-	if (!h || v->cls != CPW_CLASS_CPU_BOUND)
+	/* cpu-bound, or a CPU part second (cpu-starved, then cpu-bound: beside other load the
+	 * work is still the functions'). */
+	if (!h || (v->cls != CPW_CLASS_CPU_BOUND && v->secondary != CPW_CLASS_CPU_BOUND))
 		return;
 	char text[512];
 	if (cpw_hotspot_advice(h, text, sizeof(text)) == 0)
@@ -79,6 +81,14 @@ void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict 
 		static const char instead[] = "In the functions the Hotspots name, look for";
 		size_t tail = strlen(at + sizeof(to_perf) - 1);
 		memmove(at + sizeof(instead) - 1, at + sizeof(to_perf) - 1, tail + 1);
+		memcpy(at, instead, sizeof(instead) - 1);
+	}
+	static const char part[] = "for the CPU part, profile and use";
+	at = strstr(v->advice, part);
+	if (at) { /* the secondary's words: the functions follow */
+		static const char instead[] = "for the CPU part, use";
+		size_t tail = strlen(at + sizeof(part) - 1);
+		memmove(at + sizeof(instead) - 1, at + sizeof(part) - 1, tail + 1);
 		memcpy(at, instead, sizeof(instead) - 1);
 	}
 	size_t have = strlen(v->advice);

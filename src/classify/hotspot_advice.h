@@ -13,8 +13,8 @@
 /* One sentence naming the top functions ("71% in libz (deflate_slow): the time is in zlib
  * itself"), written to buf; "" where nothing was sampled. Returns its length. */
 size_t cpw_hotspot_advice(const struct cpw_hotspots *h, char *buf, size_t len);
-/* Appends that sentence to a cpu-bound verdict's advice (nothing for another class or
- * h == NULL). */
+/* Appends that sentence to a cpu-bound verdict's advice, or to one whose secondary is
+ * cpu-bound (cpu-starved beside other load); nothing for another class or h == NULL. */
 void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict *v);
 
 /* Names what serialised threads run: the finding "N threads, about one core at a time:

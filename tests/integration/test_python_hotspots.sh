@@ -9,11 +9,13 @@
 # - frames that change while read (recursion 1,000 deep going up and down, threads coming
 #   and going) and a fake interpreter whose memory is garbage rewritten all the time: nothing
 #   crashes, no name comes from garbage, the torn readings are counted;
+# - julia.py (the Julia set in pure Python): calculate_z_serial_purepython named first, on
+#   3.11, 3.12 and 3.13, and the advice built on it;
 # - an interpreter version not read (3.10): "Python 3.10: stacks not read" and why;
 # - attach mode without the rights of ptrace (as nobody, on a process that made itself
 #   non-dumpable after sampling was armed): the refusal said in Notes.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 16
+plan 19
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
@@ -78,6 +80,38 @@ for v in 3.12 3.13; do
 	else
 		skip "py$v: heavy" "no Python $v here ($PYENV/$v.*/bin/python$v: the pyenv builds, bound into CI's root where the host has them)"
 		skip "py$v: light" "no Python $v here"
+	fi
+done
+
+# --- julia.py, the guides' example (issue 26, done when): the Julia set in pure Python
+# names calculate_z_serial_purepython first, with its share, and the advice builds on it ---
+julia_on() { # LABEL PYTHON
+	"$CPW" -j -o "$SCRATCH/julia-$1.json" -- "$2" "$CPW_SRCDIR/tests/workloads/julia.py" 600 200 >/dev/null
+	# (Its total share: the C library's hypot, which abs() calls inside it, takes 15% self.)
+	top=$(J "$SCRATCH/julia-$1.json" "next((f['name'] + ' ' + f['file'] + ' %.0f' % (100 * f['total_share']) for f in d['hotspots']['functions'] if f['kind'] == 'python'), '-')")
+	advice=$(J "$SCRATCH/julia-$1.json" "d['verdict']['advice']")
+	case "$top" in
+	"calculate_z_serial_purepython julia.py:"*)
+		share=${top##* }
+		if [ "$share" -ge 60 ] && printf '%s' "$advice" | grep -q "of the CPU in calculate_z_serial_purepython (julia.py:[0-9]*): the Python interpreter running it: a pure-Python loop"; then
+			ok "$1: julia.py names calculate_z_serial_purepython ($share% total) and the advice builds on it"
+		else
+			not_ok "$1: julia.py names calculate_z_serial_purepython and the advice builds on it" "$top; $advice"
+		fi ;;
+	*) not_ok "$1: julia.py names calculate_z_serial_purepython and the advice builds on it" "top Python function: $top" ;;
+	esac
+}
+if [ "$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = 3.11 ]; then
+	julia_on py311 /usr/bin/python3
+else
+	skip "py311: julia.py" "/usr/bin/python3 is not 3.11"
+fi
+for v in 3.12 3.13; do
+	py=$(ls -d "$PYENV"/$v.*/bin/python$v 2>/dev/null | tail -n 1)
+	if [ -n "$py" ] && [ -x "$py" ]; then
+		julia_on "py3${v#3.}" "$py"
+	else
+		skip "py$v: julia.py" "no Python $v here ($PYENV/$v.*/bin/python$v)"
 	fi
 done
 

@@ -430,9 +430,18 @@ static void test_advice(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "CPU-bound. In the functions the Hotspots name, look for a better "
 					   "algorithm. Hotspots: 70% of the CPU in heavy"));
 	v.cls = CPW_CLASS_IO_BOUND;
+	v.secondary = CPW_CLASS_NONE;
 	snprintf(v.advice, sizeof(v.advice), "Disk.");
 	cpw_hotspot_advice_append(h, &v);
 	CU_ASSERT_STRING_EQUAL(v.advice, "Disk.");
+	/* cpu-starved beside other load, cpu-bound second: the functions still named. */
+	v.cls = CPW_CLASS_CPU_STARVED;
+	v.secondary = CPW_CLASS_CPU_BOUND;
+	snprintf(v.advice, sizeof(v.advice), "CPU-starved. Also, for the CPU part, profile and use a better algorithm.");
+	cpw_hotspot_advice_append(h, &v);
+	CU_ASSERT_STRING_EQUAL(v.advice, "CPU-starved. Also, for the CPU part, use a better algorithm. Hotspots: 70% of "
+					 "the CPU in heavy (prog): native code: the algorithm there; 30% of the CPU in "
+					 "light (prog): native code: the algorithm there.");
 	cpw_hotspots_free(h);
 }
 
