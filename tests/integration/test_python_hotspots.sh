@@ -73,15 +73,23 @@ else
 	skip "py311: heavy" "/usr/bin/python3 is not 3.11"; skip "py311: light" "/usr/bin/python3 is not 3.11"
 	skip "py311: advice" "/usr/bin/python3 is not 3.11"
 fi
-for v in 3.12 3.13; do
-	py=$(ls -d "$PYENV"/$v.*/bin/python$v 2>/dev/null | tail -n 1)
-	if [ -n "$py" ] && [ -x "$py" ]; then
-		split_on "py3${v#3.}" "$py"
-	else
-		skip "py$v: heavy" "no Python $v here ($PYENV/$v.*/bin/python$v: the pyenv builds, bound into CI's root where the host has them)"
-		skip "py$v: light" "no Python $v here"
-	fi
-done
+# on_pyenv FUNC CHECKS...: FUNC LABEL PYTHON for pyenv's 3.12 and 3.13, or a skip for each
+# of CHECKS where this machine has no such build.
+on_pyenv() {
+	_f=$1
+	shift
+	for v in 3.12 3.13; do
+		py=$(ls -d "$PYENV"/$v.*/bin/python$v 2>/dev/null | tail -n 1)
+		if [ -n "$py" ] && [ -x "$py" ]; then
+			"$_f" "py3${v#3.}" "$py"
+		else
+			for c in "$@"; do
+				skip "py$v: $c" "no Python $v here ($PYENV/$v.*/bin/python$v: the pyenv builds, bound into CI's root where the host has them)"
+			done
+		fi
+	done
+}
+on_pyenv split_on heavy light
 
 # --- julia.py, the guides' example (issue 26, done when): the Julia set in pure Python
 # names calculate_z_serial_purepython first, with its share, and the advice builds on it ---
@@ -106,14 +114,7 @@ if [ "$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 
 else
 	skip "py311: julia.py" "/usr/bin/python3 is not 3.11"
 fi
-for v in 3.12 3.13; do
-	py=$(ls -d "$PYENV"/$v.*/bin/python$v 2>/dev/null | tail -n 1)
-	if [ -n "$py" ] && [ -x "$py" ]; then
-		julia_on "py3${v#3.}" "$py"
-	else
-		skip "py$v: julia.py" "no Python $v here ($PYENV/$v.*/bin/python$v)"
-	fi
-done
+on_pyenv julia_on julia.py
 
 # --- a multiprocessing pool: the worker function in the children, summed ---
 cat >"$SCRATCH/pool.py" <<'PY'
