@@ -336,6 +336,7 @@ void cpw_session_start(struct cpw_session *s, const struct timespec *at)
 	else
 		clock_gettime(CLOCK_MONOTONIC, &s->start);
 	cpw_sampling_start(s->sampling, &s->start); /* hotspots */
+	cpw_proc_events_start(s->execs); /* exec args: its thread, beside the command's start */
 	if (s->cfg->mode == CPW_MODE_ATTACH)
 		s->report.pid = s->cfg->pid;
 	read_start(s);
@@ -504,6 +505,7 @@ static void drain_exits(struct cpw_session *s)
 
 	if (!s->exits)
 		return;
+	cpw_proc_events_start(s->execs); /* exec args: attach mode's, at the first sample */
 	s->drains++;
 	/* Each record came after the last drain and before now: its process began between
 	 * those minus its elapsed time. */

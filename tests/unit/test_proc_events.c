@@ -203,6 +203,8 @@ static void test_live(void)
 		printf("# live connector not tested: %s\n", why);
 		return;
 	}
+	cpw_proc_events_start(pe);
+	cpw_proc_events_start(pe); /* once */
 	uint64_t before = mono_ns();
 	pid_t pid = fork();
 	CU_ASSERT_FATAL(pid >= 0);

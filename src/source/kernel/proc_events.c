@@ -24,7 +24,7 @@
 
 #define BUCKETS (2 * CPW_PROC_EVENTS_RING) /* a power of two */
 #define BATCH 16                           /* events parsed from one datagram */
-#define ARENA (256u << 10)                 /* bytes of arguments kept: a power of two */
+#define ARENA (128u << 10)                 /* bytes of arguments kept: a power of two */
 
 struct exec_entry {
 	uint64_t seq;      /* its place in the order of execs, from 1; 0: empty */
@@ -42,10 +42,10 @@ struct cpw_proc_events {
 	bool started;
 	char proc_root[4096];
 	pthread_mutex_t lock; /* guards what follows */
-	struct exec_entry *ring;
+	struct exec_entry *ring; /* NULL until the first exec */
 	/* The arguments, one after another as they come (most are far shorter than the
-	 * bound): what the ring's 4,096 entries need in bytes would be 1 MiB, touched in full
-	 * by a busy machine's execs. */
+	 * bound): room for the bound in each of the ring's entries would be 512 KiB, touched in
+	 * full by a busy machine's execs. */
 	char *arena;
 	uint64_t arena_end;      /* bytes written since the open; arena_end % ARENA is next */
 	uint64_t heads[BUCKETS]; /* the newest entry's seq per bucket of pids */
@@ -68,6 +68,17 @@ static void insert(struct cpw_proc_events *pe, pid_t pid, uint64_t exec_ns, cons
 {
 	size_t len = strnlen(args, CPW_PROC_EVENTS_ARGS_MAX - 1);
 	pthread_mutex_lock(&pe->lock);
+	/* Made at the first exec, by this thread: none of it on the watch's start. */
+	if (!pe->ring) {
+		pe->ring = calloc(CPW_PROC_EVENTS_RING, sizeof *pe->ring);
+		pe->arena = pe->ring ? malloc(ARENA) : NULL;
+		if (!pe->arena) {
+			free(pe->ring);
+			pe->ring = NULL;
+			pthread_mutex_unlock(&pe->lock);
+			return; /* out of memory: this exec's arguments are not kept */
+		}
+	}
 	uint64_t seq = pe->next_seq++;
 	struct exec_entry *e = &pe->ring[seq % CPW_PROC_EVENTS_RING];
 	unsigned b = bucket_of(pid);
@@ -260,16 +271,7 @@ int cpw_proc_events_open(struct cpw_proc_events **out, const char *proc_root, ch
 {
 	*out = NULL;
 	struct cpw_proc_events *pe = calloc(1, sizeof *pe);
-	if (pe) {
-		pe->ring = calloc(CPW_PROC_EVENTS_RING, sizeof *pe->ring);
-		pe->arena = malloc(ARENA);
-	}
-	if (!pe || !pe->ring || !pe->arena) {
-		if (pe) {
-			free(pe->ring);
-			free(pe->arena);
-			free(pe);
-		}
+	if (!pe) {
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
@@ -284,25 +286,25 @@ int cpw_proc_events_open(struct cpw_proc_events **out, const char *proc_root, ch
 		err = -errno;
 		snprintf(why, whylen, "cannot make a pipe: %s", strerror(-err));
 	}
-	if (err == 0) {
-		/* The thread takes no signal: the main thread's handling stays as it is. */
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		int e = pthread_create(&pe->thread, NULL, reader, pe);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		pe->started = e == 0;
-		if (e) {
-			err = -e;
-			snprintf(why, whylen, "cannot start a thread: %s", strerror(e));
-		}
-	}
 	if (err < 0) {
 		cpw_proc_events_close(pe);
 		return err;
 	}
 	*out = pe;
 	return 0;
+}
+
+void cpw_proc_events_start(struct cpw_proc_events *pe)
+{
+	if (!pe || pe->started)
+		return;
+	/* The thread takes no signal: the main thread's handling stays as it is. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pe->started = pthread_create(&pe->thread, NULL, reader, pe) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* Where it could not start, execs are not read: lookups find nothing. */
 }
 
 bool cpw_proc_events_args(struct cpw_proc_events *pe, pid_t pid, uint64_t after_ns,
@@ -312,7 +314,7 @@ bool cpw_proc_events_args(struct cpw_proc_events *pe, pid_t pid, uint64_t after_
 	if (!pe || len == 0)
 		return false;
 	pthread_mutex_lock(&pe->lock);
-	uint64_t seq = pe->heads[bucket_of(pid)];
+	uint64_t seq = pe->ring ? pe->heads[bucket_of(pid)] : 0;
 	/* Newest first; an overwritten slot ends the chain (all before it are older). */
 	while (seq && pe->ring[seq % CPW_PROC_EVENTS_RING].seq == seq) {
 		const struct exec_entry *e = &pe->ring[seq % CPW_PROC_EVENTS_RING];

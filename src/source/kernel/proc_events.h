@@ -8,10 +8,11 @@
  * once (the process may be gone within milliseconds), keeping the pid, the exec's time
  * (CLOCK_MONOTONIC, ns) and the arguments joined by spaces (at most
  * CPW_PROC_EVENTS_ARGS_MAX - 1 bytes) in a ring of CPW_PROC_EVENTS_RING entries, their
- * arguments one after another in a ring of 256 KiB. Its memory is bounded: 480 KiB,
- * allocated at the open and touched only as execs fill it (the entries' 160 KiB, the
- * arguments' 256 KiB, 64 KiB of index). The connector tells of every exec of the system:
- * when execs come faster than the session looks them up, the oldest are overwritten. The
+ * arguments one after another in a ring of 128 KiB. Its memory is bounded: 240 KiB, made
+ * by the thread at the first exec and touched only as execs fill it (the entries' 80 KiB,
+ * the arguments' 128 KiB, 32 KiB of index). The connector tells of every exec of the
+ * system: when execs come faster than the session looks them up (2,048 between two
+ * samples, with other programs'), the oldest are overwritten. The
  * session looks a pid up when it takes the process's exit record, within the window of
  * the process's life, so a pid reused since gives nothing.
  */
@@ -24,7 +25,7 @@
 #include <sys/types.h>
 
 #define CPW_PROC_EVENTS_ARGS_MAX 256
-#define CPW_PROC_EVENTS_RING 4096
+#define CPW_PROC_EVENTS_RING 2048
 
 enum cpw_proc_event_kind {
 	CPW_PROC_EVENT_FORK = 1,
@@ -52,11 +53,15 @@ int cpw_proc_events_parse(const void *buf, size_t len, struct cpw_proc_event *ev
 
 struct cpw_proc_events;
 
-/* Subscribes to the connector and starts the reading thread; cmdline files are read under
- * proc_root. Returns 0, or -errno with why (-EPERM: not root; -EPROTONOSUPPORT: a kernel
- * without CONFIG_PROC_EVENTS). */
+/* Subscribes to the connector (a few system calls: from then on execs queue in the
+ * socket); cmdline files are read under proc_root. Returns 0, or -errno with why (-EPERM:
+ * not root; -EPROTONOSUPPORT: a kernel without CONFIG_PROC_EVENTS; -ENOTSUP: no answer). */
 int cpw_proc_events_open(struct cpw_proc_events **out, const char *proc_root, char *why,
 			 size_t whylen);
+
+/* Starts the reading thread (once; later calls do nothing): after the command is released,
+ * so that its cost overlaps the command's own start, before its first exec is gone. */
+void cpw_proc_events_start(struct cpw_proc_events *pe);
 
 /* The arguments of pid's last exec between after_ns and before_ns (CLOCK_MONOTONIC) into
  * buf (raw: escape to print), and when it was into *exec_ns (may be NULL). False when none
