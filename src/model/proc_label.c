@@ -142,6 +142,14 @@ static bool helper_like(const struct cpw_tree *t, const struct cpw_proc *p, size
 	const struct cpw_proc *q = parent_of(t, p);
 	if (!small(p) || !q || depth == 0)
 		return false;
+	/* exec args: where the process events connector saw both execs, the parent's
+	 * program that ran it was not its last: it ran before the parent's exec. A test
+	 * runner's fast test was exec'd after the runner's own. */
+	if (!isnan(p->exec_event_s) && !isnan(q->exec_event_s)) {
+		if (p->exec_event_s < q->exec_event_s)
+			return true;
+		return helper_like(t, q, depth - 1);
+	}
 	/* Ended before its parent's exec; or never found alive by a sample: it began and
 	 * ended within one interval (only its exit record tells of it). */
 	if ((!isnan(q->exec_s) && p->exited_s <= q->exec_drained_s) || isnan(p->last_sample_s))

@@ -28,7 +28,8 @@ const char *cpw_proc_label_size(double kib, char *buf, size_t len);
  * its exit record tells of it), or is below such a one, and used at most
  * CPW_HELPER_MAX_CPU_S of CPU, as did all its descendants: it ran a wrapper's errands.
  * A process its parent started and waited for without an exec (a test runner's fast test)
- * keeps its row. */
+ * keeps its row. Where both its exec and its parent's last are known (exec_event_s, as
+ * root), those times alone decide: exec'd before its parent's last exec, a helper. */
 #define CPW_HELPER_MAX_CPU_S 0.05
 
 /* Marks folded[i] for each process i of t (order of first sight) that is a helper whose

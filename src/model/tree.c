@@ -87,6 +87,7 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->is_python = -1;
 	p->python_exe = -1;
 	p->exec_s = p->exec_drained_s = NAN;
+	p->exec_event_s = NAN;
 	t->nprocs++;
 	t->totals.seen++;
 	return p;
@@ -628,6 +629,25 @@ void cpw_tree_record_exit(struct cpw_tree *t, pid_t pid, pid_t ppid, const char 
 		p->max_rss_kib = max_rss_kib;
 }
 
+void cpw_tree_exec_args(struct cpw_tree *t, pid_t pid, const char *cmdline, double exec_s)
+{
+	struct cpw_proc *p = find_proc(t, pid);
+	if (!p || !cmdline[0] || exec_s <= p->exec_event_s)
+		return;
+	p->exec_event_s = exec_s;
+	if (!p->cmdline[0] || p->generation == 0 || exec_s > p->last_seen_s)
+		snprintf(p->cmdline, sizeof(p->cmdline), "%s", cmdline);
+}
+
+void cpw_tree_exit_began(struct cpw_tree *t, pid_t pid, double begin_s, double lived_s)
+{
+	struct cpw_proc *p = find_proc(t, pid);
+	if (!p || p->alive || p->generation > 0 || isnan(begin_s) || !(lived_s >= 0))
+		return;
+	p->first_seen_s = begin_s;
+	p->exited_s = begin_s + lived_s;
+}
+
 /* Ticks of the start time are 10 ms; the clocks the windows come from agree to well
  * under this. */
 #define BEGIN_TOLERANCE_S 0.05
@@ -661,9 +681,13 @@ void cpw_tree_exit_after(struct cpw_tree *t, pid_t pid, double lived_s, double b
 	struct cpw_proc *p = find_proc(t, pid);
 	if (!p || p->alive)
 		return;
-	double end = begin_of(t, p, boot_offset_s) + lived_s;
+	double begin = begin_of(t, p, boot_offset_s), end = begin + lived_s;
 	if (!isnan(end) && (isnan(p->exited_s) || end < p->exited_s))
 		p->exited_s = end;
+	/* exec args: and it began then, not when a sample first found it (the table's start
+	 * and duration), where that was within the watch. */
+	if (!isnan(begin) && begin >= 0 && begin < p->first_seen_s)
+		p->first_seen_s = begin;
 }
 
 uint64_t cpw_tree_start_ticks(const struct cpw_tree *t, pid_t pid)

@@ -94,6 +94,8 @@ struct cpw_proc {
 			       * command line changed); NAN where none was seen */
 	double exec_drained_s; /* by then the exit records of what ended before that exec are
 				* in (two intervals later: records come with the next samples) */
+	double exec_event_s;  /* exec args: its last exec as the process events connector told
+			       * it (root), to the microsecond; NAN where unknown */
 	int python_exe;       /* its executable is Python: 1 / 0; -1 unknown (gone unsampled) */
 	char python[16];      /* the version its executable's name says ("3.11"); "" unknown */
 	/* leaks: its resident set over its life, at bounded memory (model/leak.h) */
@@ -163,6 +165,18 @@ void cpw_tree_free(struct cpw_tree *t);
  * reader found still there). Returns the number of live processes. */
 int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, double now_s);
 
+/* The arguments of pid's exec at exec_s, learnt after the fact (the process events
+ * connector: a process shorter than the interval, or one that exec'd after its last
+ * sample): where later than its exec_event_s, exec_s becomes it, and the arguments replace
+ * its command line where no sample read one, or the exec came after the last sample that
+ * did. No process of that pid: nothing. */
+void cpw_tree_exec_args(struct cpw_tree *t, pid_t pid, const char *cmdline, double exec_s);
+
+/* exec args: when a process no sample found began (begin_s: its exec, the nearest known)
+ * and ended (begin_s + lived_s, its exit record's elapsed time), in place of when its exit
+ * record was read: the table's start, end and duration. Sampled processes: nothing. */
+void cpw_tree_exit_began(struct cpw_tree *t, pid_t pid, double begin_s, double lived_s);
+
 /* Records exact figures for a process that was reaped (wait4 rusage of that one process,
  * taskstats exit record...). Adds the process if it was never sampled (short-lived). */
 void cpw_tree_record_exit(struct cpw_tree *t, pid_t pid, pid_t ppid, const char *comm,
@@ -192,7 +206,8 @@ bool cpw_tree_same_process(const struct cpw_tree *t, pid_t pid, const struct cpw
 
 /* The process with pid lived lived_s from its start (an exit record's elapsed time): where
  * its start is known, when it ended is known to the tick, closer than when it was found
- * gone. */
+ * gone; and its first_seen_s becomes its start where that was within the watch and before
+ * the first sample that found it. */
 void cpw_tree_exit_after(struct cpw_tree *t, pid_t pid, double lived_s, double boot_offset_s);
 /* The start time (clock ticks after boot) of the tree's newest process with pid; 0 when
  * not known. */

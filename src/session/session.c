@@ -34,6 +34,7 @@
 #include "source/cgroup/cgroup.h"
 #include "source/kernel/cpus.h"
 #include "source/kernel/fdlimit.h"
+#include "source/kernel/proc_events.h" /* exec args */
 #include "source/kernel/psi.h"
 #include "source/kernel/taskstats.h"
 #include "source/kernel/vmstat.h"
@@ -83,6 +84,11 @@ struct cpw_session {
 	uint64_t drains;                   /* drain_exits() calls so far */
 	double last_drain_s;               /* when the last drain emptied the socket; -inf before */
 	uint64_t exit_records;             /* accepted into the tree */
+	/* exec args: the arguments of processes shorter than the interval, read at their exec
+	 * (root); NULL where the connector could not open, why says why */
+	struct cpw_proc_events *execs;
+	char execs_why[200];
+	uint64_t exits_without_args;       /* exit-only processes left with their name alone */
 	/* System pressure read for the live view's snapshots: the files and the last reading. */
 	struct cpw_psi_files view_psi_files;
 	struct cpw_psi view_psi_prev;
@@ -108,6 +114,8 @@ static void close_sources(struct cpw_session *s)
 	cpw_kfile_held_close(&s->vmstat_file);
 	cpw_taskstats_unlisten(s->exits);
 	s->exits = NULL;
+	cpw_proc_events_close(s->execs); /* exec args */
+	s->execs = NULL;
 	if (s->cgroup)
 		cpw_cgroup_destroy(s->cgroup);
 	s->cgroup = NULL;
@@ -259,6 +267,11 @@ void cpw_session_listen(struct cpw_session *s)
 				"interval may be missing: %s", why);
 	}
 	s->run.exit_records = s->exits != NULL;
+	/* exec args: what those processes ran, read at their exec (their records say only
+	 * their name). Where it cannot open, a note at the end, only if one lacked them. */
+	if (s->exits && cpw_proc_events_open(&s->execs, s->cfg->proc_root, s->execs_why,
+					     sizeof(s->execs_why)) < 0)
+		s->execs = NULL;
 }
 
 /* The CPUs we may use (affinity, our cgroup's quota) do not change during a run. */
@@ -323,6 +336,7 @@ void cpw_session_start(struct cpw_session *s, const struct timespec *at)
 	else
 		clock_gettime(CLOCK_MONOTONIC, &s->start);
 	cpw_sampling_start(s->sampling, &s->start); /* hotspots */
+	cpw_proc_events_start(s->execs); /* exec args: its thread, beside the command's start */
 	if (s->cfg->mode == CPW_MODE_ATTACH)
 		s->report.pid = s->cfg->pid;
 	read_start(s);
@@ -373,6 +387,37 @@ static bool is_watched_process(const struct cpw_session *s, const struct cpw_tas
 	       cpw_tree_same_process(s->tree, (pid_t)r->pid, w, boot_offset(s));
 }
 
+/* exec args: a time in the watch's seconds as CLOCK_MONOTONIC ns (the connector's). */
+static uint64_t mono_ns_at(const struct cpw_session *s, double t_s)
+{
+	double ns = ((double)s->start.tv_sec + (double)s->start.tv_nsec / 1e9 + t_s) * 1e9;
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+
+/* exec args: pid's arguments from its last exec between begin_s and end_s (the window of
+ * its life, so that a process that had the pid before gives nothing), into the model. */
+static void take_exec_args(struct cpw_session *s, pid_t pid, double begin_s, double end_s)
+{
+	char args[CPW_PROC_EVENTS_ARGS_MAX];
+	uint64_t at;
+	const double tol = 0.05; /* the clocks agree far better; a start time is in 10 ms ticks */
+	if (s->execs && cpw_proc_events_args(s->execs, pid, mono_ns_at(s, begin_s - tol),
+					     mono_ns_at(s, end_s + tol), args, sizeof(args), &at))
+		cpw_tree_exec_args(s->tree, pid, args,
+				   (double)at / 1e9 - ((double)s->start.tv_sec + (double)s->start.tv_nsec / 1e9));
+}
+
+/* exec args: the last exec of a process the samples found (a parent, at its child's
+ * exit record, or any at the end: proc_label tells a wrapper's helpers by it), from its
+ * start on. While the ring still holds it: a long run's early execs may be overwritten. */
+static void take_parent_exec(struct cpw_session *s, pid_t pid)
+{
+	uint64_t ticks = cpw_tree_start_ticks(s->tree, pid);
+	if (s->execs && ticks)
+		take_exec_args(s, pid, (double)ticks / (double)sysconf(_SC_CLK_TCK) + boot_offset(s),
+			       cpw_session_elapsed(s));
+}
+
 /* Takes one exit record into the model when its process belongs to the tree. */
 static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r,
 			const struct cpw_begin_window *w)
@@ -403,6 +448,17 @@ static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r
 				     r->minflt, r->majflt, r->hiwater_rss_kib, cpw_session_elapsed(s));
 		/* When it ended, to the tick: its children's records are told by it. */
 		cpw_tree_exit_after(s->tree, (pid_t)r->pid, (double)r->etime_us / 1e6, boot_offset(s));
+		/* exec args: it lived within [w.lb, w.ub + its life] */
+		double lived = (double)r->etime_us / 1e6;
+		take_exec_args(s, (pid_t)r->pid, w->lb, w->ub + lived);
+		const struct cpw_proc *p = cpw_tree_find(s->tree, (pid_t)r->pid);
+		if (p && !p->cmdline[0])
+			s->exits_without_args++;
+		/* It began in w, at or before its exec. */
+		if (p && !isnan(p->exec_event_s))
+			cpw_tree_exit_began(s->tree, (pid_t)r->pid,
+					    p->exec_event_s < w->ub ? p->exec_event_s : w->ub, lived);
+		take_parent_exec(s, (pid_t)r->ppid); /* proc_label: before or after its own */
 		s->exit_records++;
 	}
 	return true;
@@ -449,6 +505,7 @@ static void drain_exits(struct cpw_session *s)
 
 	if (!s->exits)
 		return;
+	cpw_proc_events_start(s->execs); /* exec args: attach mode's, at the first sample */
 	s->drains++;
 	/* Each record came after the last drain and before now: its process began between
 	 * those minus its elapsed time. */
@@ -648,8 +705,11 @@ void cpw_session_zombie(struct cpw_session *s, pid_t pid)
 	if (cpw_proc_pid_stat(s->cfg->proc_root, pid, &st) < 0)
 		return;
 	double hz = (double)sysconf(_SC_CLK_TCK);
+	double now = cpw_session_elapsed(s);
 	cpw_tree_record_exit(s->tree, pid, st.ppid, st.comm, (double)st.utime_ticks / hz,
-			     (double)st.stime_ticks / hz, st.minflt, st.majflt, 0, cpw_session_elapsed(s));
+			     (double)st.stime_ticks / hz, st.minflt, st.majflt, 0, now);
+	/* exec args: a zombie's cmdline is empty; it lived from its start time to now */
+	take_exec_args(s, pid, (double)st.starttime_ticks / hz + boot_offset(s), now);
 }
 
 const struct cpw_tree *cpw_session_tree(const struct cpw_session *s)
@@ -714,6 +774,10 @@ static void read_end(struct cpw_session *s)
 	if (s->cgroup)
 		cpw_cgroup_read(s->cgroup, &in->cgroup_end);
 	in->exit_record_overflows = s->exits ? cpw_taskstats_lost(s->exits) : 0;
+	if (!s->execs && s->execs_why[0] && s->exits_without_args) /* exec args */
+		cpw_report_note(&s->report, "%llu process(es) shorter than the interval are named "
+				"without their arguments: %s", (unsigned long long)s->exits_without_args,
+				s->execs_why);
 	if (s->counters) {
 		cpw_perf_read(s->counters);
 		cpw_perf_figures(s->counters, &in->counter_figures);
@@ -735,6 +799,11 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	in->wall_s = cpw_known(end->wall_s) ? end->wall_s : cpw_session_elapsed(s);
 	sample_what_is_left(s);
 	drain_exits(s);
+	for (size_t i = 0; s->execs && i < cpw_tree_size(s->tree); i++) { /* exec args */
+		const struct cpw_proc *p = cpw_tree_proc(s->tree, i);
+		if (cpw_tree_find(s->tree, p->pid) == p) /* not a pid's earlier holder */
+			take_parent_exec(s, p->pid);
+	}
 	read_end(s);
 	cpw_sampling_finish(s->sampling, r); /* hotspots */
 	in->rusage_known = end->rusage_known;

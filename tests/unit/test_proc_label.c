@@ -79,6 +79,41 @@ static void test_fold(void)
 	cpw_tree_free(t);
 }
 
+/* exec args: a runner's short tests, known only from their exit records and their exec
+ * (root), keep their rows with their arguments; what a wrapper exec'd before its own exec
+ * folds; a fork without an exec folds as before. */
+static void test_fold_by_exec_times(void)
+{
+	struct cpw_tree *t = cpw_tree_new(false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	cpw_tree_record_exit(t, 10, 1, "python3", 1.0, 0, 1, 0, 100, 2.0);       /* the root */
+	cpw_tree_exec_args(t, 10, "bash /shims/python3 runner.py", 0.01);
+	cpw_tree_exec_args(t, 10, "/usr/bin/python3 runner.py", 0.5);           /* its exec */
+	cpw_tree_exec_args(t, 10, "bash /shims/python3 runner.py", 0.01);       /* older: no */
+	cpw_tree_record_exit(t, 11, 10, "readlink", 0.001, 0, 1, 0, 100, 0.3);
+	cpw_tree_exec_args(t, 11, "readlink -f /usr/bin/python3", 0.2);          /* before it */
+	cpw_tree_record_exit(t, 12, 10, "python3", 0.02, 0, 1, 0, 100, 0.8);
+	cpw_tree_exec_args(t, 12, "/usr/bin/python3 -c pass test_1", 0.7);      /* after it */
+	cpw_tree_exit_began(t, 12, 0.7, 0.03);
+	cpw_tree_record_exit(t, 13, 10, "bash", 0.001, 0, 1, 0, 100, 0.3);      /* a subshell */
+	CU_ASSERT_STRING_EQUAL(cpw_tree_find(t, 10)->cmdline, "/usr/bin/python3 runner.py");
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 12)->first_seen_s, 0.7, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 12)->exited_s, 0.73, 1e-9);
+	size_t n = cpw_tree_size(t);
+	bool *folded = calloc(n, sizeof *folded);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(folded);
+	CU_ASSERT_EQUAL(cpw_proc_label_fold(t, folded), 2);
+	CU_ASSERT_FALSE(folded[0]);
+	CU_ASSERT_TRUE(folded[1]);  /* the wrapper's readlink */
+	CU_ASSERT_FALSE(folded[2]); /* the test */
+	CU_ASSERT_TRUE(folded[3]);  /* the subshell */
+	char b[64];
+	CU_ASSERT_STRING_EQUAL(cpw_proc_label_args(cpw_tree_find(t, 12), 40, b, sizeof b),
+			       "python3 -c pass test_1");
+	free(folded);
+	cpw_tree_free(t);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -87,5 +122,6 @@ int main(void)
 	CU_add_test(s, "arguments shortened: name, path arguments, the cut shown", test_args);
 	CU_add_test(s, "sizes as people read them", test_size);
 	CU_add_test(s, "helpers fold into their ancestor; work and the root do not", test_fold);
+	CU_add_test(s, "exec times tell a runner's short tests from a wrapper's helpers", test_fold_by_exec_times);
 	return cpw_cunit_run_tap();
 }
