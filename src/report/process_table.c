@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/proc_label.h"
+#include "source/proc/interp.h"
 #include "util/escape.h"
 
 #define ROWS_MAX 50
@@ -82,10 +83,40 @@ static void write_row(const struct cpw_proc *p, bool python_col, FILE *out)
 		if (p->python_exe == 1 && p->python[0])
 			cpw_escape_for_terminal(p->python, py, sizeof py);
 		else
-			snprintf(py, sizeof py, "%s", p->python_exe == 1 || p->is_python == 1 ? "yes" : "-");
+			/* one known only from its exit record: its name says it (no version) */
+			snprintf(py, sizeof py, "%s", p->python_exe == 1 || p->is_python == 1 ||
+				 (p->python_exe < 0 && cpw_interp_exe_is_python(p->comm)) ? "yes" : "-");
 		fprintf(out, " %7s", py);
 	}
 	fprintf(out, "  %s\n", esc);
+}
+
+struct row_order {
+	double start;
+	size_t i;
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct row_order *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The rows in order of start: the tree holds processes in order of first sight, and those
+ * known only from their exit records arrive in batches, after later ones were sampled. */
+static struct row_order *rows_by_start(const struct cpw_tree *t, size_t n)
+{
+	struct row_order *o = malloc(n * sizeof(*o));
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		o[i].start = cpw_tree_proc(t, i)->first_seen_s;
+		o[i].i = i;
+	}
+	qsort(o, n, sizeof(*o), by_start);
+	return o;
 }
 
 void cpw_process_table_write(const struct cpw_tree *t, FILE *out)
@@ -124,7 +155,9 @@ void cpw_process_table_write(const struct cpw_tree *t, FILE *out)
 		fprintf(out, " %7s", "PYTHON");
 	fputs("  COMMAND\n", out);
 	size_t rows = 0, left = 0;
-	for (size_t i = 0; i < n; i++) {
+	struct row_order *order = rows_by_start(t, n); /* NULL (no memory): first sight */
+	for (size_t k = 0; k < n; k++) {
+		size_t i = order ? order[k].i : k;
 		if (folded && folded[i])
 			continue;
 		if (rows == ROWS_MAX) {
@@ -138,6 +171,7 @@ void cpw_process_table_write(const struct cpw_tree *t, FILE *out)
 	}
 	if (left)
 		fprintf(out, "\t... and %zu more (see --json for all)\n", left);
+	free(order);
 	free(folded);
 	free(folds);
 }

@@ -36,7 +36,7 @@ PYEOF
 then
 	skip_all "exec args" "the process events connector cannot be used here: $(tail -n 1 "$SCRATCH/probe")"
 fi
-plan 5
+plan 6
 
 cat >"$SCRATCH/runner.py" <<'PYEOF'
 import subprocess, sys
@@ -71,6 +71,12 @@ rows_with "the table has each sh child with its arguments" "sh -c sleep 0.02" na
 short=$(printf '%s\n' "$table" | awk '/ name_[0-9]+$/ && $5 < 0.02 { print $1 " " $5 }')
 if [ -z "$short" ]; then ok "each sh child's duration is its life (>= 0.02 s)"
 else not_ok "each sh child's duration is its life (>= 0.02 s)" "pid dur: $short"; fi
+
+# The rows in order of start (START_S, the 3rd column), though exit records come in
+# batches after later children were sampled.
+unordered=$(printf '%s\n' "$table" | awk '$1 ~ /^[0-9]+$/ { if (NR > 2 && $3 < last) print $1 " " $3 " after " last; last = $3 }')
+if [ -z "$unordered" ]; then ok "the rows are in order of start"
+else not_ok "the rows are in order of start" "$unordered"; fi
 
 if "$PY" - "$SCRATCH/r.json" <<'PYEOF' >"$SCRATCH/json.out" 2>&1
 import json, sys
