@@ -14,6 +14,7 @@
 
 #define ROWS_MAX 50
 #define ARGS_MAX 60
+#define VIA_ARGS_MAX 40 /* a wrapper's arguments after its child's */
 #define NAMES_MAX 4
 
 /* What the helpers folded into one process add up to. */
@@ -64,7 +65,7 @@ static void write_fold(const struct fold *f, FILE *out)
 	fputc('\n', out);
 }
 
-static void write_row(const struct cpw_proc *p, bool python_col, FILE *out)
+static void write_row(const struct cpw_proc *p, bool python_col, const char *via, FILE *out)
 {
 	char args[ARGS_MAX + 4], esc[sizeof args * 4], rss[24], end[16], dur[16];
 	double until = !isnan(p->exited_s) ? p->exited_s : p->last_seen_s;
@@ -88,7 +89,7 @@ static void write_row(const struct cpw_proc *p, bool python_col, FILE *out)
 				 (p->python_exe < 0 && cpw_interp_exe_is_python(p->comm)) ? "yes" : "-");
 		fprintf(out, " %7s", py);
 	}
-	fprintf(out, "  %s\n", esc);
+	fprintf(out, "  %s%s\n", esc, via);
 }
 
 struct row_order {
@@ -119,6 +120,102 @@ static struct row_order *rows_by_start(const struct cpw_tree *t, size_t n)
 	return o;
 }
 
+struct pid_index {
+	pid_t pid;
+	size_t i;
+};
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct pid_index *x = a, *y = b;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The row of pid among the sorted index; n when none. */
+static size_t row_of(const struct pid_index *ix, size_t n, pid_t pid)
+{
+	const struct pid_index key = { pid, 0 };
+	const struct pid_index *hit = bsearch(&key, ix, n, sizeof(*ix), by_pid);
+	return hit ? hit->i : n;
+}
+
+/* Wrappers that only waited for their one child (sh -c 'python3 x.py; true', timeout,
+ * env, a runner's launcher): at most CPW_HELPER_MAX_CPU_S of CPU, one child with a row of
+ * its own, and that child's life at least 80% of the wrapper's within it. Each folds into
+ * its child's row ("via sh (pid 812)"); wrapped[i] is the row i's wrapper folds into it,
+ * n where none. Returns NULL (no memory, or none). */
+static size_t *waiting_wrappers(const struct cpw_tree *t, size_t n, bool *folded)
+{
+	struct pid_index *ix = malloc(n * sizeof(*ix));
+	size_t *kids = calloc(n, sizeof(*kids)), *only = malloc(n * sizeof(*only));
+	size_t *wrapped = malloc(n * sizeof(*wrapped));
+	size_t found = 0;
+
+	if (!ix || !kids || !only || !wrapped) {
+		free(ix);
+		free(kids);
+		free(only);
+		free(wrapped);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ix[i].pid = cpw_tree_proc(t, i)->pid;
+		ix[i].i = i;
+		wrapped[i] = n;
+	}
+	qsort(ix, n, sizeof(*ix), by_pid);
+	for (size_t j = 0; j < n; j++) {
+		size_t par = folded[j] ? n : row_of(ix, n, cpw_tree_proc(t, j)->ppid);
+		if (par < n && par != j) {
+			kids[par]++;
+			only[par] = j;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct cpw_proc *w = cpw_tree_proc(t, i);
+		if (folded[i] || kids[i] != 1 || w->user_s + w->sys_s > CPW_HELPER_MAX_CPU_S)
+			continue;
+		const struct cpw_proc *c = cpw_tree_proc(t, only[i]);
+		double w_end = !isnan(w->exited_s) ? w->exited_s : w->last_seen_s;
+		double c_end = !isnan(c->exited_s) ? c->exited_s : c->last_seen_s;
+		double w_life = w_end - w->first_seen_s, c_life = c_end - c->first_seen_s;
+		if (!(w_life > 0) || !(c_life >= 0.8 * w_life) || c->first_seen_s < w->first_seen_s)
+			continue;
+		wrapped[only[i]] = i;
+		folded[i] = true;
+		found++;
+	}
+	free(ix);
+	free(kids);
+	free(only);
+	if (!found) {
+		free(wrapped);
+		return NULL;
+	}
+	return wrapped;
+}
+
+/* " (via sh -c ... name_3, pid 812; timeout 60, pid 810)": the wrappers folded into row i,
+ * nearest first. */
+static void via_words(const struct cpw_tree *t, const size_t *wrapped, size_t n, size_t i, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int depth = 0; wrapped && wrapped[i] < n && depth < 3 && used + 1 < len; depth++) {
+		const struct cpw_proc *w = cpw_tree_proc(t, wrapped[i]);
+		char args[VIA_ARGS_MAX + 4], esc[sizeof args * 4];
+		/* its arguments: a runner's wrapper may carry the name that tells a test apart */
+		cpw_escape_for_terminal(cpw_proc_label_args(w, VIA_ARGS_MAX, args, sizeof args), esc, sizeof esc);
+		int k = snprintf(buf + used, len - used, "%s%s, pid %d", depth ? "; " : " (via ", esc, (int)w->pid);
+		if (k < 0 || (size_t)k >= len - used)
+			break;
+		used += (size_t)k;
+		i = wrapped[i];
+	}
+	if (used && used + 1 < len)
+		snprintf(buf + used, len - used, ")");
+}
+
 void cpw_process_table_write(const struct cpw_tree *t, FILE *out)
 {
 	size_t n = t ? cpw_tree_size(t) : 0;
@@ -144,6 +241,7 @@ void cpw_process_table_write(const struct cpw_tree *t, FILE *out)
 				folded[i] = false; /* nowhere to fold it: its own row */
 		}
 	}
+	size_t *wrapped = folded ? waiting_wrappers(t, n, folded) : NULL;
 	bool python_col = false;
 	for (size_t i = 0; i < n; i++) {
 		const struct cpw_proc *p = cpw_tree_proc(t, i);
@@ -165,13 +263,16 @@ void cpw_process_table_write(const struct cpw_tree *t, FILE *out)
 			continue;
 		}
 		rows++;
-		write_row(cpw_tree_proc(t, i), python_col, out);
+		char via[3 * (4 * (VIA_ARGS_MAX + 4) + 24) + 8];
+		via_words(t, wrapped, n, i, via, sizeof via);
+		write_row(cpw_tree_proc(t, i), python_col, via, out);
 		if (folds && folds[i].count)
 			write_fold(&folds[i], out);
 	}
 	if (left)
 		fprintf(out, "\t... and %zu more (see --json for all)\n", left);
 	free(order);
+	free(wrapped);
 	free(folded);
 	free(folds);
 }

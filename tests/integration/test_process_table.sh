@@ -7,13 +7,15 @@
 #   case's duration is the longest; the shims' helpers are folded into one line under each
 #   case (no readlink or basename row); the PYTHON column and JSON processes[].python give
 #   the version of /usr/bin/python3; the plot has no lane for a helper; a phase names its
-#   main process by its arguments.
+#   main process by its arguments; a wrapper that only waits for its one child (sh -c
+#   'python3 ...; true') is one row, the child's, "via" the wrapper's arguments, where a
+#   shell that runs two children in turn keeps its own row.
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || { skip_all "process table" "no /usr/bin/python3"; }
-plan 9
+plan 11
 want=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
 cat >"$SCRATCH/case.py" <<'PYEOF'
@@ -102,5 +104,19 @@ if sed -n '/^Phases/,/^Timeline/p' "$SCRATCH/ph.txt" | grep -q "python3 .*busy.p
 	ok "a phase names its main process by its arguments"
 else
 	not_ok "a phase names its main process by its arguments"
+fi
+# The shell above ran sleep, then python: two children, its own row.
+if sed -n '/PID  *PPID/,/^Memory/p' "$SCRATCH/ph.txt" | grep -Eq "^	 +[0-9]+ +[0-9]+ .*  sh -c sleep 0.8"; then
+	ok "a shell that runs two children in turn keeps its own row"
+else
+	not_ok "a shell that runs two children in turn keeps its own row" "$(sed -n '/PID  *PPID/,/^Memory/p' "$SCRATCH/ph.txt")"
+fi
+"$CPW" -o "$SCRATCH/wrap.txt" -- /bin/sh -c "$PY $SCRATCH/busy.py 0.6 --wrapped; true"
+table=$(sed -n '/PID  *PPID/,/^Memory/p' "$SCRATCH/wrap.txt")
+if [ "$(printf '%s\n' "$table" | grep -c '^	 *[0-9]')" = 1 ] &&
+	printf '%s\n' "$table" | grep -Eq "busy.py 0.6 --wrapped \(via sh -c .*, pid [0-9]+\)\$"; then
+	ok "a wrapper that only waits for its child folds into the child's row"
+else
+	not_ok "a wrapper that only waits for its child folds into the child's row" "$table"
 fi
 done_testing
