@@ -8,9 +8,11 @@
 #include "config.h"
 
 #include <CUnit/CUnit.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -419,6 +421,70 @@ static void test_idle_parent_forks(void)
 	cpw_proc_reader_free(r);
 }
 
+/* How many of this process's descriptors read a schedstat under the fixture root. */
+static int kept_schedstats(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	for (struct dirent *de; (de = readdir(d));) {
+		char link[600], target[700];
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", de->d_name);
+		ssize_t len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += strncmp(target, root, strlen(root)) == 0 && strstr(target, "/schedstat") != NULL;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Within a budget of descriptors too small for all of a pool's files, every thread's
+ * schedstat is kept before any other file: an idle thread then costs one read, not an
+ * open, a read and a close (and its process a listing of its task directory). */
+static void test_budget_keeps_schedstat_first(void)
+{
+	enum { THREADS = 60 };
+	struct rlimit old, low;
+	char rel[128], text[512];
+
+	make_proc(700, 1, "");
+	snprintf(text, sizeof(text), "700 (pool) S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 %d 0 800 1000 10 "
+		 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", THREADS);
+	write_file("700/stat", text);
+	for (int i = 1; i < THREADS; i++) {
+		snprintf(rel, sizeof(rel), "%s/700/task/%d", root, 700 + i);
+		CU_ASSERT_EQUAL(mkdir(rel, 0755), 0);
+		snprintf(rel, sizeof(rel), "700/task/%d/stat", 700 + i);
+		snprintf(text, sizeof(text), "%d (pool) S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 %d 0 800 1000 10 "
+			 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+			 700 + i, THREADS);
+		write_file(rel, text);
+		snprintf(rel, sizeof(rel), "700/task/%d/schedstat", 700 + i);
+		write_file(rel, "1000 0 1\n");
+		snprintf(rel, sizeof(rel), "700/task/%d/status", 700 + i);
+		write_file(rel, "Name:\tpool\nvoluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t0\n");
+	}
+	/* 86 kept descriptors: ((300 - 128) / 2), fewer than the pool's 3 files a thread. */
+	CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 300;
+	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_NOFILE, &low), 0);
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	CU_ASSERT_EQUAL(setrlimit(RLIMIT_NOFILE, &old), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	struct cpw_proc_sample s;
+	pid_t top = 700;
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+		CU_ASSERT_EQUAL(s.nthreads, THREADS);
+		CU_ASSERT_EQUAL(kept_schedstats(), THREADS);
+	}
+	cpw_proc_reader_free(r);
+	CU_ASSERT_EQUAL(kept_schedstats(), 0);
+}
+
 static int setup(void) { return cpw_fixture_copy("procroot-basic", root, sizeof(root)); }
 static int teardown(void) { return cpw_fixture_remove(root); }
 
@@ -443,5 +509,7 @@ int main(void)
 	CU_add_test(s7, "an idle process costs its schedstat; exact when it runs", test_idle_process_costs_one_read);
 	CU_pSuite s8 = CU_add_suite("reader idle parent", setup, teardown);
 	CU_add_test(s8, "a child forked by an idle-looking parent is found", test_idle_parent_forks);
+	CU_pSuite s9 = CU_add_suite("reader budget", setup, teardown);
+	CU_add_test(s9, "a thread's schedstat is kept before any other file", test_budget_keeps_schedstat_first);
 	return cpw_cunit_run_tap();
 }

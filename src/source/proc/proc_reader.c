@@ -5,7 +5,8 @@
  * process the reader has seen has a handle: its kept descriptors (stat, io) and, per
  * thread, the kept descriptors and the last readings that tell whether the thread ran
  * since the last sample. Handles of processes that are gone are dropped at the end of the
- * sample. Descriptors are kept within a budget under RLIMIT_NOFILE.
+ * sample. Descriptors are kept within a budget under RLIMIT_NOFILE, where each thread's
+ * schedstat comes first: it is read every sample, and it is all an idle thread costs.
  */
 #include "config.h"
 #include "source/proc/proc_reader.h"
@@ -100,6 +101,9 @@ struct cpw_proc_reader {
 
 	unsigned generation;
 	size_t kept_fds, max_kept_fds;
+	size_t kept_sched;     /* of kept_fds, threads' schedstat */
+	size_t thread_handles; /* threads with a handle */
+	size_t threads_coming; /* listed in the process being read, and without one yet */
 
 	/* One sample's output and scratch, reused so the hot loop does not allocate. */
 	struct cpw_proc_reading *procs;
@@ -166,10 +170,30 @@ static void close_kept(struct cpw_proc_reader *r, int *fd)
 	}
 }
 
+static void close_sched(struct cpw_proc_reader *r, int *fd)
+{
+	if (*fd >= 0)
+		r->kept_sched--;
+	close_kept(r, fd);
+}
+
+/* Whether a descriptor just opened may be kept: a thread's schedstat (sched) while the
+ * budget has room, any other only where it leaves room for the schedstat of every thread
+ * (4,000 threads with their stat and status kept would leave hundreds of them to an open,
+ * a read and a close every sample, and to a listing of the task directory each). */
+static bool may_keep(const struct cpw_proc_reader *r, bool sched)
+{
+	if (r->kept_fds >= r->max_kept_fds)
+		return false;
+	size_t threads = r->thread_handles + r->threads_coming;
+	size_t unkept = threads > r->kept_sched ? threads - r->kept_sched : 0;
+	return sched || r->kept_fds + unkept < r->max_kept_fds;
+}
+
 /* Reads a small /proc file from offset 0. With a kept descriptor that is one pread; a
  * descriptor of a process that ended fails with ESRCH rather than following a reused pid.
  * Returns the bytes read (NUL-terminated), or -errno. */
-static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char *buf, size_t size)
+static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char *buf, size_t size, bool sched)
 {
 	ssize_t n;
 
@@ -180,7 +204,10 @@ static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char
 			return (long)n;
 		}
 		int err = n < 0 ? errno : ESRCH;
-		close_kept(r, fd);
+		if (sched)
+			close_sched(r, fd);
+		else
+			close_kept(r, fd);
 		return -err;
 	}
 	int f = open(path, O_RDONLY | O_CLOEXEC);
@@ -193,9 +220,10 @@ static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char
 		return -err;
 	}
 	buf[n] = '\0';
-	if (r->kept_fds < r->max_kept_fds) {
+	if (may_keep(r, sched)) {
 		*fd = f;
 		r->kept_fds++;
+		r->kept_sched += sched;
 	} else {
 		close(f);
 	}
@@ -206,7 +234,7 @@ static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char
 
 static void close_thread(struct cpw_proc_reader *r, struct thread_handle *th)
 {
-	close_kept(r, &th->schedstat_fd);
+	close_sched(r, &th->schedstat_fd);
 	close_kept(r, &th->stat_fd);
 	close_kept(r, &th->status_fd);
 	free(th->kids);
@@ -215,6 +243,7 @@ static void close_thread(struct cpw_proc_reader *r, struct thread_handle *th)
 	free(th->wait);
 	th->wait = NULL;
 	th->wait_known = false;
+	r->thread_handles--;
 }
 
 /* Forgets everything read of h (a reused pid): it will be read as a new process. */
@@ -310,7 +339,8 @@ static int push_front(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
  * and is left just past the one found: a sample lists a process's threads in the order of
  * the last one, so a pool of thousands of threads costs one compare each instead of a
  * search each (which made every sample quadratic in the threads). */
-static struct thread_handle *thread_handle(struct proc_handle *h, pid_t tid, size_t *hint)
+static struct thread_handle *thread_handle(struct cpw_proc_reader *r, struct proc_handle *h, pid_t tid,
+					   size_t *hint)
 {
 	if (*hint < h->nthreads && h->threads[*hint].tid == tid)
 		return &h->threads[(*hint)++];
@@ -326,6 +356,9 @@ static struct thread_handle *thread_handle(struct proc_handle *h, pid_t tid, siz
 	memset(th, 0, sizeof(*th));
 	th->tid = tid;
 	th->schedstat_fd = th->stat_fd = th->status_fd = -1;
+	r->thread_handles++;
+	if (r->threads_coming)
+		r->threads_coming--;
 	return th;
 }
 
@@ -458,7 +491,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		out->sched = th->probe_sched;
 	} else {
 		snprintf(leaf, leaf_room, "schedstat");
-		len = read_kept(r, &th->schedstat_fd, path, buf, sizeof(buf));
+		len = read_kept(r, &th->schedstat_fd, path, buf, sizeof(buf), true);
 		out->has_schedstat = len > 0 && cpw_proc_parse_schedstat(buf, (size_t)len, &out->sched) == 0;
 		if (!out->has_schedstat)
 			memset(&out->sched, 0, sizeof(out->sched));
@@ -477,7 +510,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 	} else if (out->ran || (r->generation + (unsigned)th->tid) % STATE_REFRESH == 0 || !th->state) {
 		struct cpw_stat_fields ts;
 		snprintf(leaf, leaf_room, "stat");
-		len = read_kept(r, &th->stat_fd, path, buf, sizeof(buf));
+		len = read_kept(r, &th->stat_fd, path, buf, sizeof(buf), false);
 		if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &ts) < 0)
 			return false;
 		th->state = ts.state;
@@ -499,7 +532,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		probe_wait(r, h, th, out);
 	if (out->ran) {
 		snprintf(leaf, leaf_room, "status");
-		len = read_kept(r, &th->status_fd, path, buf, sizeof(buf));
+		len = read_kept(r, &th->status_fd, path, buf, sizeof(buf), false);
 		out->has_status = len > 0 && cpw_proc_parse_status(buf, (size_t)len, &out->status) == 0;
 		if (out->has_status && cpw_proc_parse_cpus_allowed(buf, (size_t)len, &r->thread_cpus) > 0) {
 			cpw_proc_parse_cpuset_union(&r->cpus_allowed, &r->thread_cpus);
@@ -542,8 +575,9 @@ static bool read_threads(struct cpw_proc_reader *r, struct proc_handle *h, const
 	size_t ntids = idle ? known_tids(r, h) : list_tids(r, h->pid, st->num_threads), hint = 0;
 
 	pr->first_thread = r->nthreads;
+	r->threads_coming = ntids > h->nthreads ? ntids - h->nthreads : 0;
 	for (size_t i = 0; i < ntids; i++) {
-		struct thread_handle *th = thread_handle(h, r->tids[i], &hint);
+		struct thread_handle *th = thread_handle(r, h, r->tids[i], &hint);
 		if (!th || reserve((void **)&r->threads, &r->threads_alloc, r->nthreads,
 				   sizeof(*r->threads), 256) < 0)
 			continue;
@@ -555,6 +589,7 @@ static bool read_threads(struct cpw_proc_reader *r, struct proc_handle *h, const
 			push_front(r, th->kids[k], h->pid);
 	}
 	pr->nthreads = r->nthreads - pr->first_thread;
+	r->threads_coming = 0;
 
 	/* Forget threads that ended, keeping the others in order (the order the next sample
 	 * lists them in, which thread_handle()'s hint relies on). */
@@ -575,7 +610,7 @@ static void read_io(struct cpw_proc_reader *r, struct proc_handle *h, struct cpw
 	char buf[1024];
 
 	snprintf(path, sizeof(path), "%s/%d/io", r->proc_root, (int)h->pid);
-	long len = read_kept(r, &h->io_fd, path, buf, sizeof(buf));
+	long len = read_kept(r, &h->io_fd, path, buf, sizeof(buf), false);
 	if (len < 0)
 		pr->io_errno = (int)-len;
 	else if (cpw_proc_parse_io(buf, (size_t)len, &pr->io) < 0)
@@ -675,7 +710,7 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		char path[320];
 		char buf[2048];
 		snprintf(path, sizeof(path), "%s/%d/stat", r->proc_root, (int)pid);
-		long len = read_kept(r, h ? &h->stat_fd : &fd, path, buf, sizeof(buf));
+		long len = read_kept(r, h ? &h->stat_fd : &fd, path, buf, sizeof(buf), false);
 		if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &st) < 0) {
 			close_kept(r, &fd);
 			return; /* gone: not reached by this sample */
