@@ -421,6 +421,42 @@ static void test_idle_parent_forks(void)
 	cpw_proc_reader_free(r);
 }
 
+/* An idle process's stat read again at its refresh (101's: (3 + 101) % 8 == 0) shows a
+ * state set without a run, and its thread count, the same, keeps its threads: the task
+ * directory is not listed (a thread appears only through a clone, which runs). */
+static void test_idle_refresh_keeps_threads(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (int i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	write_file("101/stat", "101 (cc1) S 100 100 100 0 -1 4194304 1000 0 5 0 300 100 0 0 20 0 2 0 1010 10000000 1024 "
+			       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/101/task/999", root);
+	CU_ASSERT_EQUAL(mkdir(dir, 0755), 0);
+	write_file("101/task/999/stat", "999 (cc1) S 100 100 100 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 2 0 1020 "
+					"10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("101/task/999/schedstat", "1000 0 1\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 3 */
+	const struct cpw_proc_reading *pr = find_reading(&s, 101);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
+	CU_ASSERT_EQUAL(pr->stat.state, 'S');
+	CU_ASSERT_EQUAL(pr->nthreads, 2);
+	CU_ASSERT_PTR_NULL(find_thread(&s, 101, 999));
+	CU_ASSERT_FALSE(find_thread(&s, 101, 101)->ran);
+	/* Its count moved: listed, and the third thread read. */
+	write_file("101/stat", "101 (cc1) S 100 100 100 0 -1 4194304 1000 0 5 0 300 100 0 0 20 0 3 0 1010 10000000 1024 "
+			       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	for (int gen = 4; gen <= 11; gen++)
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(find_reading(&s, 101)->nthreads, 3); /* at 11, its next refresh */
+	CU_ASSERT_PTR_NOT_NULL(find_thread(&s, 101, 999));
+	cpw_proc_reader_free(r);
+}
+
 /* How many of this process's descriptors read a schedstat under the fixture root. */
 static int kept_schedstats(void)
 {
@@ -509,6 +545,9 @@ int main(void)
 	CU_add_test(s7, "an idle process costs its schedstat; exact when it runs", test_idle_process_costs_one_read);
 	CU_pSuite s8 = CU_add_suite("reader idle parent", setup, teardown);
 	CU_add_test(s8, "a child forked by an idle-looking parent is found", test_idle_parent_forks);
+	CU_pSuite s8b = CU_add_suite("reader idle refresh", setup, teardown);
+	CU_add_test(s8b, "an idle process's refresh reads its stat, not its task directory",
+		    test_idle_refresh_keeps_threads);
 	CU_pSuite s9 = CU_add_suite("reader budget", setup, teardown);
 	CU_add_test(s9, "a thread's schedstat is kept before any other file", test_budget_keeps_schedstat_first);
 	return cpw_cunit_run_tap();

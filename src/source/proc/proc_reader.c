@@ -472,15 +472,32 @@ static void probe_wait(struct cpw_proc_reader *r, struct proc_handle *h, struct 
 	out->wait = have ? th->wait : NULL;
 }
 
+/* The path of a thread's file, made at its first file of the sample (an idle thread
+ * reads none by path). */
+struct thread_path {
+	char path[320];
+	int plen; /* of its directory's prefix; -1 before it is made */
+};
+
+static const char *thread_file(const struct cpw_proc_reader *r, pid_t pid, pid_t tid, struct thread_path *tp,
+			       const char *leaf)
+{
+	if (tp->plen < 0)
+		tp->plen = snprintf(tp->path, sizeof(tp->path), "%s/%d/task/%d/", r->proc_root, (int)pid, (int)tid);
+	size_t room = sizeof(tp->path) - (size_t)tp->plen, len = strlen(leaf);
+	if (len >= room)
+		len = room - 1;
+	memcpy(tp->path + tp->plen, leaf, len);
+	tp->path[(size_t)tp->plen + len] = '\0';
+	return tp->path;
+}
+
 /* Reads one thread into out. Returns false when it ended between listing and reading. */
 static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct thread_handle *th,
 			char main_state, struct cpw_thread_reading *out)
 {
-	char path[320];
+	struct thread_path tp = { .plen = -1 };
 	char buf[4096];
-	int plen = snprintf(path, sizeof(path), "%s/%d/task/%d/", r->proc_root, (int)h->pid, (int)th->tid);
-	char *leaf = path + plen;
-	size_t leaf_room = sizeof(path) - (size_t)plen;
 	bool new_thread = th->generation == 0;
 
 	memset(out, 0, sizeof(*out));
@@ -490,8 +507,8 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		out->has_schedstat = true;
 		out->sched = th->probe_sched;
 	} else {
-		snprintf(leaf, leaf_room, "schedstat");
-		len = read_kept(r, &th->schedstat_fd, path, buf, sizeof(buf), true);
+		len = read_kept(r, &th->schedstat_fd, thread_file(r, h->pid, th->tid, &tp, "schedstat"), buf,
+				sizeof(buf), true);
 		out->has_schedstat = len > 0 && cpw_proc_parse_schedstat(buf, (size_t)len, &out->sched) == 0;
 		if (!out->has_schedstat)
 			memset(&out->sched, 0, sizeof(out->sched));
@@ -509,8 +526,8 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		th->state = main_state;
 	} else if (out->ran || (r->generation + (unsigned)th->tid) % STATE_REFRESH == 0 || !th->state) {
 		struct cpw_stat_fields ts;
-		snprintf(leaf, leaf_room, "stat");
-		len = read_kept(r, &th->stat_fd, path, buf, sizeof(buf), false);
+		len = read_kept(r, &th->stat_fd, thread_file(r, h->pid, th->tid, &tp, "stat"), buf, sizeof(buf),
+				false);
 		if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &ts) < 0)
 			return false;
 		th->state = ts.state;
@@ -522,8 +539,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 	th->last_oncpu_ns = out->sched.oncpu_ns;
 
 	if (out->state == 'D') {
-		snprintf(leaf, leaf_room, "wchan");
-		if (cpw_proc_parse_read_file(path, buf, sizeof(buf)) > 0) {
+		if (cpw_proc_parse_read_file(thread_file(r, h->pid, th->tid, &tp, "wchan"), buf, sizeof(buf)) > 0) {
 			buf[strcspn(buf, "\n")] = '\0';
 			snprintf(out->wchan, sizeof(out->wchan), "%s", buf);
 		}
@@ -531,8 +547,8 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 	if (r->waitprobe && (out->state == 'S' || out->state == 'D'))
 		probe_wait(r, h, th, out);
 	if (out->ran) {
-		snprintf(leaf, leaf_room, "status");
-		len = read_kept(r, &th->status_fd, path, buf, sizeof(buf), false);
+		len = read_kept(r, &th->status_fd, thread_file(r, h->pid, th->tid, &tp, "status"), buf,
+				sizeof(buf), false);
 		out->has_status = len > 0 && cpw_proc_parse_status(buf, (size_t)len, &out->status) == 0;
 		if (out->has_status && cpw_proc_parse_cpus_allowed(buf, (size_t)len, &r->thread_cpus) > 0) {
 			cpw_proc_parse_cpuset_union(&r->cpus_allowed, &r->thread_cpus);
@@ -542,8 +558,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 			th->vol = out->status.vol_ctxsw;
 			th->invol = out->status.invol_ctxsw;
 		}
-		snprintf(leaf, leaf_room, "children");
-		read_kids(r, th, path);
+		read_kids(r, th, thread_file(r, h->pid, th->tid, &tp, "children"));
 	}
 	if (!out->has_status)
 		memset(&out->status, 0, sizeof(out->status));
@@ -668,16 +683,17 @@ static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
  * a clone makes the parent run, an exit the one that ends, a fault or a read the one
  * that takes it), and it costs one schedstat read a thread, through descriptors kept
  * since it was last read (so it is the same process, not a reused pid). Its stat is read
- * anyway one sample in STATE_REFRESH: a process woken and waiting for a CPU ever since is
- * R without having run, and what others do to it (reclaim shrinking its RSS, a renice)
- * shows there. Reached under another parent than its own (a reparented orphan), it is
- * read. The schedstats read are kept for read_thread(). */
+ * anyway one sample in STATE_REFRESH (visit()): a process woken and waiting for a CPU
+ * ever since is R without having run, and what others do to it (reclaim shrinking its
+ * RSS, a renice) shows there; its threads are still the ones it had. Reached under
+ * another parent than its own (a reparented orphan), it is read. The schedstats read are
+ * kept for read_thread(). */
 static bool idle_since_last(struct cpw_proc_reader *r, struct proc_handle *h, pid_t parent)
 {
 	char buf[256];
 
 	if (!h->have_stat || h->nthreads == 0 || h->last_stat.num_threads != (long)h->nthreads ||
-	    (parent && parent != h->ppid) || (r->generation + (unsigned)h->pid) % STATE_REFRESH == 0)
+	    (parent && parent != h->ppid))
 		return false;
 	for (size_t i = 0; i < h->nthreads; i++) {
 		struct thread_handle *th = &h->threads[i];
@@ -704,7 +720,7 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	int fd = -1;
 	bool idle = h && idle_since_last(r, h, parent);
 
-	if (idle) {
+	if (idle && (r->generation + (unsigned)pid) % STATE_REFRESH != 0) {
 		st = h->last_stat;
 	} else {
 		char path[320];
@@ -775,8 +791,10 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		if (reserve((void **)&r->new_readings, &r->new_alloc, r->nnew, sizeof(*r->new_readings), 64) == 0)
 			r->new_readings[r->nnew++] = r->nprocs - 1;
 	}
-	/* IO needs the process to run: it is re-read only when a thread ran. */
-	bool ran = read_threads(r, h, &st, pr, idle);
+	/* The threads it had, unless one ran (a clone, an exit) or its count moved (at a
+	 * refresh of an idle one's stat); IO needs the process to run: it is re-read only when
+	 * a thread ran. */
+	bool ran = read_threads(r, h, &st, pr, idle && !first && st.num_threads == (long)h->nthreads);
 	if (ran || first)
 		read_io(r, h, pr);
 	h->last_stat = st;
