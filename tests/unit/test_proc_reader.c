@@ -9,6 +9,7 @@
 
 #include <CUnit/CUnit.h>
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "source/proc/proc_pid.h"
 #include "source/proc/proc_reader.h"
 #include "cunit_tap.h"
 #include "fixture_root.h"
@@ -457,6 +459,24 @@ static void test_idle_refresh_keeps_threads(void)
 	cpw_proc_reader_free(r);
 }
 
+/* Attach mode's check of its target at each sample: the start time from the main
+ * thread's stat, without the process's sum over its threads. */
+static void test_pid_start_ticks(void)
+{
+	uint64_t ticks = 0;
+	struct cpw_stat_fields st;
+	CU_ASSERT_EQUAL(cpw_proc_pid_start_ticks(root, 101, &ticks), 0);
+	CU_ASSERT_EQUAL(cpw_proc_pid_stat(root, 101, &st), 0);
+	CU_ASSERT_EQUAL(ticks, st.starttime_ticks);
+	CU_ASSERT_EQUAL(ticks, 1010);
+	CU_ASSERT_EQUAL(cpw_proc_pid_start_ticks(root, 4321, &ticks), -ENOENT);
+	write_file("101/task/101/stat", "101 (cc1");
+	CU_ASSERT_EQUAL(cpw_proc_pid_start_ticks(root, 101, &ticks), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_pid_start_ticks("/proc", getpid(), &ticks), 0);
+	CU_ASSERT_EQUAL(cpw_proc_pid_stat("/proc", getpid(), &st), 0);
+	CU_ASSERT_EQUAL(ticks, st.starttime_ticks);
+}
+
 /* How many of this process's descriptors read a schedstat under the fixture root. */
 static int kept_schedstats(void)
 {
@@ -548,6 +568,8 @@ int main(void)
 	CU_pSuite s8b = CU_add_suite("reader idle refresh", setup, teardown);
 	CU_add_test(s8b, "an idle process's refresh reads its stat, not its task directory",
 		    test_idle_refresh_keeps_threads);
+	CU_pSuite s8c = CU_add_suite("reader start time", setup, teardown);
+	CU_add_test(s8c, "a process's start time from its main thread's stat", test_pid_start_ticks);
 	CU_pSuite s9 = CU_add_suite("reader budget", setup, teardown);
 	CU_add_test(s9, "a thread's schedstat is kept before any other file", test_budget_keeps_schedstat_first);
 	return cpw_cunit_run_tap();
