@@ -303,7 +303,8 @@ static void find_top(struct cpw_timeline *tl, const struct cpw_tree *t, struct c
 			m->io_bytes = io;
 		if (e.cpu_s <= 0 && e.io_bytes <= 0 && e.wait_s <= 0)
 			continue;
-		snprintf(e.comm, sizeof(e.comm), "%s", p->comm);
+		size_t len = strnlen(p->comm, sizeof(e.comm) - 1); /* no snprintf: every waiting process */
+		memcpy(e.comm, p->comm, len);
 		offer(pt->top, &e, cpu_total, io_total);
 	}
 	tl->nmarks = nprocs;

@@ -144,31 +144,97 @@ bool cpw_waits_idle_kind(pid_t pid, const struct cpw_wait *wait)
 	}
 }
 
+#define NO_THREAD ((uint16_t)CPW_WAIT_THREADS_MAX)
+
+static size_t thread_bucket(pid_t pid, pid_t tid)
+{
+	uint64_t key = ((uint64_t)(uint32_t)pid << 32) | (uint32_t)tid;
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (CPW_WAIT_THREAD_INDEX - 1);
+}
+
+/* Takes record i out of the index (backward-shift deletion: no tombstones). */
+static void index_remove(struct cpw_waits *w, uint16_t i)
+{
+	size_t b = thread_bucket(w->threads[i].pid, w->threads[i].tid);
+	while (w->thread_index[b] != i + 1)
+		b = (b + 1) & (CPW_WAIT_THREAD_INDEX - 1);
+	for (size_t next = (b + 1) & (CPW_WAIT_THREAD_INDEX - 1);; next = (next + 1) & (CPW_WAIT_THREAD_INDEX - 1)) {
+		uint16_t e = w->thread_index[next];
+		if (!e)
+			break;
+		size_t home = thread_bucket(w->threads[e - 1].pid, w->threads[e - 1].tid);
+		/* e may move into the hole at b unless its home lies cyclically in (b, next]. */
+		if (((next - home) & (CPW_WAIT_THREAD_INDEX - 1)) >= ((next - b) & (CPW_WAIT_THREAD_INDEX - 1))) {
+			w->thread_index[b] = e;
+			b = next;
+		}
+	}
+	w->thread_index[b] = 0;
+}
+
+static void lru_unlink(struct cpw_waits *w, uint16_t i)
+{
+	struct cpw_wait_thread *t = &w->threads[i];
+	if (t->older != NO_THREAD)
+		w->threads[t->older].newer = t->newer;
+	else
+		w->oldest = t->newer;
+	if (t->newer != NO_THREAD)
+		w->threads[t->newer].older = t->older;
+	else
+		w->newest = t->older;
+}
+
+static void lru_append(struct cpw_waits *w, uint16_t i)
+{
+	struct cpw_wait_thread *t = &w->threads[i];
+	t->older = w->newest;
+	t->newer = NO_THREAD;
+	if (w->newest != NO_THREAD)
+		w->threads[w->newest].newer = i;
+	else
+		w->oldest = i;
+	w->newest = i;
+}
+
 /* The thread's record; a new one (seq 0: no wait yet), in place of the one that waited
  * least recently when the table is full. */
 static struct cpw_wait_thread *thread_of(struct cpw_waits *w, pid_t pid, pid_t tid)
 {
-	struct cpw_wait_thread *t = NULL;
-
 	w->adds++;
-	for (size_t i = 0; i < w->nthreads; i++)
-		if (w->threads[i].tid == tid && w->threads[i].pid == pid) {
-			w->threads[i].last_add = w->adds;
-			return &w->threads[i];
+	if (w->nthreads == 0)
+		w->oldest = w->newest = NO_THREAD; /* a table zeroed by cpw_waits_init() */
+	size_t b = thread_bucket(pid, tid);
+	for (uint16_t e; (e = w->thread_index[b]); b = (b + 1) & (CPW_WAIT_THREAD_INDEX - 1)) {
+		struct cpw_wait_thread *t = &w->threads[e - 1];
+		if (t->tid == tid && t->pid == pid) {
+			t->last_add = w->adds;
+			if (w->newest != e - 1) {
+				lru_unlink(w, (uint16_t)(e - 1));
+				lru_append(w, (uint16_t)(e - 1));
+			}
+			return t;
 		}
-	if (w->nthreads < CPW_WAIT_THREADS_MAX) {
-		t = &w->threads[w->nthreads++];
-	} else {
-		t = &w->threads[0];
-		for (size_t i = 1; i < w->nthreads; i++)
-			if (w->threads[i].last_add < t->last_add)
-				t = &w->threads[i];
 	}
+	uint16_t i;
+	if (w->nthreads < CPW_WAIT_THREADS_MAX) {
+		i = (uint16_t)w->nthreads++;
+	} else {
+		i = w->oldest;
+		lru_unlink(w, i);
+		index_remove(w, i);
+		b = thread_bucket(pid, tid); /* the removal may have moved the empty bucket */
+		while (w->thread_index[b])
+			b = (b + 1) & (CPW_WAIT_THREAD_INDEX - 1);
+	}
+	struct cpw_wait_thread *t = &w->threads[i];
 	memset(t, 0, sizeof(*t));
 	t->fn = -1;
 	t->last_add = w->adds;
 	t->pid = pid;
 	t->tid = tid;
+	w->thread_index[b] = (uint16_t)(i + 1);
+	lru_append(w, i);
 	return t;
 }
 

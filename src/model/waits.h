@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "source/waits/wait_kind.h"
 #include "source/waits/wait_probe.h"
@@ -34,6 +35,7 @@
 #define CPW_WAIT_FN_LEN 128     /* "qualname (file:first line)" */
 #define CPW_WAIT_THREADS_MAX 256 /* threads followed for idleness; past it the one that waited
 				  * least recently is forgotten */
+#define CPW_WAIT_THREAD_INDEX (2 * CPW_WAIT_THREADS_MAX) /* buckets of their index (a power of 2) */
 /* A wait is idle by design from this many samples and seconds on (the classifier's
  * thresholds table lists them: idle_thread_samples, idle_thread_s). */
 #define CPW_WAIT_IDLE_SAMPLES 5
@@ -85,6 +87,7 @@ struct cpw_wait_thread {
 	bool idle;          /* found idle by design: its time goes to idle_s */
 	bool counted;       /* counted once among idle_threads */
 	uint64_t last_add;  /* when it last waited, in adds: the oldest record is reused */
+	uint16_t older, newer; /* its neighbours in the order of last_add; CPW_WAIT_THREADS_MAX: none */
 };
 
 struct cpw_waits {
@@ -104,6 +107,12 @@ struct cpw_waits {
 	struct cpw_wait_thread threads[CPW_WAIT_THREADS_MAX];
 	size_t nthreads;
 	uint64_t adds;                       /* waits added: the threads' clock */
+	/* Each sample adds every waiting thread of the tree: a thread's record is found
+	 * through an index on (pid, tid), slot + 1 per bucket (0: empty; linear probing), and
+	 * the one that waited least recently is the head of a list in the order of last_add,
+	 * so 4,000 threads cost a few compares each rather than a pass over the table. */
+	uint16_t thread_index[CPW_WAIT_THREAD_INDEX];
+	uint16_t oldest, newest; /* CPW_WAIT_THREADS_MAX: none */
 	bool probed;                         /* the probe ran at least once */
 	struct cpw_wait_probe_stats probe;   /* its counts: denied, no syscall file, over budget */
 };

@@ -579,10 +579,10 @@ static bool pressure_since_last_sample(struct cpw_session *s, struct cpw_tl_pres
 static size_t sample_roots(struct cpw_session *s)
 {
 	if (s->cfg->mode == CPW_MODE_ATTACH) {
-		struct cpw_stat_fields st;
+		uint64_t start;
 		if (s->target_start_ticks &&
-		    (cpw_proc_pid_stat(s->cfg->proc_root, s->cfg->pid, &st) < 0 ||
-		     st.starttime_ticks != s->target_start_ticks))
+		    (cpw_proc_pid_start_ticks(s->cfg->proc_root, s->cfg->pid, &start) < 0 ||
+		     start != s->target_start_ticks))
 			return 0;
 		s->roots[0] = s->cfg->pid;
 		return 1;

@@ -8,12 +8,16 @@
 #include "config.h"
 
 #include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "source/proc/proc_pid.h"
 #include "source/proc/proc_reader.h"
 #include "cunit_tap.h"
 #include "fixture_root.h"
@@ -419,6 +423,124 @@ static void test_idle_parent_forks(void)
 	cpw_proc_reader_free(r);
 }
 
+/* An idle process's stat read again at its refresh (101's: (3 + 101) % 8 == 0) shows a
+ * state set without a run, and its thread count, the same, keeps its threads: the task
+ * directory is not listed (a thread appears only through a clone, which runs). */
+static void test_idle_refresh_keeps_threads(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (int i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	write_file("101/stat", "101 (cc1) S 100 100 100 0 -1 4194304 1000 0 5 0 300 100 0 0 20 0 2 0 1010 10000000 1024 "
+			       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/101/task/999", root);
+	CU_ASSERT_EQUAL(mkdir(dir, 0755), 0);
+	write_file("101/task/999/stat", "999 (cc1) S 100 100 100 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 2 0 1020 "
+					"10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("101/task/999/schedstat", "1000 0 1\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 3 */
+	const struct cpw_proc_reading *pr = find_reading(&s, 101);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
+	CU_ASSERT_EQUAL(pr->stat.state, 'S');
+	CU_ASSERT_EQUAL(pr->nthreads, 2);
+	CU_ASSERT_PTR_NULL(find_thread(&s, 101, 999));
+	CU_ASSERT_FALSE(find_thread(&s, 101, 101)->ran);
+	/* Its count moved: listed, and the third thread read. */
+	write_file("101/stat", "101 (cc1) S 100 100 100 0 -1 4194304 1000 0 5 0 300 100 0 0 20 0 3 0 1010 10000000 1024 "
+			       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	for (int gen = 4; gen <= 11; gen++)
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+	CU_ASSERT_EQUAL(find_reading(&s, 101)->nthreads, 3); /* at 11, its next refresh */
+	CU_ASSERT_PTR_NOT_NULL(find_thread(&s, 101, 999));
+	cpw_proc_reader_free(r);
+}
+
+/* Attach mode's check of its target at each sample: the start time from the main
+ * thread's stat, without the process's sum over its threads. */
+static void test_pid_start_ticks(void)
+{
+	uint64_t ticks = 0;
+	struct cpw_stat_fields st;
+	CU_ASSERT_EQUAL(cpw_proc_pid_start_ticks(root, 101, &ticks), 0);
+	CU_ASSERT_EQUAL(cpw_proc_pid_stat(root, 101, &st), 0);
+	CU_ASSERT_EQUAL(ticks, st.starttime_ticks);
+	CU_ASSERT_EQUAL(ticks, 1010);
+	CU_ASSERT_EQUAL(cpw_proc_pid_start_ticks(root, 4321, &ticks), -ENOENT);
+	write_file("101/task/101/stat", "101 (cc1");
+	CU_ASSERT_EQUAL(cpw_proc_pid_start_ticks(root, 101, &ticks), -EINVAL);
+	CU_ASSERT_EQUAL(cpw_proc_pid_start_ticks("/proc", getpid(), &ticks), 0);
+	CU_ASSERT_EQUAL(cpw_proc_pid_stat("/proc", getpid(), &st), 0);
+	CU_ASSERT_EQUAL(ticks, st.starttime_ticks);
+}
+
+/* How many of this process's descriptors read a schedstat under the fixture root. */
+static int kept_schedstats(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	for (struct dirent *de; (de = readdir(d));) {
+		char link[600], target[700];
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", de->d_name);
+		ssize_t len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += strncmp(target, root, strlen(root)) == 0 && strstr(target, "/schedstat") != NULL;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Within a budget of descriptors too small for all of a pool's files, every thread's
+ * schedstat is kept before any other file: an idle thread then costs one read, not an
+ * open, a read and a close (and its process a listing of its task directory). */
+static void test_budget_keeps_schedstat_first(void)
+{
+	enum { THREADS = 60 };
+	struct rlimit old, low;
+	char rel[128], text[512];
+
+	make_proc(700, 1, "");
+	snprintf(text, sizeof(text), "700 (pool) S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 %d 0 800 1000 10 "
+		 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", THREADS);
+	write_file("700/stat", text);
+	for (int i = 1; i < THREADS; i++) {
+		snprintf(rel, sizeof(rel), "%s/700/task/%d", root, 700 + i);
+		CU_ASSERT_EQUAL(mkdir(rel, 0755), 0);
+		snprintf(rel, sizeof(rel), "700/task/%d/stat", 700 + i);
+		snprintf(text, sizeof(text), "%d (pool) S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 %d 0 800 1000 10 "
+			 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+			 700 + i, THREADS);
+		write_file(rel, text);
+		snprintf(rel, sizeof(rel), "700/task/%d/schedstat", 700 + i);
+		write_file(rel, "1000 0 1\n");
+		snprintf(rel, sizeof(rel), "700/task/%d/status", 700 + i);
+		write_file(rel, "Name:\tpool\nvoluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t0\n");
+	}
+	/* 86 kept descriptors: ((300 - 128) / 2), fewer than the pool's 3 files a thread. */
+	CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 300;
+	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_NOFILE, &low), 0);
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	CU_ASSERT_EQUAL(setrlimit(RLIMIT_NOFILE, &old), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	struct cpw_proc_sample s;
+	pid_t top = 700;
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
+		CU_ASSERT_EQUAL(s.nthreads, THREADS);
+		CU_ASSERT_EQUAL(kept_schedstats(), THREADS);
+	}
+	cpw_proc_reader_free(r);
+	CU_ASSERT_EQUAL(kept_schedstats(), 0);
+}
+
 static int setup(void) { return cpw_fixture_copy("procroot-basic", root, sizeof(root)); }
 static int teardown(void) { return cpw_fixture_remove(root); }
 
@@ -443,5 +565,12 @@ int main(void)
 	CU_add_test(s7, "an idle process costs its schedstat; exact when it runs", test_idle_process_costs_one_read);
 	CU_pSuite s8 = CU_add_suite("reader idle parent", setup, teardown);
 	CU_add_test(s8, "a child forked by an idle-looking parent is found", test_idle_parent_forks);
+	CU_pSuite s8b = CU_add_suite("reader idle refresh", setup, teardown);
+	CU_add_test(s8b, "an idle process's refresh reads its stat, not its task directory",
+		    test_idle_refresh_keeps_threads);
+	CU_pSuite s8c = CU_add_suite("reader start time", setup, teardown);
+	CU_add_test(s8c, "a process's start time from its main thread's stat", test_pid_start_ticks);
+	CU_pSuite s9 = CU_add_suite("reader budget", setup, teardown);
+	CU_add_test(s9, "a thread's schedstat is kept before any other file", test_budget_keeps_schedstat_first);
 	return cpw_cunit_run_tap();
 }

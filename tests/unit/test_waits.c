@@ -578,6 +578,56 @@ static void test_model_idle(void)
 	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_LOCK], (CPW_WAIT_THREADS_MAX + 5) * 0.1, 1e-6);
 }
 
+/* The table of threads behaves as a list in the order of their last wait: a thread that
+ * waits again keeps its record (its samples go on), the one that waited least recently
+ * makes room. Checked against a plain list over a long run of many threads, some of them
+ * often, some once in a while, with pids and tids that collide in the index. */
+static void test_model_thread_table(void)
+{
+	static struct cpw_waits w;
+	enum { SPAN = CPW_WAIT_THREADS_MAX * 3, ADDS = 40000 };
+	struct ref {
+		pid_t pid, tid;
+		unsigned samples;
+	} ref[CPW_WAIT_THREADS_MAX] = { { 0, 0, 0 } }; /* ref[0] is the oldest */
+	size_t nref = 0;
+	unsigned rnd = 12345;
+
+	cpw_waits_init(&w);
+	for (int a = 0; a < ADDS; a++) {
+		rnd = rnd * 1103515245u + 12345u;
+		unsigned x = (rnd >> 8) % SPAN;
+		/* Half the adds go to a tenth of the threads: they stay in the table. */
+		if ((rnd >> 4) & 1)
+			x %= SPAN / 10;
+		pid_t pid = (pid_t)(10 + (x % 7) * 512), tid = (pid_t)(pid + (pid_t)(x / 7) * 512);
+		add_thread_wait(&w, pid, tid, 7, CPW_WAIT_OTHER, "", false);
+		size_t i = 0;
+		while (i < nref && !(ref[i].pid == pid && ref[i].tid == tid))
+			i++;
+		struct ref r = { pid, tid, 1 };
+		if (i < nref)
+			r.samples = ref[i].samples + 1;
+		else if (nref == CPW_WAIT_THREADS_MAX)
+			i = 0; /* the oldest goes */
+		else
+			i = nref++;
+		memmove(&ref[i], &ref[i + 1], (nref - 1 - i) * sizeof(ref[0]));
+		ref[nref - 1] = r;
+		if (a % 97 != 0 && a != ADDS - 1)
+			continue;
+		CU_ASSERT_EQUAL_FATAL(w.nthreads, nref);
+		for (size_t k = 0; k < nref; k++) {
+			size_t j = 0;
+			while (j < w.nthreads && !(w.threads[j].pid == ref[k].pid && w.threads[j].tid == ref[k].tid))
+				j++;
+			CU_ASSERT_FATAL(j < w.nthreads);
+			CU_ASSERT_EQUAL_FATAL(w.threads[j].samples, ref[k].samples);
+		}
+	}
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_OTHER], ADDS * 0.1, 1e-6);
+}
+
 /* The metrics the classifier reads: dominant kind, its target, the files, the pipeline. */
 static void test_metrics_from_waits(void)
 {
@@ -912,6 +962,7 @@ int main(void)
 	CU_add_test(s, "wait kinds", test_classify);
 	CU_add_test(s, "thread-seconds per kind, target, process", test_model_waits);
 	CU_add_test(s, "metrics from waits", test_metrics_from_waits);
+	CU_add_test(s, "the table of threads keeps the latest waiters", test_model_thread_table);
 #if defined(__x86_64__)
 	CU_add_test(s, "probe on fixture /proc", test_probe_fixture);
 	CU_add_test(s, "probe reads a poll's few fds", test_probe_poll);

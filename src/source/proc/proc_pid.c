@@ -17,6 +17,20 @@ int cpw_proc_pid_stat(const char *proc_root, pid_t pid, struct cpw_stat_fields *
 	return cpw_proc_parse_stat(buf, (size_t)len, st) == 0 ? 0 : -EINVAL;
 }
 
+int cpw_proc_pid_start_ticks(const char *proc_root, pid_t pid, uint64_t *ticks)
+{
+	char path[320], buf[2048];
+	struct cpw_stat_fields st;
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", proc_root, (int)pid, (int)pid);
+	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return (int)len;
+	if (cpw_proc_parse_stat(buf, (size_t)len, &st) != 0)
+		return -EINVAL;
+	*ticks = st.starttime_ticks;
+	return 0;
+}
+
 int cpw_proc_pid_children(const char *proc_root, pid_t pid, pid_t *out, size_t max)
 {
 	char path[320];

@@ -5,7 +5,8 @@
  * process the reader has seen has a handle: its kept descriptors (stat, io) and, per
  * thread, the kept descriptors and the last readings that tell whether the thread ran
  * since the last sample. Handles of processes that are gone are dropped at the end of the
- * sample. Descriptors are kept within a budget under RLIMIT_NOFILE.
+ * sample. Descriptors are kept within a budget under RLIMIT_NOFILE, where each thread's
+ * schedstat comes first: it is read every sample, and it is all an idle thread costs.
  */
 #include "config.h"
 #include "source/proc/proc_reader.h"
@@ -103,6 +104,9 @@ struct cpw_proc_reader {
 
 	unsigned generation;
 	size_t kept_fds, max_kept_fds;
+	size_t kept_sched;     /* of kept_fds, threads' schedstat */
+	size_t thread_handles; /* threads with a handle */
+	size_t threads_coming; /* listed in the process being read, and without one yet */
 
 	/* One sample's output and scratch, reused so the hot loop does not allocate. */
 	struct cpw_proc_reading *procs;
@@ -170,10 +174,30 @@ static void close_kept(struct cpw_proc_reader *r, int *fd)
 	}
 }
 
+static void close_sched(struct cpw_proc_reader *r, int *fd)
+{
+	if (*fd >= 0)
+		r->kept_sched--;
+	close_kept(r, fd);
+}
+
+/* Whether a descriptor just opened may be kept: a thread's schedstat (sched) while the
+ * budget has room, any other only where it leaves room for the schedstat of every thread
+ * (4,000 threads with their stat and status kept would leave hundreds of them to an open,
+ * a read and a close every sample, and to a listing of the task directory each). */
+static bool may_keep(const struct cpw_proc_reader *r, bool sched)
+{
+	if (r->kept_fds >= r->max_kept_fds)
+		return false;
+	size_t threads = r->thread_handles + r->threads_coming;
+	size_t unkept = threads > r->kept_sched ? threads - r->kept_sched : 0;
+	return sched || r->kept_fds + unkept < r->max_kept_fds;
+}
+
 /* Reads a small /proc file from offset 0. With a kept descriptor that is one pread; a
  * descriptor of a process that ended fails with ESRCH rather than following a reused pid.
  * Returns the bytes read (NUL-terminated), or -errno. */
-static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char *buf, size_t size)
+static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char *buf, size_t size, bool sched)
 {
 	ssize_t n;
 
@@ -184,7 +208,10 @@ static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char
 			return (long)n;
 		}
 		int err = n < 0 ? errno : ESRCH;
-		close_kept(r, fd);
+		if (sched)
+			close_sched(r, fd);
+		else
+			close_kept(r, fd);
 		return -err;
 	}
 	int f = open(path, O_RDONLY | O_CLOEXEC);
@@ -197,9 +224,10 @@ static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char
 		return -err;
 	}
 	buf[n] = '\0';
-	if (r->kept_fds < r->max_kept_fds) {
+	if (may_keep(r, sched)) {
 		*fd = f;
 		r->kept_fds++;
+		r->kept_sched += sched;
 	} else {
 		close(f);
 	}
@@ -210,7 +238,7 @@ static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char
 
 static void close_thread(struct cpw_proc_reader *r, struct thread_handle *th)
 {
-	close_kept(r, &th->schedstat_fd);
+	close_sched(r, &th->schedstat_fd);
 	close_kept(r, &th->stat_fd);
 	close_kept(r, &th->status_fd);
 	free(th->kids);
@@ -219,6 +247,7 @@ static void close_thread(struct cpw_proc_reader *r, struct thread_handle *th)
 	free(th->wait);
 	th->wait = NULL;
 	th->wait_known = false;
+	r->thread_handles--;
 }
 
 /* Forgets everything read of h (a reused pid): it will be read as a new process. */
@@ -314,7 +343,8 @@ static int push_front(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
  * and is left just past the one found: a sample lists a process's threads in the order of
  * the last one, so a pool of thousands of threads costs one compare each instead of a
  * search each (which made every sample quadratic in the threads). */
-static struct thread_handle *thread_handle(struct proc_handle *h, pid_t tid, size_t *hint)
+static struct thread_handle *thread_handle(struct cpw_proc_reader *r, struct proc_handle *h, pid_t tid,
+					   size_t *hint)
 {
 	if (*hint < h->nthreads && h->threads[*hint].tid == tid)
 		return &h->threads[(*hint)++];
@@ -330,6 +360,9 @@ static struct thread_handle *thread_handle(struct proc_handle *h, pid_t tid, siz
 	memset(th, 0, sizeof(*th));
 	th->tid = tid;
 	th->schedstat_fd = th->stat_fd = th->status_fd = -1;
+	r->thread_handles++;
+	if (r->threads_coming)
+		r->threads_coming--;
 	return th;
 }
 
@@ -466,15 +499,32 @@ static void probe_wait(struct cpw_proc_reader *r, struct proc_handle *h, struct 
 		name_wait(r, h, th, out);
 }
 
+/* The path of a thread's file, made at its first file of the sample (an idle thread
+ * reads none by path). */
+struct thread_path {
+	char path[320];
+	int plen; /* of its directory's prefix; -1 before it is made */
+};
+
+static const char *thread_file(const struct cpw_proc_reader *r, pid_t pid, pid_t tid, struct thread_path *tp,
+			       const char *leaf)
+{
+	if (tp->plen < 0)
+		tp->plen = snprintf(tp->path, sizeof(tp->path), "%s/%d/task/%d/", r->proc_root, (int)pid, (int)tid);
+	size_t room = sizeof(tp->path) - (size_t)tp->plen, len = strlen(leaf);
+	if (len >= room)
+		len = room - 1;
+	memcpy(tp->path + tp->plen, leaf, len);
+	tp->path[(size_t)tp->plen + len] = '\0';
+	return tp->path;
+}
+
 /* Reads one thread into out. Returns false when it ended between listing and reading. */
 static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct thread_handle *th,
 			char main_state, struct cpw_thread_reading *out)
 {
-	char path[320];
+	struct thread_path tp = { .plen = -1 };
 	char buf[4096];
-	int plen = snprintf(path, sizeof(path), "%s/%d/task/%d/", r->proc_root, (int)h->pid, (int)th->tid);
-	char *leaf = path + plen;
-	size_t leaf_room = sizeof(path) - (size_t)plen;
 	bool new_thread = th->generation == 0;
 
 	memset(out, 0, sizeof(*out));
@@ -484,8 +534,8 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		out->has_schedstat = true;
 		out->sched = th->probe_sched;
 	} else {
-		snprintf(leaf, leaf_room, "schedstat");
-		len = read_kept(r, &th->schedstat_fd, path, buf, sizeof(buf));
+		len = read_kept(r, &th->schedstat_fd, thread_file(r, h->pid, th->tid, &tp, "schedstat"), buf,
+				sizeof(buf), true);
 		out->has_schedstat = len > 0 && cpw_proc_parse_schedstat(buf, (size_t)len, &out->sched) == 0;
 		if (!out->has_schedstat)
 			memset(&out->sched, 0, sizeof(out->sched));
@@ -503,8 +553,8 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 		th->state = main_state;
 	} else if (out->ran || (r->generation + (unsigned)th->tid) % STATE_REFRESH == 0 || !th->state) {
 		struct cpw_stat_fields ts;
-		snprintf(leaf, leaf_room, "stat");
-		len = read_kept(r, &th->stat_fd, path, buf, sizeof(buf));
+		len = read_kept(r, &th->stat_fd, thread_file(r, h->pid, th->tid, &tp, "stat"), buf, sizeof(buf),
+				false);
 		if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &ts) < 0)
 			return false;
 		th->state = ts.state;
@@ -516,8 +566,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 	th->last_oncpu_ns = out->sched.oncpu_ns;
 
 	if (out->state == 'D') {
-		snprintf(leaf, leaf_room, "wchan");
-		if (cpw_proc_parse_read_file(path, buf, sizeof(buf)) > 0) {
+		if (cpw_proc_parse_read_file(thread_file(r, h->pid, th->tid, &tp, "wchan"), buf, sizeof(buf)) > 0) {
 			buf[strcspn(buf, "\n")] = '\0';
 			snprintf(out->wchan, sizeof(out->wchan), "%s", buf);
 		}
@@ -525,8 +574,8 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 	if (r->waitprobe && (out->state == 'S' || out->state == 'D'))
 		probe_wait(r, h, th, out);
 	if (out->ran) {
-		snprintf(leaf, leaf_room, "status");
-		len = read_kept(r, &th->status_fd, path, buf, sizeof(buf));
+		len = read_kept(r, &th->status_fd, thread_file(r, h->pid, th->tid, &tp, "status"), buf,
+				sizeof(buf), false);
 		out->has_status = len > 0 && cpw_proc_parse_status(buf, (size_t)len, &out->status) == 0;
 		if (out->has_status && cpw_proc_parse_cpus_allowed(buf, (size_t)len, &r->thread_cpus) > 0) {
 			cpw_proc_parse_cpuset_union(&r->cpus_allowed, &r->thread_cpus);
@@ -536,8 +585,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 			th->vol = out->status.vol_ctxsw;
 			th->invol = out->status.invol_ctxsw;
 		}
-		snprintf(leaf, leaf_room, "children");
-		read_kids(r, th, path);
+		read_kids(r, th, thread_file(r, h->pid, th->tid, &tp, "children"));
 	}
 	if (!out->has_status)
 		memset(&out->status, 0, sizeof(out->status));
@@ -569,8 +617,9 @@ static bool read_threads(struct cpw_proc_reader *r, struct proc_handle *h, const
 	size_t ntids = idle ? known_tids(r, h) : list_tids(r, h->pid, st->num_threads), hint = 0;
 
 	pr->first_thread = r->nthreads;
+	r->threads_coming = ntids > h->nthreads ? ntids - h->nthreads : 0;
 	for (size_t i = 0; i < ntids; i++) {
-		struct thread_handle *th = thread_handle(h, r->tids[i], &hint);
+		struct thread_handle *th = thread_handle(r, h, r->tids[i], &hint);
 		if (!th || reserve((void **)&r->threads, &r->threads_alloc, r->nthreads,
 				   sizeof(*r->threads), 256) < 0)
 			continue;
@@ -582,6 +631,7 @@ static bool read_threads(struct cpw_proc_reader *r, struct proc_handle *h, const
 			push_front(r, th->kids[k], h->pid);
 	}
 	pr->nthreads = r->nthreads - pr->first_thread;
+	r->threads_coming = 0;
 
 	/* Forget threads that ended, keeping the others in order (the order the next sample
 	 * lists them in, which thread_handle()'s hint relies on). */
@@ -602,7 +652,7 @@ static void read_io(struct cpw_proc_reader *r, struct proc_handle *h, struct cpw
 	char buf[1024];
 
 	snprintf(path, sizeof(path), "%s/%d/io", r->proc_root, (int)h->pid);
-	long len = read_kept(r, &h->io_fd, path, buf, sizeof(buf));
+	long len = read_kept(r, &h->io_fd, path, buf, sizeof(buf), false);
 	if (len < 0)
 		pr->io_errno = (int)-len;
 	else if (cpw_proc_parse_io(buf, (size_t)len, &pr->io) < 0)
@@ -660,16 +710,17 @@ static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
  * a clone makes the parent run, an exit the one that ends, a fault or a read the one
  * that takes it), and it costs one schedstat read a thread, through descriptors kept
  * since it was last read (so it is the same process, not a reused pid). Its stat is read
- * anyway one sample in STATE_REFRESH: a process woken and waiting for a CPU ever since is
- * R without having run, and what others do to it (reclaim shrinking its RSS, a renice)
- * shows there. Reached under another parent than its own (a reparented orphan), it is
- * read. The schedstats read are kept for read_thread(). */
+ * anyway one sample in STATE_REFRESH (visit()): a process woken and waiting for a CPU
+ * ever since is R without having run, and what others do to it (reclaim shrinking its
+ * RSS, a renice) shows there; its threads are still the ones it had. Reached under
+ * another parent than its own (a reparented orphan), it is read. The schedstats read are
+ * kept for read_thread(). */
 static bool idle_since_last(struct cpw_proc_reader *r, struct proc_handle *h, pid_t parent)
 {
 	char buf[256];
 
 	if (!h->have_stat || h->nthreads == 0 || h->last_stat.num_threads != (long)h->nthreads ||
-	    (parent && parent != h->ppid) || (r->generation + (unsigned)h->pid) % STATE_REFRESH == 0)
+	    (parent && parent != h->ppid))
 		return false;
 	for (size_t i = 0; i < h->nthreads; i++) {
 		struct thread_handle *th = &h->threads[i];
@@ -696,13 +747,13 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	int fd = -1;
 	bool idle = h && idle_since_last(r, h, parent);
 
-	if (idle) {
+	if (idle && (r->generation + (unsigned)pid) % STATE_REFRESH != 0) {
 		st = h->last_stat;
 	} else {
 		char path[320];
 		char buf[2048];
 		snprintf(path, sizeof(path), "%s/%d/stat", r->proc_root, (int)pid);
-		long len = read_kept(r, h ? &h->stat_fd : &fd, path, buf, sizeof(buf));
+		long len = read_kept(r, h ? &h->stat_fd : &fd, path, buf, sizeof(buf), false);
 		if (len <= 0 || cpw_proc_parse_stat(buf, (size_t)len, &st) < 0) {
 			close_kept(r, &fd);
 			return; /* gone: not reached by this sample */
@@ -770,8 +821,10 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		if (reserve((void **)&r->new_readings, &r->new_alloc, r->nnew, sizeof(*r->new_readings), 64) == 0)
 			r->new_readings[r->nnew++] = r->nprocs - 1;
 	}
-	/* IO needs the process to run: it is re-read only when a thread ran. */
-	bool ran = read_threads(r, h, &st, pr, idle);
+	/* The threads it had, unless one ran (a clone, an exit) or its count moved (at a
+	 * refresh of an idle one's stat); IO needs the process to run: it is re-read only when
+	 * a thread ran. */
+	bool ran = read_threads(r, h, &st, pr, idle && !first && st.num_threads == (long)h->nthreads);
 	if (ran || first)
 		read_io(r, h, pr);
 	h->last_stat = st;
