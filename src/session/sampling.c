@@ -89,14 +89,7 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 	/* Python stacks: a failure to start costs only them (native frames stay). Made first:
 	 * they also name the functions Python threads wait in, where sampling is refused. */
 	if (!sp->python) {
-		int hz = sp->cfg->sampling_hz > 0 ? sp->cfg->sampling_hz : CPW_SAMPLING_HZ;
-		/* A quarter of the sampling rate (49 a second at the default): each sample takes
-		 * the reading nearest it, within two reading periods, and a hot loop's function
-		 * stays the same from one reading to the next; reading at the full rate cost
-		 * about 1.5% of a pure-Python loop's CPU, the rest of the hotspots 0.3%
-		 * (contrib/bench/hotspots.sh). */
-		hz = hz / CPW_PYTHON_READ_DIVISOR > 10 ? hz / CPW_PYTHON_READ_DIVISOR : 10;
-		sp->python = cpw_python_stacks_new(sp->cfg->proc_root, hz, why, sizeof(why));
+		sp->python = cpw_python_stacks_new(sp->cfg->proc_root, CPW_SAMPLING_HZ, why, sizeof(why));
 		if (!sp->python)
 			cpw_report_note(r, "Python stacks not read: %s", why);
 	}

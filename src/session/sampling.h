@@ -24,7 +24,6 @@
  * +-4 points (binomial); 199 halves the variance for ~0.3 % of a 2 s program's CPU
  * (contrib/bench/hotspots.sh), most of it the one-off opening and symbol reading. */
 #define CPW_SAMPLING_HZ 199
-#define CPW_PYTHON_READ_DIVISOR 4 /* Python stacks are read at a quarter of the rate */
 
 struct cpw_sampling;
 

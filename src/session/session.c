@@ -496,6 +496,43 @@ static void keep_pending(struct cpw_session *s, const struct cpw_taskstats_rec *
 	s->pending[s->npending++] = *r;
 }
 
+/* Whether a record whose parent is not known yet has a parent that is surely no process of
+ * the tree: one alive now, not in the tree, whose ancestors up to init are none of the
+ * tree's either (a process forked from the tree since the last sample has a tree process
+ * above it). On a busy machine most records are other programs' (a shell loop's 3,000
+ * /bin/true): without this they waited three drains each, and under load filled up to 1.2
+ * MB of pending records. Answers are kept for the drain (one ancestry read per parent);
+ * where the ancestry cannot be read it is not sure, and the record waits as before. */
+#define FOREIGN_CACHE 8
+#define FOREIGN_DEPTH 16
+struct foreign_cache {
+	pid_t pid[FOREIGN_CACHE];
+	bool foreign[FOREIGN_CACHE];
+	size_t n;
+};
+
+static bool foreign_parent(const struct cpw_session *s, pid_t ppid, struct foreign_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->pid[i] == ppid)
+			return c->foreign[i];
+	bool foreign = ppid > 1;
+	pid_t p = ppid;
+	for (int depth = 0; foreign && depth < FOREIGN_DEPTH && p > 1; depth++) {
+		struct cpw_stat_fields st;
+		if (cpw_tree_find(s->tree, p) || cpw_proc_pid_stat(s->cfg->proc_root, p, &st) < 0)
+			foreign = false; /* the tree's, or gone (its record may be coming): not sure */
+		else
+			p = st.ppid;
+	}
+	foreign = foreign && p <= 1; /* reached init: above no tree process */
+	if (c->n < FOREIGN_CACHE) {
+		c->pid[c->n] = ppid;
+		c->foreign[c->n++] = foreign;
+	}
+	return foreign;
+}
+
 /* Reads pending exit records; those whose parent is not known yet wait in pending (a
  * child's record comes before its short-lived parent's). */
 static void drain_exits(struct cpw_session *s)
@@ -510,11 +547,14 @@ static void drain_exits(struct cpw_session *s)
 	/* Each record came after the last drain and before now: its process began between
 	 * those minus its elapsed time. */
 	double now = cpw_session_elapsed(s);
+	struct foreign_cache foreign = { .n = 0 };
 	while ((n = cpw_taskstats_poll(s->exits, recs, EXIT_BATCH)) > 0)
 		for (int i = 0; i < n; i++) {
 			double lived = (double)recs[i].etime_us / 1e6;
 			struct cpw_begin_window w = { s->last_drain_s - lived, now - lived };
-			if (!accept_exit(s, &recs[i], &w))
+			bool main_thread = recs[i].pid == recs[i].tgid || recs[i].tgid == 0;
+			if (!accept_exit(s, &recs[i], &w) && !recs[i].is_tgid &&
+			    !foreign_parent(s, (pid_t)(main_thread ? recs[i].ppid : recs[i].tgid), &foreign))
 				keep_pending(s, &recs[i], &w);
 		}
 	s->last_drain_s = now;

@@ -97,11 +97,13 @@ fi
 # watch opens 0.5 s in (the hotspots, the GPU sources) is open: under ASan that start-up
 # alone moved the high-water mark 300-800 KiB past a reading taken at 0.5 s; and the mark
 # is reset when the reading is taken, so that a peak of the start-up (the plain build's
-# RSS fell 1.2 MB below it by 1.5 s, and the test failed at +1.2 MB) does not count. Now
-# +240-260 KiB, the exec-arguments ring (bounded: source/kernel/proc_events.c), which other
-# programs' execs fill as root, included; keeping their exit records had cost +900 KiB.
+# RSS fell 1.2 MB below it by 1.5 s) does not count. A record whose parent is alive and
+# above no tree process is dropped at once (session.c, foreign_parent). Quiet, the first
+# 3,000 cost +30-60 KiB; beside two CPUs of other load up to +1.1 MB (the pending records
+# stayed under 50: the allocator's and the exec ring's memory, made once), so what is
+# checked is that 3,000 more add little: a kept record costs again each round.
 if is_root; then
-	"$W/sleeper" 6 &
+	"$W/sleeper" 30 & # ended below, once measured: a loaded machine's 3,000 execs take long
 	target=$!
 	"$CPW" --pid "$target" --no-tui -o "$SCRATCH/busy.txt" &
 	cpw=$!
@@ -113,13 +115,19 @@ if is_root; then
 	i=0
 	while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done
 	hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$cpw/status")
+	# 3,000 more: what is bounded (the exec-arguments ring, the allocator's arenas) was
+	# made by the first; what is kept grows again (the records had cost +900 KiB a round).
+	i=0
+	while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done
+	hwm2=$(awk '/^VmHWM/ { print $2 }' "/proc/$cpw/status")
+	kill "$target" 2>/dev/null
 	wait "$cpw"
 	wait "$target"
-	echo "# cperfwatch: VmRSS $rss0 KiB before 3,000 other programs' exits, VmHWM $hwm KiB after"
-	if [ -n "$rss0" ] && [ -n "$hwm" ] && [ $((hwm - rss0)) -lt 600 ]; then
-		ok "other programs' exit records are not kept (+$((hwm - rss0)) KiB)"
+	echo "# cperfwatch: VmRSS $rss0 KiB before 3,000 other programs' exits, VmHWM $hwm KiB after, $hwm2 KiB after 3,000 more"
+	if [ -n "$rss0" ] && [ -n "$hwm" ] && [ -n "$hwm2" ] && [ $((hwm - rss0)) -lt 1500 ] && [ $((hwm2 - hwm)) -lt 300 ]; then
+		ok "other programs' exit records are not kept (+$((hwm - rss0)) KiB, then +$((hwm2 - hwm)) KiB)"
 	else
-		not_ok "other programs' exit records are not kept" "VmRSS $rss0 KiB, then VmHWM $hwm KiB"
+		not_ok "other programs' exit records are not kept" "VmRSS $rss0 KiB, then VmHWM $hwm KiB, then $hwm2 KiB"
 	fi
 else
 	skip "other programs' exit records are not kept" "needs root (taskstats exit records)"

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,7 +65,8 @@ struct reading {
 
 struct pythread {
 	pid_t pid, tid;
-	int fd;               /* its schedstat */
+	int fd;               /* its schedstat, kept open; -1 where none is (see fds_max) */
+	bool by_path;         /* no descriptor kept: its schedstat is opened when read */
 	uint64_t ran_ns;
 	uint64_t tstate;      /* its PyThreadState (0: not listed yet) */
 	uint64_t read_ns;     /* its run time (schedstat) when the newest reading was taken */
@@ -116,6 +118,10 @@ struct cpw_python_stacks {
 	struct note notes[NOTES_MAX];
 	size_t nnotes;
 	struct cpw_python_stacks_stats stats;
+	/* Descriptors kept for the threads' schedstat: at most fds_max, an eighth of what the
+	 * open-files limit leaves past 128 (the tree's reader keeps its own): 200 waiting
+	 * threads under a limit of 40 had taken every descriptor the reader needed. */
+	size_t fds_kept, fds_max;
 };
 
 static double mono_now(void)
@@ -168,6 +174,11 @@ struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, c
 	}
 	snprintf(ps->proc_root, sizeof(ps->proc_root), "%s", proc_root);
 	ps->hz = hz > 0 ? hz : 99;
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY)
+		ps->fds_max = nofile.rlim_cur > 128 ? (size_t)(nofile.rlim_cur - 128) / 8 : 0;
+	else
+		ps->fds_max = THREADS_MAX;
 	pthread_mutex_init(&ps->lock, NULL);
 	snprintf(ps->fns[0].name, NAME_LEN, "[python]");
 	ps->nfns = 1;
@@ -461,17 +472,43 @@ static struct pythread *thread_of(struct cpw_python_stacks *ps, pid_t pid, pid_t
 	t->seen = mono_now();
 	char p[320];
 	snprintf(p, sizeof(p), "%s/%d/task/%d/schedstat", ps->proc_root, (int)pid, (int)tid);
-	t->fd = open(p, O_RDONLY | O_CLOEXEC);
+	t->fd = -1;
+	if (ps->fds_kept < ps->fds_max) {
+		t->fd = open(p, O_RDONLY | O_CLOEXEC);
+		ps->fds_kept += t->fd >= 0;
+	}
+	t->by_path = t->fd < 0 && (ps->fds_kept >= ps->fds_max || errno == EMFILE || errno == ENFILE);
 	ps->threads[ps->nthreads++] = t;
 	return t;
 }
 
+/* Closes what thread t keeps open. */
+static void drop_fd(struct cpw_python_stacks *ps, struct pythread *t)
+{
+	if (t->fd >= 0) {
+		close(t->fd);
+		ps->fds_kept--;
+	}
+	t->fd = -1;
+}
+
 /* The thread's run time from its schedstat: true and *ns, false where it cannot be read
  * (no schedstat: CONFIG_SCHEDSTATS off, or the thread ended). */
-static bool run_time(const struct pythread *t, uint64_t *ns)
+static bool run_time(const struct cpw_python_stacks *ps, const struct pythread *t, uint64_t *ns)
 {
 	char b[96];
-	ssize_t n = t->fd >= 0 ? pread(t->fd, b, sizeof(b) - 1, 0) : -1;
+	ssize_t n = -1;
+	if (t->fd >= 0) {
+		n = pread(t->fd, b, sizeof(b) - 1, 0);
+	} else if (t->by_path) { /* no descriptor to spare: opened for this read */
+		char p[320];
+		snprintf(p, sizeof(p), "%s/%d/task/%d/schedstat", ps->proc_root, (int)t->pid, (int)t->tid);
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = pread(fd, b, sizeof(b) - 1, 0);
+			close(fd);
+		}
+	}
 	if (n <= 0)
 		return false;
 	b[n] = '\0';
@@ -480,12 +517,12 @@ static bool run_time(const struct pythread *t, uint64_t *ns)
 }
 
 /* Whether the thread ran since the last look (its run time in schedstat moved). */
-static bool ran(struct pythread *t)
+static bool ran(const struct cpw_python_stacks *ps, struct pythread *t)
 {
-	if (t->fd < 0)
+	if (t->fd < 0 && !t->by_path)
 		return true; /* no schedstat (CONFIG_SCHEDSTATS off): every look reads */
 	uint64_t ns;
-	if (!run_time(t, &ns) || ns == t->ran_ns)
+	if (!run_time(ps, t, &ns) || ns == t->ran_ns)
 		return false;
 	t->ran_ns = ns;
 	return true;
@@ -538,7 +575,7 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
 			double now)
 {
-	if (!ran(t) || (!t->ring && !(t->ring = calloc(RING, sizeof(*t->ring)))))
+	if (!ran(ps, t) || (!t->ring && !(t->ring = calloc(RING, sizeof(*t->ring)))))
 		return;
 	struct reading *r = &t->ring[t->head];
 	if (read_stack(ps, pr, t, ts_size, r, PY_DEPTH) < 0)
@@ -548,7 +585,7 @@ static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct 
 	if (t->count < RING)
 		t->count++;
 	t->read_ns = t->ran_ns;
-	t->have_read = t->fd >= 0;
+	t->have_read = t->fd >= 0 || t->by_path;
 	ps->stats.readings++;
 }
 
@@ -631,8 +668,7 @@ static void forget_threads(struct cpw_python_stacks *ps, double now)
 			i++;
 			continue;
 		}
-		if (t->fd >= 0)
-			close(t->fd);
+		drop_fd(ps, t);
 		free(t->ring);
 		free(t);
 		ps->threads[i] = ps->threads[--ps->nthreads];
@@ -851,7 +887,7 @@ static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t ti
 	if (!t->tstate || pr->state != P_READING)
 		return 0; /* not a Python thread (or not yet one) */
 	uint64_t ns = run_ns;
-	bool timed = run_ns > 0 || run_time(t, &ns);
+	bool timed = run_ns > 0 || run_time(ps, t, &ns);
 	if (!timed || !t->have_wait || t->wait_ns != ns) {
 		struct reading fresh;
 		const struct reading *r = &fresh;
@@ -912,8 +948,7 @@ void cpw_python_stacks_free(struct cpw_python_stacks *ps)
 		pthread_join(ps->thread, NULL);
 	}
 	for (size_t i = 0; i < ps->nthreads; i++) {
-		if (ps->threads[i]->fd >= 0)
-			close(ps->threads[i]->fd);
+		drop_fd(ps, ps->threads[i]);
 		free(ps->threads[i]->ring);
 		free(ps->threads[i]);
 	}
