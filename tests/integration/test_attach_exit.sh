@@ -99,9 +99,9 @@ fi
 # is reset when the reading is taken, so that a peak of the start-up (the plain build's
 # RSS fell 1.2 MB below it by 1.5 s) does not count. A record whose parent is alive and
 # above no tree process is dropped at once (session.c, foreign_parent). Quiet, the first
-# 3,000 cost +30-60 KiB; beside two CPUs of other load up to +1.1 MB (the pending records
-# stayed under 50: the allocator's and the exec ring's memory, made once), so what is
-# checked is that 3,000 more add little: a kept record costs again each round.
+# 3,000 cost +30-60 KiB, beside two CPUs of other load up to +1.1 MB once (the pending
+# records stayed under 50: memory made once), so what is checked is that one of two later
+# rounds adds little: a kept record costs again in each.
 if is_root; then
 	"$W/sleeper" 30 & # ended below, once measured: a loaded machine's 3,000 execs take long
 	target=$!
@@ -112,22 +112,26 @@ if is_root; then
 	# cperfwatch's own start-up, gone by now, is not what this measures.
 	echo 5 >"/proc/$cpw/clear_refs" 2>/dev/null
 	rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$cpw/status")
-	i=0
-	while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done
-	hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$cpw/status")
-	# 3,000 more: what is bounded (the exec-arguments ring, the allocator's arenas) was
-	# made by the first; what is kept grows again (the records had cost +900 KiB a round).
-	i=0
-	while [ $i -lt 3000 ]; do /bin/true; i=$((i + 1)); done
-	hwm2=$(awk '/^VmHWM/ { print $2 }' "/proc/$cpw/status")
+	# Three rounds of 2,000: what is bounded (the exec-arguments ring, the allocator's
+	# arenas) is made once, in whichever round it comes (+1 MB, +1.8 MB under ASan); what
+	# is kept grows in every round (the records had cost +900 KiB per 3,000).
+	round_hwm() {
+		i=0
+		while [ $i -lt 2000 ]; do /bin/true; i=$((i + 1)); done
+		awk '/^VmHWM/ { print $2 }' "/proc/$cpw/status"
+	}
+	h1=$(round_hwm)
+	h2=$(round_hwm)
+	h3=$(round_hwm)
 	kill "$target" 2>/dev/null
 	wait "$cpw"
 	wait "$target"
-	echo "# cperfwatch: VmRSS $rss0 KiB before 3,000 other programs' exits, VmHWM $hwm KiB after, $hwm2 KiB after 3,000 more"
-	if [ -n "$rss0" ] && [ -n "$hwm" ] && [ -n "$hwm2" ] && [ $((hwm - rss0)) -lt 1500 ] && [ $((hwm2 - hwm)) -lt 300 ]; then
-		ok "other programs' exit records are not kept (+$((hwm - rss0)) KiB, then +$((hwm2 - hwm)) KiB)"
+	echo "# cperfwatch: VmRSS $rss0 KiB before 3 x 2,000 other programs' exits, VmHWM $h1, $h2, $h3 KiB after each"
+	if [ -n "$rss0" ] && [ -n "$h1" ] && [ -n "$h2" ] && [ -n "$h3" ] && [ $((h3 - rss0)) -lt 3000 ] &&
+		{ [ $((h2 - h1)) -lt 300 ] || [ $((h3 - h2)) -lt 300 ]; }; then
+		ok "other programs' exit records are not kept (+$((h1 - rss0)), +$((h2 - h1)), +$((h3 - h2)) KiB)"
 	else
-		not_ok "other programs' exit records are not kept" "VmRSS $rss0 KiB, then VmHWM $hwm KiB, then $hwm2 KiB"
+		not_ok "other programs' exit records are not kept" "VmRSS $rss0 KiB, then VmHWM $h1, $h2, $h3 KiB"
 	fi
 else
 	skip "other programs' exit records are not kept" "needs root (taskstats exit records)"
