@@ -120,25 +120,6 @@ static struct row_order *rows_by_start(const struct cpw_tree *t, size_t n)
 	return o;
 }
 
-struct pid_index {
-	pid_t pid;
-	size_t i;
-};
-
-static int by_pid(const void *a, const void *b)
-{
-	const struct pid_index *x = a, *y = b;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* The row of pid among the sorted index; n when none. */
-static size_t row_of(const struct pid_index *ix, size_t n, pid_t pid)
-{
-	const struct pid_index key = { pid, 0 };
-	const struct pid_index *hit = bsearch(&key, ix, n, sizeof(*ix), by_pid);
-	return hit ? hit->i : n;
-}
-
 /* Wrappers that only waited for their one child (sh -c 'python3 x.py; true', timeout,
  * env, a runner's launcher): at most CPW_HELPER_MAX_CPU_S of CPU, one child with a row of
  * its own, and that child's life at least 80% of the wrapper's within it. Each folds into
@@ -146,29 +127,24 @@ static size_t row_of(const struct pid_index *ix, size_t n, pid_t pid)
  * n where none. Returns NULL (no memory, or none). */
 static size_t *waiting_wrappers(const struct cpw_tree *t, size_t n, bool *folded)
 {
-	struct pid_index *ix = malloc(n * sizeof(*ix));
+	const struct cpw_proc *first = cpw_tree_proc(t, 0);
 	size_t *kids = calloc(n, sizeof(*kids)), *only = malloc(n * sizeof(*only));
 	size_t *wrapped = malloc(n * sizeof(*wrapped));
 	size_t found = 0;
 
-	if (!ix || !kids || !only || !wrapped) {
-		free(ix);
+	if (!kids || !only || !wrapped) {
 		free(kids);
 		free(only);
 		free(wrapped);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++) {
-		ix[i].pid = cpw_tree_proc(t, i)->pid;
-		ix[i].i = i;
-		wrapped[i] = n;
-	}
-	qsort(ix, n, sizeof(*ix), by_pid);
 	for (size_t j = 0; j < n; j++) {
-		size_t par = folded[j] ? n : row_of(ix, n, cpw_tree_proc(t, j)->ppid);
-		if (par < n && par != j) {
-			kids[par]++;
-			only[par] = j;
+		wrapped[j] = n;
+		const struct cpw_proc *c = cpw_tree_proc(t, j);
+		const struct cpw_proc *par = folded[j] ? NULL : cpw_tree_find(t, c->ppid);
+		if (par && par != c) { /* the model's pid lookup; its array is the rows' order */
+			kids[par - first]++;
+			only[par - first] = j;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -179,13 +155,14 @@ static size_t *waiting_wrappers(const struct cpw_tree *t, size_t n, bool *folded
 		double w_end = !isnan(w->exited_s) ? w->exited_s : w->last_seen_s;
 		double c_end = !isnan(c->exited_s) ? c->exited_s : c->last_seen_s;
 		double w_life = w_end - w->first_seen_s, c_life = c_end - c->first_seen_s;
-		if (!(w_life > 0) || !(c_life >= 0.8 * w_life) || c->first_seen_s < w->first_seen_s)
+		/* Starts from different clocks (a stat's ticks, an exec event, a first sample) may
+		 * put the child a tick before its parent: 20 ms are allowed. */
+		if (!(w_life > 0) || !(c_life >= 0.8 * w_life) || c->first_seen_s + 0.02 < w->first_seen_s)
 			continue;
 		wrapped[only[i]] = i;
 		folded[i] = true;
 		found++;
 	}
-	free(ix);
 	free(kids);
 	free(only);
 	if (!found) {
