@@ -126,7 +126,7 @@ else
 fi
 
 # The advice line whole, for 8.
-resize run 400x24 '^advice: ' && sed -n 's/^advice: //p' "$SCRATCH/screen" | sed 's/ *$//' >"$SCRATCH/live_advice"
+resize run 700x24 '^advice: ' && sed -n 's/^advice: //p' "$SCRATCH/screen" | sed 's/ *$//' >"$SCRATCH/live_advice"
 # v: the verdict panel, its advice lines joined again, for 9; any key closes it.
 : >"$SCRATCH/panel_advice"
 if resize run 100x50 '^advice: '; then
