@@ -39,10 +39,12 @@ int main(void)
 	fprintf(f, "garbage\n%lx 40 jitted_spin\nzz 10 more garbage\n%lx\n", (unsigned long)(code + 32), (unsigned long)code);
 	fclose(f);
 	pthread_t t; pthread_create(&t, NULL, run, code + 64);
-	/* The map goes early (as a JIT may remove it): the last one read still names the code. */
-	usleep(700000);
+	/* The map goes before the end (as a JIT may remove it): the last one read still names the
+	 * code. Sampling starts at 0.5 s and names its first samples a tick later; 1.5 s leaves
+	 * that room on a loaded machine (at 0.7 s CI's ASan run read no map at all once). */
+	usleep(1500000);
 	unlink(path);
-	usleep(2300000);
+	usleep(1500000);
 	_exit(0);
 }
 C
