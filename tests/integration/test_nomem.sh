@@ -4,11 +4,12 @@
 # (139), and the command's own status is never lost: 7 where the report was written, else
 # 125 with the command's status in the line.
 #
-# The window where the command runs but the report cannot be built is narrow (about
-# 100 KB of address space, ~3,460-3,570 KB on Debian 12 amd64), and where it lies
-# depends on the build. The test finds it: it steps down from a limit where everything
-# works, coarsely until the report fails, then 4 KB at a time through the window until
-# the command no longer even starts. Bounded in time.
+# The window where the command runs but the report cannot be built lies between the limit
+# the whole run needs and the one the command's start needs (3.8-12.8 MB on Debian 12 amd64
+# today; it was 100 KB wide once), and where it lies depends on the build. The test finds
+# it: it steps down from a limit where everything works, coarsely until the report fails,
+# then through the window to where the command no longer even starts: 4 KB at a time at
+# both edges, 64 KB across the middle. Bounded in time.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 PY=/usr/bin/python3
@@ -49,10 +50,9 @@ while [ "$rc" = 7 ] && [ $lim -gt 1024 ] && [ "$(date +%s)" -lt "$DEADLINE" ]; d
 	run_at $lim
 done
 : >verdicts
-# Fine steps from the last good limit until the command does not start.
-lim=$good
-while [ $lim -gt 1024 ] && [ "$(date +%s)" -lt "$DEADLINE" ]; do
-	run_at $lim
+# One fine step at $1 KB: a line of verdicts.
+judge_at() {
+	run_at "$1"
 	temps=$(ls -A | grep -c '^\.r\.json\.')
 	report=bad
 	if [ "$rc" = 7 ] && "$PY" -c '
@@ -61,10 +61,31 @@ d = json.load(open("r.json"))
 sys.exit(0 if d["exit"]["code"] == 7 else 1)' 2>/dev/null; then
 		report=good
 	fi
-	echo "$lim $rc $ran $lines $temps $report" >>verdicts
+	echo "$1 $rc $ran $lines $temps $report" >>verdicts
+}
+# The window's two edges get 4 KB steps, where an allocation of the report or of the
+# command's start fails first; the middle of the window (several MB, as the binary and its
+# libraries grew) gets 64 KB ones: each limit there fails the same way, and 4 KB steps
+# across it all took the whole 90 s.
+lim=$good
+while [ $lim -gt $((good - 80)) ] && [ $lim -gt 1024 ] && [ "$(date +%s)" -lt "$DEADLINE" ]; do
+	judge_at $lim
 	[ "$ran" = no ] && break
 	lim=$((lim - 4))
 done
+while [ "$ran" = yes ] && [ $lim -gt 1024 ] && [ "$(date +%s)" -lt "$DEADLINE" ]; do
+	last_ran=$lim
+	lim=$((lim - 64))
+	judge_at $lim
+done
+if [ "$ran" = no ]; then
+	lim=$((last_ran - 4))
+	while [ $lim -gt $((last_ran - 64)) ] && [ "$(date +%s)" -lt "$DEADLINE" ]; do
+		judge_at $lim
+		[ "$ran" = no ] && break
+		lim=$((lim - 4))
+	done
+fi
 
 # verdicts: LIMIT STATUS RAN LINES TEMPS REPORT, one line per fine step.
 check "no run ended on a signal (134: json-c's assertion, 139: a crash)" \
