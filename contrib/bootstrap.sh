@@ -36,7 +36,8 @@ BUILD_PKGS="build-essential autoconf automake pkg-config libproc2-dev libpfm4-de
 # In CI (CI=true) a test whose tool is missing fails rather than skips: add it here.
 TEST_PKGS="git time htop tmux python3-jsonschema python3-prometheus-client python3-yaml jq groff-base man-db clang libclang-rt-14-dev valgrind strace util-linux mount procps bc linux-perf bash-completion prometheus prometheus-node-exporter prometheus-pushgateway curl openmpi-bin slurm-wlm munge libxml2-utils librsvg2-bin libdw1"
 
-say() { printf 'bootstrap: %s\n' "$*" >&2; }
+began=$(date +%s)
+say() { printf 'bootstrap: %s (%d s)\n' "$*" $(($(date +%s) - began)) >&2; }
 
 install_missing() {
 	missing=""
@@ -82,6 +83,14 @@ configure_in() { # DIR [configure options]
 
 build_in() { # DIR
 	make -C "$1" -j"$(nproc)" >&2
+}
+
+# The ten tests that took longest under DIR, from their results' times (they run one after
+# another): where CI's minutes go.
+show_slowest() { # DIR
+	find "$1" -name '*.trs' -printf '%T@ %p\n' 2>/dev/null | sort -n |
+		awk 'NR > 1 { printf "%7.1f s  %s\n", $1 - last, $2 } { last = $1 }' | sort -rn | head -n 10 |
+		sed 's/^/    /' >&2
 }
 
 # The diagnostics around each failure in the test logs under DIR (a verdict test prints its
@@ -133,6 +142,8 @@ check)
 			make -C "$variant" check >&2 || true
 		fi
 		[ -f "$variant/test-suite.log" ] && logs="$logs $variant/test-suite.log"
+		say "$variant: the slowest tests"
+		show_slowest "$variant/tests"
 		show_failures "$variant/tests"
 	done
 	# The release: make distcheck makes the tarball, unpacks it read-only, builds it out of
