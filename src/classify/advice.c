@@ -120,8 +120,9 @@ static void cpu_detail(const struct cpw_advice_facts *f, struct cpw_verdict *v)
 		append(v, extra);
 	} else if (f->oversub && cpw_known(f->cores)) {
 		snprintf(extra, sizeof extra,
-			 " It runs %s threads on %s usable CPU%s: more threads will not help.",
-			 cpw_verdict_figure(f->runnable).s, cpw_verdict_figure(f->cores).s, cpw_verdict_figure_plural(f->cores));
+			 " It runs %s thread%s on %s usable CPU%s: more threads will not help.",
+			 cpw_verdict_figure(f->runnable).s, cpw_verdict_figure_plural(f->runnable),
+			 cpw_verdict_figure(f->cores).s, cpw_verdict_figure_plural(f->cores));
 		append(v, extra);
 	} else if (several && !f->saturated && cpw_known(f->cores_used) && v->cls == CPW_CLASS_CPU_BOUND) {
 		if (f->python)

@@ -532,9 +532,10 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 			     "threads waited in the run queue %.0f%% of the time they wanted a CPU (starved at >= %.0f%%)",
 			     pct(c->runq_ratio), pct(cpw_threshold(CPW_T_RUNQ_RATIO)));
 		add_evidence(v, "avg_runnable_threads", c->runnable, c->cores, SRC_SAMPLED,
-			     "%s runnable threads on average for %s usable CPU%s%s: they explain %.0f%% of "
+			     "%s runnable thread%s on average for %s usable CPU%s%s: they explain %.0f%% of "
 			     "the wait, the rest comes from other load",
-			     cpw_verdict_figure(c->runnable).s, cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores),
+			     cpw_verdict_figure(c->runnable).s, cpw_verdict_figure_plural(c->runnable),
+			     cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores),
 			     c->cores_known ? "" : " (assumed, unknown)", pct(c->runq_own));
 		if (decisive)
 			psi_line(v, "psi_cpu_some_share", m->psi_cpu_some_s, c->wall,
@@ -551,8 +552,9 @@ static void evidence_cpu(const struct ctx *c, struct cpw_verdict *v, bool decisi
 	if (c->oversub)
 		add_evidence(v, "avg_runnable_threads", c->runnable,
 			     c->cores * cpw_threshold(CPW_T_OVERSUB_RATIO), SRC_SAMPLED,
-			     "%s runnable threads on average for %s usable CPU%s: it saturates what it may use",
-			     cpw_verdict_figure(c->runnable).s, cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores));
+			     "%s runnable thread%s on average for %s usable CPU%s: it saturates what it may use",
+			     cpw_verdict_figure(c->runnable).s, cpw_verdict_figure_plural(c->runnable),
+			     cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores));
 	if (c->cpu_label == CPW_CLASS_MEMORY_BOUND && c->mem_by_counters) {
 		if (cpw_known(m->topdown_memory_bound))
 			add_evidence(v, "topdown_memory_bound", m->topdown_memory_bound,
@@ -868,8 +870,9 @@ static void parallel_findings(const struct ctx *c, struct cpw_verdict *v)
 	}
 	if (c->oversub && c->share[LANE_CPU] >= cpw_threshold(CPW_T_NOTABLE_SHARE)) {
 		if (c->cores_known)
-			add_finding(v, "the tree oversubscribes its %s usable CPU%s (%s runnable threads on average)",
-				    cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores), cpw_verdict_figure(c->runnable).s);
+			add_finding(v, "the tree oversubscribes its %s usable CPU%s (%s runnable thread%s on average)",
+				    cpw_verdict_figure(c->cores).s, cpw_verdict_figure_plural(c->cores), cpw_verdict_figure(c->runnable).s,
+				    cpw_verdict_figure_plural(c->runnable));
 		else
 			add_finding(v, "the tree keeps %.1f threads runnable on average (usable CPUs unknown)",
 				    c->runnable);

@@ -386,6 +386,33 @@ static bool long_decimals(const char *text)
 	return false;
 }
 
+/* Whether the text counts one of something in the plural: "1 runnable threads", "1 usable
+ * CPUs", "1.0 cores" (a figure of one, then up to one word, then a plural noun). */
+static bool one_in_plural(const char *text)
+{
+	static const char *const nouns[] = { "threads", "CPUs", "cores", "processes", "workers" };
+	for (const char *p = text; *p; p++) {
+		if (*p != '1' || (p > text && (isdigit((unsigned char)p[-1]) || p[-1] == '.')))
+			continue;
+		const char *q = p + 1;
+		if (q[0] == '.' && q[1] == '0')
+			q += 2;
+		if (*q != ' ' || isdigit((unsigned char)q[-1]) == 0)
+			continue;
+		q++;
+		for (int words = 0; words < 2 && *q; words++) {
+			size_t n = strcspn(q, " ,:;()");
+			for (size_t k = 0; k < sizeof nouns / sizeof nouns[0]; k++)
+				if (n == strlen(nouns[k]) && strncmp(q, nouns[k], n) == 0)
+					return true;
+			if (q[n] != ' ')
+				break;
+			q += n + 1;
+		}
+	}
+	return false;
+}
+
 /* What every verdict must satisfy, whatever the input. Returns the number of violations. */
 static int check_invariants(const char *name, const struct cpw_verdict *v)
 {
@@ -413,16 +440,19 @@ static int check_invariants(const char *name, const struct cpw_verdict *v)
 		INV(strstr(e->text, "nan") == NULL && strstr(e->text, "inf") == NULL,
 		    "%s: evidence text %d prints a non-number: %s", name, i, e->text);
 		INV(!long_decimals(e->text), "%s: evidence text %d prints a long figure: %s", name, i, e->text);
+		INV(!one_in_plural(e->text), "%s: evidence text %d counts one in the plural: %s", name, i, e->text);
 	}
 	for (int i = 0; i < v->nfindings && i < CPW_FINDINGS_MAX; i++) {
 		INV(v->findings[i][0] != '\0', "%s: empty finding %d", name, i);
 		INV(strstr(v->findings[i], "nan") == NULL, "%s: finding prints nan: %s", name, v->findings[i]);
 		INV(!long_decimals(v->findings[i]), "%s: finding prints a long figure: %s", name, v->findings[i]);
+		INV(!one_in_plural(v->findings[i]), "%s: finding counts one in the plural: %s", name, v->findings[i]);
 	}
 	INV(v->advice[0] != '\0', "%s: no advice", name);
 	INV(strlen(v->advice) < sizeof v->advice - 1, "%s: advice truncated: %s", name, v->advice);
 	INV(strstr(v->advice, "nan") == NULL, "%s: advice prints nan: %s", name, v->advice);
 	INV(!long_decimals(v->advice), "%s: advice prints a long figure: %s", name, v->advice);
+	INV(!one_in_plural(v->advice), "%s: advice counts one in the plural: %s", name, v->advice);
 #undef INV
 	return bad;
 }
