@@ -71,12 +71,17 @@ fi
 
 # --- 5-6: task-clock against user+sys, over a tree of two spinning children -------------
 # (They spin 1 s of wall time each: beside other load they get less CPU, 363 ms once, so
-# the floor that says the counter counted at all is 200 ms, not the 2 s of a quiet machine.)
+# the floor that says the counter counted at all is 200 ms, not the 2 s of a quiet machine.
+# Beside load task-clock also runs up to 32% above user+sys, as `perf stat -e task-clock`
+# does on the same tree (17% and 25% in two runs beside CI's load): it counts the wall time
+# a task holds its CPU, interrupts and the hypervisor's steal included, which the kernel
+# keeps out of a task's CPU time. So it may run 40% above and 10% below: a tree counted
+# twice is 100% above, a spinner of the two missed 50% below.)
 J2="$SCRATCH/tree.json"
 "$CPW" --json -o "$J2" -e task-clock,cycles,instructions -- "$W/spin_tree" 2 1.0 >/dev/null 2>"$SCRATCH/tree.err"
 tc=$(json_get "$J2" 'd["counters"]["task-clock"]["value"]' 2>/dev/null)
 cpu_ms=$(json_get "$J2" '(d["time"]["user_s"] + d["time"]["sys_s"]) * 1000' 2>/dev/null)
-if [ -n "$tc" ] && [ -n "$cpu_ms" ] && awk -v a="$tc" -v b="$cpu_ms" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.10 * b + 20 && a > 200) }'; then
+if [ -n "$tc" ] && [ -n "$cpu_ms" ] && awk -v a="$tc" -v b="$cpu_ms" 'BEGIN { exit !(a >= 0.9 * b - 20 && a <= 1.4 * b + 20 && a > 200) }'; then
 	ok "task-clock ($tc msec) agrees with user+sys ($cpu_ms ms) over the tree"
 else
 	not_ok "task-clock agrees with user+sys over the tree" "task-clock: $tc, user+sys: $cpu_ms; $(tail -n 3 "$SCRATCH/tree.err")"
@@ -182,7 +187,8 @@ fi
 
 # --- 14: attach mode: children born after the attach count once (inherit), not twice ----
 # Sampled /proc figures can miss the last ticks of children that exit between samples, so
-# task-clock may run above them a little; counted twice it would be near double.
+# task-clock may run above them a little; counted twice it would be near double. (The
+# floor that says it counted at all is 200 ms: beside other load the spinners got 357 ms.)
 J6="$SCRATCH/attach.json"
 sh -c 'sleep 0.4; exec "$1" 2 1.0' sh "$W/spin_tree" &
 apid=$!
@@ -191,7 +197,7 @@ sleep 0.1
 wait "$apid" 2>/dev/null
 atc=$(json_get "$J6" 'd["counters"]["task-clock"]["value"]' 2>/dev/null)
 acpu=$(json_get "$J6" '(d["time"]["user_s"] + d["time"]["sys_s"]) * 1000' 2>/dev/null)
-if [ -n "$atc" ] && [ -n "$acpu" ] && awk -v a="$atc" -v b="$acpu" 'BEGIN { exit !(a >= 0.85 * b - 50 && a <= 1.3 * b + 50 && a > 500) }'; then
+if [ -n "$atc" ] && [ -n "$acpu" ] && awk -v a="$atc" -v b="$acpu" 'BEGIN { exit !(a >= 0.85 * b - 50 && a <= 1.3 * b + 50 && a > 200) }'; then
 	ok "attach mode: task-clock ($atc msec) agrees with the tree's CPU ($acpu ms)"
 else
 	not_ok "attach mode: task-clock agrees with the tree's CPU" "task-clock: $atc, user+sys: $acpu; $(tail -n 3 "$SCRATCH/attach.err")"
