@@ -7,10 +7,11 @@
 # unloadable (an empty libdw.so.1 first in the library path) the report is whole, the
 # functions keep their file's name and a note says why. A process in a container of its own
 # (a mount namespace, pivot_root into a tmpfs) gets its lines though it has ended when they
-# are read (its root is held open). And the vDSO, which no file holds:
+# are read (its root is held open), also where cperfwatch itself runs in a chroot (as in CI's
+# fresh root). And the vDSO, which no file holds:
 # a loop on clock_gettime shows it by name, read from the process's memory.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 9
+plan 10
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 cat >"$SCRATCH/lines.c" <<'C'
@@ -112,38 +113,48 @@ check "libdw unloadable: one note says source lines were not read and why" \
 check "the JSON document is valid against the schema" validate_json n.json
 
 # --- a container: its files are reached through its root, held open after it ended ---
-if ! is_root || ! command -v unshare >/dev/null 2>&1 || ! command -v pivot_root >/dev/null 2>&1; then
-	skip "a container's program (pivot_root): work_heavy at lines.c:$heavy_line" "needs root, unshare and pivot_root"
-elif ! cc -g -O2 -static -o lines_static lines.c 2>/dev/null; then
-	skip "a container's program (pivot_root): work_heavy at lines.c:$heavy_line" "no static C library (libc.a)"
-elif ! has_libdw; then
-	missing "a container's program (pivot_root): work_heavy at lines.c:$heavy_line" libdw1
-else
-	mkdir ctr
+# container_case LABEL OUT [chroot]: the program in a container; with "chroot", cperfwatch
+# itself runs in a chroot (a bind of / in a mount namespace of its own), as CI's fresh root
+# is entered: the kernel then writes the container's root and its files' paths from
+# cperfwatch's side of the chroot ("/ROOT/lines"), and the rest of the path is the file.
+container_case() {
+	label="$1 (pivot_root): work_heavy at lines.c:$heavy_line, read after it ended"
+	out=$2 how=${3:-}
+	if ! is_root || ! command -v unshare >/dev/null 2>&1 || ! command -v pivot_root >/dev/null 2>&1; then
+		skip "$label" "needs root, unshare and pivot_root"
+		return
+	elif ! [ -e lines_static ] && ! cc -g -O2 -static -o lines_static lines.c 2>/dev/null; then
+		skip "$label" "no static C library (libc.a)"
+		return
+	elif ! has_libdw; then
+		missing "$label" libdw1
+		return
+	fi
+	rm -rf ctr && mkdir ctr
 	# The program runs in a tmpfs that only its mount namespace has: once it ends, no path
 	# of cperfwatch's leads to it.
-	"$CPW" -j -o c.json -- unshare -m --propagation private sh -c "mount -t tmpfs cpw-test '$SCRATCH/ctr' &&
+	set -- "$CPW" -j -o "$SCRATCH/$out" -- unshare -m --propagation private sh -c "mount -t tmpfs cpw-test '$SCRATCH/ctr' &&
 		cp '$SCRATCH/lines_static' '$SCRATCH/ctr/lines' && mkdir '$SCRATCH/ctr/old' && cd '$SCRATCH/ctr' &&
-		pivot_root . old && exec /lines 1.5" 2>ctr.err
+		pivot_root . old && exec /lines 1.5"
+	if [ "$how" = chroot ]; then
+		mkdir -p rt
+		unshare -m --propagation private sh -c 'mount --rbind / "$0" && exec chroot "$0" "$@"' "$SCRATCH/rt" "$@" 2>ctr.err
+	else
+		"$@" 2>ctr.err
+	fi
 	rc=$?
 	if [ "$rc" != 0 ] && grep -q "pivot_root" ctr.err; then
 		# pivot_root refuses where the current root is not a mount point of this namespace
-		# as the kernel sees it (a chroot, as CI's fresh root is entered): no container here.
-		skip "a container's program (pivot_root): work_heavy at lines.c:$heavy_line" \
-			"pivot_root refused here: $(grep pivot_root ctr.err | head -n 1)"
-	elif [ "$(file_of c.json work_heavy)" = None ] && grep -q "could not be read or were replaced" c.json; then
-		# Where cperfwatch itself runs in a chroot (CI's fresh root is entered so), a
-		# container's files are not read at all (FILE+0xOFFSET): a known gap, apart from
-		# the lines this checks.
-		skip "a container's program (pivot_root): work_heavy at lines.c:$heavy_line" \
-			"the container's program could not be read from here (cperfwatch in a chroot?)"
-	else
-		check "a container's program (pivot_root): work_heavy at lines.c:$heavy_line, read after it ended" \
-			test "$(file_of c.json work_heavy)" = "lines.c:$heavy_line"
-		[ "$(file_of c.json work_heavy)" = "lines.c:$heavy_line" ] ||
-			echo "# exit $rc; work_heavy in $(file_of c.json work_heavy); stderr: $(head -c 300 ctr.err)"
+		# as the kernel sees it (a chroot of a plain directory): no container here.
+		skip "$label" "pivot_root refused here: $(grep pivot_root ctr.err | head -n 1)"
+		return
 	fi
-fi
+	check "$label" test "$(file_of "$out" work_heavy)" = "lines.c:$heavy_line"
+	[ "$(file_of "$out" work_heavy)" = "lines.c:$heavy_line" ] ||
+		echo "# exit $rc; work_heavy in $(file_of "$out" work_heavy); stderr: $(head -c 300 ctr.err)"
+}
+container_case "a container's program" c.json
+container_case "a container's program, cperfwatch in a chroot" cr.json chroot
 
 # --- the vDSO: an ELF image the kernel maps into every process, read from its memory ---
 cat >vdso.c <<'C'

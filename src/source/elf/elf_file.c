@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,13 @@ int cpw_elf_file_open(const char *proc_root, pid_t pid, const char *path)
 		int fd = open(p, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			return fd;
+		/* The path may be written from cperfwatch's side of a chroot. */
+		size_t skip = errno == ENOENT ? cpw_elf_file_root_prefix(proc_root, pid, path) : 0;
+		if (skip && snprintf(p, sizeof(p), "%s/%d/root%s", proc_root, (int)pid, path + skip) < (int)sizeof(p)) {
+			fd = open(p, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0)
+				return fd;
+		}
 	}
 	/* The process has ended (its root went with it): the path as cperfwatch sees it, which
 	 * the build-id or inode check confirms. */
@@ -47,6 +55,17 @@ int cpw_elf_file_open_in(int root_fd, const char *proc_root, pid_t pid, const ch
 			return fd;
 	}
 	return cpw_elf_file_open(proc_root, pid, path);
+}
+
+size_t cpw_elf_file_root_prefix(const char *proc_root, pid_t pid, const char *path)
+{
+	char link_path[128], root[PATH_MAX];
+	snprintf(link_path, sizeof(link_path), "%s/%d/root", proc_root, (int)pid);
+	ssize_t n = readlink(link_path, root, sizeof(root) - 1);
+	if (n <= 1) /* unreadable, or "/" */
+		return 0;
+	root[n] = '\0';
+	return strncmp(path, root, (size_t)n) == 0 && path[n] == '/' ? (size_t)n : 0;
 }
 
 /* Maps path as process pid sees it, read-only: 0 with *map and *size, or -errno with why

@@ -13,12 +13,21 @@
 
 #include "source/elf/elf_symbols.h"
 
-/* Opens path (read-only) as process pid sees it: PROC_ROOT/PID/root/PATH, else the path
- * itself (the process has ended); the caller checks it is the file meant. -1 with errno. */
+/* Opens path (read-only) as process pid sees it: PROC_ROOT/PID/root/PATH (or the part of
+ * PATH below the process's root where PATH starts above it: cpw_elf_file_root_prefix()),
+ * else the path itself (the process has ended); the caller checks it is the file meant.
+ * -1 with errno. */
 int cpw_elf_file_open(const char *proc_root, pid_t pid, const char *path);
 /* Opens path under a root directory held open (root_fd, an O_PATH descriptor of a
  * container's root taken while a process of it lived), else as cpw_elf_file_open() does. */
 int cpw_elf_file_open_in(int root_fd, const char *proc_root, pid_t pid, const char *path);
+/* How many leading characters of path (a mapped file's, from /proc/PID/maps or an MMAP2
+ * record) name process pid's root as cperfwatch sees it: 0 where its root is cperfwatch's
+ * own or path does not start below it. Where cperfwatch runs in a chroot and the process in
+ * a container of its own, the kernel writes both its root and its files' paths from
+ * cperfwatch's side ("/var/tmp/r" and "/var/tmp/r/usr/bin/x"): the rest of the path is the
+ * file as the process sees it. */
+size_t cpw_elf_file_root_prefix(const char *proc_root, pid_t pid, const char *path);
 /* The separate debug file of a build-id, /usr/lib/debug/.build-id/XX/REST.debug (Debian's
  * dbgsym packages, Fedora's debuginfo), into buf. False for a build-id under 2 bytes. */
 bool cpw_elf_file_debug_path(const uint8_t *build_id, size_t build_id_len, char *buf, size_t len);

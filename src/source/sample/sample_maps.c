@@ -48,6 +48,8 @@ struct mapped_file {
 	struct cpw_elf_info elf;
 	bool no_lines;          /* its debug information was looked for: none, or no libdw */
 	int8_t root;            /* index in the held roots: read in a container; -1 not */
+	uint16_t below_root;    /* leading characters of path that name the reader's root as
+				 * cperfwatch sees it (cpw_elf_file_root_prefix): opened without */
 };
 
 struct mapping {
@@ -440,10 +442,15 @@ static void load_file(struct cpw_symtab *t, struct mapped_file *f, const struct 
 	else
 		f->state = cpw_elf_file_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino,
 					     &f->elf, why, sizeof(why)) == 0 ? 1 : -1;
-	if (f->state < 0)
+	if (f->state < 0) {
 		t->unreadable++;
-	else if (f->elf.has_debug_info || f->elf.build_id_len)
+	} else if (f->elf.has_debug_info || f->elf.build_id_len) {
 		f->root = hold_root(t, f->reader);
+		/* Its lines are read through the held root, maybe after the process ended: by the
+		 * path below that root where the kernel wrote it from cperfwatch's side. */
+		if (f->root >= 0)
+			f->below_root = (uint16_t)cpw_elf_file_root_prefix(t->proc_root, f->reader, f->path);
+	}
 }
 
 /* Names the frame at addr (a return address when caller: looked up one byte before, inside
@@ -585,7 +592,7 @@ bool cpw_sample_symtab_source_line(struct cpw_symtab *t, const char *func, const
 		if (t->dwarf_file != (int)i) { /* one file's at a time: its functions come in a row */
 			cpw_sample_symtab_lines_done(t);
 			int rc = cpw_dwarf_lines_open(f->root >= 0 ? t->roots[f->root].fd : -1, t->proc_root,
-						      f->reader, f->path, f->elf.build_id,
+						      f->reader, f->path + f->below_root, f->elf.build_id,
 						      f->elf.build_id_len, f->elf.has_debug_info, &t->dwarf);
 			if (rc < 0) {
 				f->no_lines = true;
