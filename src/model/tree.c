@@ -734,7 +734,8 @@ struct cpw_tree *cpw_tree_new(bool baseline_existing)
 	if (t->hz <= 0)
 		t->hz = 100;
 	t->page_kib = sysconf(_SC_PAGESIZE) / 1024;
-	cpw_waits_init(&t->waits);
+	/* t->waits: calloc's zeroes are an empty table, as cpw_waits_init() makes, without
+	 * touching the threads' records no thread has used. */
 	cpw_pidmap_init(&t->map);
 	return t;
 }

@@ -33,8 +33,10 @@
 #define CPW_WAIT_PROCS_MAX 32   /* processes kept; the rest is counted */
 #define CPW_WAIT_FNS_MAX 32     /* distinct (kind, target, Python function) kept */
 #define CPW_WAIT_FN_LEN 128     /* "qualname (file:first line)" */
-#define CPW_WAIT_THREADS_MAX 256 /* threads followed for idleness; past it the one that waited
-				  * least recently is forgotten */
+/* Threads followed for idleness; past it the one that waited least recently is forgotten.
+ * 4,096 (a JVM's or a big pool's helpers; 256 once missed idleness in any pool larger than
+ * it): 330 KiB of records, touched only as threads wait (the tree is calloc'd). */
+#define CPW_WAIT_THREADS_MAX 4096
 #define CPW_WAIT_THREAD_INDEX (2 * CPW_WAIT_THREADS_MAX) /* buckets of their index (a power of 2) */
 /* A wait is idle by design from this many samples and seconds on (the classifier's
  * thresholds table lists them: idle_thread_samples, idle_thread_s). */

@@ -23,14 +23,14 @@
 #include <string.h>
 
 /* The kinds with time, largest first. Returns how many. */
-static int kinds_by_time(const struct cpw_waits *w, int *order)
+static int kinds_by_time(const double *seconds, int *order)
 {
 	int n = 0;
 	for (int k = 0; k < CPW_WAIT_KIND_COUNT; k++) {
-		if (!(w->seconds[k] > 0))
+		if (!(seconds[k] > 0))
 			continue;
 		int i = n++;
-		while (i > 0 && w->seconds[order[i - 1]] < w->seconds[k]) {
+		while (i > 0 && seconds[order[i - 1]] < seconds[k]) {
 			order[i] = order[i - 1];
 			i--;
 		}
@@ -105,7 +105,7 @@ int cpw_waits_report_write_text(const struct cpw_waits *w, FILE *out)
 	cpw_waits_sort(sorted);
 
 	fputs("Waits (thread-seconds off the CPU, by what was waited on):\n", out);
-	int nkinds = kinds_by_time(sorted, order);
+	int nkinds = kinds_by_time(sorted->seconds, order);
 	for (int i = 0; i < nkinds; i++) {
 		int k = order[i];
 		fprintf(out, "\t%-12s %10.2f s %5.1f%%\n", cpw_wait_kind_name((enum cpw_wait_kind)k),
@@ -135,9 +135,7 @@ int cpw_waits_report_write_text(const struct cpw_waits *w, FILE *out)
 	for (size_t i = 0; i < sorted->nprocs && i < CPW_WAITS_REPORT_PROCS; i++) {
 		const struct cpw_wait_proc_time *p = &sorted->procs[i];
 		int pk[CPW_WAIT_KIND_COUNT];
-		struct cpw_waits one;
-		memcpy(one.seconds, p->seconds, sizeof(one.seconds));
-		int npk = kinds_by_time(&one, pk);
+		int npk = kinds_by_time(p->seconds, pk);
 		cpw_escape_for_terminal(p->comm, esc, sizeof(esc));
 		fprintf(out, "\tpid %d (%s): %.2f s", (int)p->pid, esc, p->total_s);
 		for (int j = 0; j < npk && j < 3; j++)
@@ -198,7 +196,7 @@ static struct json_object *kinds_json(struct cpw_json_doc *d, const struct cpw_w
 {
 	int order[CPW_WAIT_KIND_COUNT];
 	struct json_object *kinds = cpw_json_value_doc_object(d);
-	int nkinds = kinds_by_time(sorted, order);
+	int nkinds = kinds_by_time(sorted->seconds, order);
 	for (int i = 0; !d->failed && i < nkinds; i++) {
 		int k = order[i];
 		struct json_object *kind = cpw_json_value_doc_object(d);

@@ -578,6 +578,22 @@ static void test_model_idle(void)
 	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_LOCK], (CPW_WAIT_THREADS_MAX + 5) * 0.1, 1e-6);
 }
 
+/* A pool of 1,000 helper threads, each on its lock all along: every one is found idle by
+ * design (the table held 256 once, and a larger pool evicted each thread before its fifth
+ * sample: none was). */
+static void test_model_big_idle_pool(void)
+{
+	static struct cpw_waits w;
+	cpw_waits_init(&w);
+	for (int sample = 0; sample < 10; sample++)
+		for (int i = 0; i < 1000; i++)
+			add_thread_wait(&w, 10, (pid_t)(2000 + i), 7, CPW_WAIT_LOCK, "", false);
+	CU_ASSERT_EQUAL(w.nthreads, 1000);
+	CU_ASSERT_EQUAL(w.idle_threads, 1000);
+	CU_ASSERT_DOUBLE_EQUAL(w.idle_s, 1000.0, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(w.seconds[CPW_WAIT_LOCK], 0, 1e-6);
+}
+
 /* The table of threads behaves as a list in the order of their last wait: a thread that
  * waits again keeps its record (its samples go on), the one that waited least recently
  * makes room. Checked against a plain list over a long run of many threads, some of them
@@ -963,6 +979,7 @@ int main(void)
 	CU_add_test(s, "thread-seconds per kind, target, process", test_model_waits);
 	CU_add_test(s, "metrics from waits", test_metrics_from_waits);
 	CU_add_test(s, "the table of threads keeps the latest waiters", test_model_thread_table);
+	CU_add_test(s, "a pool of 1,000 helpers on their locks: each idle by design", test_model_big_idle_pool);
 #if defined(__x86_64__)
 	CU_add_test(s, "probe on fixture /proc", test_probe_fixture);
 	CU_add_test(s, "probe reads a poll's few fds", test_probe_poll);
