@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "modes/launch.h"
+#include "util/signals.h"
 #include "source/kernel/fdlimit.h"
 
 #include <errno.h>
@@ -98,13 +99,15 @@ static void child_wait_and_exec(char *const argv[], const struct cpw_cgroup_plac
 
 	/* The command gets the open-files limit it was given, not the one cperfwatch raised. */
 	cpw_fdlimit_restore();
-	/* The command gets default dispositions and an empty mask, whatever ours are. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	/* The command gets the dispositions cperfwatch was started with, whatever ours are
+	 * now: the default, or ignored where they were ignored (nohup's SIGHUP, a background
+	 * job's SIGINT and SIGQUIT; an exec keeps what is ignored and resets what is caught).
+	 * SIGCHLD is the default: a command that ignored it would find no children to wait
+	 * for. And an empty mask. */
+	static const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE };
+	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
+		signal(reset[i], cpw_signals_inherited_ignored(reset[i]) ? SIG_IGN : SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* The command dies with cperfwatch (a fault, SIGKILL), never runs on unwatched. Set

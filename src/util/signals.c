@@ -117,6 +117,15 @@ static bool inherited_ignored(int sig)
 	return sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
 }
 
+/* The signals ignored at start-up, recorded before any is changed. */
+static sigset_t ignored_at_start;
+static bool start_recorded;
+
+bool cpw_signals_inherited_ignored(int sig)
+{
+	return start_recorded && sigismember(&ignored_at_start, sig) == 1;
+}
+
 /* Catches sig (recorded and blocked outside a wait), unless mode leaves it to the
  * terminal or it was inherited ignored. */
 static void catch_stop(int sig, size_t index, enum cpw_mode mode, sigset_t *block)
@@ -135,6 +144,11 @@ void cpw_signals_install(enum cpw_mode mode)
 {
 	sigset_t block;
 
+	sigemptyset(&ignored_at_start);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && inherited_ignored(sig))
+			sigaddset(&ignored_at_start, sig);
+	start_recorded = true;
 	install_faults();
 	sigemptyset(&block);
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)

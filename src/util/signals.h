@@ -8,8 +8,8 @@
  *   SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT, the real-time signals): recorded,
  *   for the mode to act on as on SIGTERM (run mode forwards it to the command, attach mode
  *   ends the watch), and the report is written. One that cperfwatch inherited ignored
- *   stays ignored (and so for the command), but for SIGTERM, SIGHUP, and attach mode's
- *   SIGINT and SIGQUIT. Run mode ignores SIGINT and SIGQUIT: the terminal delivers them
+ *   stays ignored, but for SIGTERM, SIGHUP, and attach mode's SIGINT and SIGQUIT; the
+ *   command starts with every signal cperfwatch inherited ignored still ignored (nohup). Run mode ignores SIGINT and SIGQUIT: the terminal delivers them
  *   to the command, as GNU time does.
  * - faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS): the registered
  *   clean-ups run (the terminal is restored, a temporary -o file removed), then the signal
@@ -21,6 +21,7 @@
 #define CPW_UTIL_SIGNALS_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 #include "options.h"
 
@@ -32,6 +33,10 @@ extern volatile sig_atomic_t cpw_signals_stop;
 /* Installs the handling above for mode, and the faults' handlers. SIGCHLD wakes the loop.
  * The caught signals are blocked outside a wait (see cpw_signals_wait_mask). */
 void cpw_signals_install(enum cpw_mode mode);
+/* Whether sig was ignored when cperfwatch started (as cpw_signals_install() found it): the
+ * command is started with it ignored too (nohup's SIGHUP, a background job's SIGINT and
+ * SIGQUIT), as GNU time leaves it, whatever cperfwatch does with it itself. */
+bool cpw_signals_inherited_ignored(int sig);
 /* The next caught signal not yet taken, each one once, lowest first; 0 when there is none
  * left (cpw_signals_received is then 0). */
 int cpw_signals_take(void);

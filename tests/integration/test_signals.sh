@@ -3,7 +3,8 @@
 #  - run mode: SIGTERM and SIGHUP are passed on to the command, whose exit status is still
 #    reported; SIGINT sent to cperfwatch alone is ignored (a Ctrl-C reaches the command
 #    through the terminal's process group: the command decides), so the command carries on
-#    and the report comes when it ends;
+#    and the report comes when it ends; what cperfwatch inherited ignored (nohup's SIGHUP,
+#    a background job's SIGINT and SIGQUIT, a trap '') the command starts with ignored;
 #  - attach mode: SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGUSR1 end the watch cleanly with the report so far
 #    (valid JSON with --json), status 0, and the watched process is left alone;
 #  - the live view restores the terminal when a signal ends it;
@@ -18,7 +19,7 @@ H="$CPW_BUILDDIR/tests/integration/robust_helper"
 PY=/usr/bin/python3
 ASYNC="USR1 USR2 ALRM VTALRM PROF XCPU XFSZ STKFLT PWR IO RTMIN RTMAX"
 FAULTS="SEGV ABRT TRAP SYS BUS FPE ILL"
-N=$((23 + 12 + 7 + 1 + 4))
+N=$((23 + 12 + 7 + 1 + 4 + 3))
 plan $N
 
 [ -x "$PY" ] || missing_all "signals" python3
@@ -95,6 +96,25 @@ rc=$?
 check "run mode, the command dies of SIGTERM: status 143 ($rc)" test "$rc" = 143
 v=$(json_exit "$SCRATCH/killed.json")
 check "run mode, the command dies of SIGTERM: the report says signal 15 ($v)" test "$v" = "None 15"
+
+# --- run mode: what cperfwatch inherited ignored, the command starts with ignored ---
+# (nohup's SIGHUP, a background job's SIGINT and SIGQUIT; the command was once started with
+# each of them at its default and died of a hangup nohup had asked to ignore.)
+"$CPW" --json -o "$SCRATCH/ign.json" -- sh -c 'kill -INT $$; kill -QUIT $$; echo alive' \
+	>"$SCRATCH/ign.out" 2>/dev/null &
+wait $! # (a shell's background job: it starts with SIGINT and SIGQUIT ignored)
+rc=$?
+check "run mode, SIGINT and SIGQUIT inherited ignored (a background job): the command ignores them too (status $rc, $(cat "$SCRATCH/ign.out"))" \
+	test "$rc" = 0 -a "$(cat "$SCRATCH/ign.out")" = alive
+nohup "$CPW" -o "$SCRATCH/nohup.txt" -- sh -c 'kill -HUP $$; kill -TERM $$; echo alive' >"$SCRATCH/hup.out" 2>/dev/null </dev/null
+rc=$?
+check "run mode under nohup: the command ignores SIGHUP (status $rc, $(cat "$SCRATCH/hup.out"))" \
+	test "$rc" = 143 -a "$(cat "$SCRATCH/hup.out")" = ""
+sh -c 'trap "" HUP TERM; exec "$0" -o "$1" -- sh -c "kill -HUP \$\$; kill -TERM \$\$; echo alive"' \
+	"$CPW" "$SCRATCH/trap.txt" >"$SCRATCH/trap.out" 2>/dev/null </dev/null
+rc=$?
+check "run mode, SIGHUP and SIGTERM inherited ignored: the command ignores both (status $rc, $(cat "$SCRATCH/trap.out"))" \
+	test "$rc" = 0 -a "$(cat "$SCRATCH/trap.out")" = alive
 
 # --- run mode: every other signal that would end cperfwatch ---
 ulimit -c 0 # the faults below dump no core
