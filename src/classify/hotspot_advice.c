@@ -12,8 +12,11 @@
 #define ADVICE_MIN_SAMPLES 20
 #define ADVICE_TOP 2
 
-static const char *what_to_do(enum cpw_code_kind k)
+static const char *what_to_do(enum cpw_code_kind k, const char *file)
 {
+	/* A shared library's own code (libz, libcrypto): the time is in it, not the caller's. */
+	if (k == CPW_CODE_NATIVE && strstr(file, ".so"))
+		return "the time is in that library itself: call it less often, on less data, or with cheaper settings";
 	switch (k) {
 	case CPW_CODE_INTERPRETER:
 		return "the interpreter itself: interpreted loops; vectorise them (numpy) or move them to compiled code";
@@ -50,8 +53,13 @@ size_t cpw_hotspot_advice(const struct cpw_hotspots *h, char *buf, size_t len)
 		double pct = 100.0 * (double)top[i].self / (double)all;
 		if (named > 0 && pct < 10)
 			break;
-		int w = snprintf(buf + used, len - used, "%s%.0f%% of the CPU in %s (%s): %s", named ? "; " : "Hotspots: ",
-				 pct, top[i].name, top[i].file, what_to_do(top[i].kind));
+		/* "[libz.so.1.2.13]": a file's code that no symbol names, told as such. */
+		bool nameless = top[i].name[0] == '[' && top[i].kind != CPW_CODE_KERNEL;
+		int w = nameless ? snprintf(buf + used, len - used, "%s%.0f%% of the CPU in %s (code without symbols): %s",
+					    named ? "; " : "Hotspots: ", pct, top[i].file, what_to_do(top[i].kind, top[i].file))
+				 : snprintf(buf + used, len - used, "%s%.0f%% of the CPU in %s (%s): %s",
+					    named ? "; " : "Hotspots: ", pct, top[i].name, top[i].file,
+					    what_to_do(top[i].kind, top[i].file));
 		if (w < 0 || (size_t)w >= len - used)
 			break;
 		used += (size_t)w;

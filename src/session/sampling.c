@@ -191,7 +191,7 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 		python_notes(sp, r);
 	if (st.unreadable)
 		cpw_report_note(r, "hotspots: %llu mapped file(s) could not be read or were replaced since they "
-				"were mapped: their frames are named FILE+0xOFFSET", (unsigned long long)st.unreadable);
+				"were mapped: their frames are named [FILE]", (unsigned long long)st.unreadable);
 	if (st.lines_why)
 		cpw_report_note(r, "hotspots: source lines not read: %s (install libdw1); the functions of files "
 				"with debug information are shown with their file's name", st.lines_why);

@@ -179,7 +179,7 @@ struct cpw_hotspots *report_fixture_hotspots(void)
 					   { "<module>", "job.py", PY } } },
 		{ 11, "w<&\"x\x01y>", 200, 2, {
 			{ "fast_kernel_with_a_very_long_name_that_cannot_fit_in_its_frame_at_all", "libfast.so", NA },
-			{ "libfast.so+0x1234", "libfast.so", NA } } },
+			{ "[libfast.so]", "libfast.so", NA } } },
 		{ 11, "w<&\"x\x01y>", 97, 1, { { "jitted_loop", "[jit]", JI } } },
 		{ 11, "w<&\"x\x01y>", 2, 1, { { "\xc3\xbc" "n\xc3\xaf" "code_fn", "libfast.so", NA } } },
 		{ 10, "python3", 1, 2, { { "tiny", "job.py", PY }, { "<module>", "job.py", PY } } },

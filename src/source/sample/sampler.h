@@ -37,7 +37,7 @@ const char *cpw_sampler_code_kind_name(enum cpw_code_kind k);
 #define CPW_STACK_MAX 64
 
 struct cpw_frame {
-	const char *func; /* the symbol, or FILE+0xOFFSET where none holds the address */
+	const char *func; /* the symbol, or "[FILE]" where none holds the address */
 	const char *file; /* the file's base name ("[kernel]", "[jit]", "[unknown]") */
 	enum cpw_code_kind kind;
 };
