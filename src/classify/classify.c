@@ -327,10 +327,50 @@ static void measure_serialisation(struct ctx *c)
 	}
 }
 
+void cpw_classify_split_off_cpu(double off_s, double per_sample_s, const struct cpw_classify_off_samples *n,
+				double io_bytes, struct cpw_classify_off_split *out)
+{
+	double seen = n->disk + n->d_other + n->asleep + n->other;
+	double unseen;
+
+	out->disk = out->d_other = out->wait = 0;
+	if (!(off_s > 0) || !(per_sample_s >= 0))
+		return;
+	if (seen * per_sample_s >= off_s) {
+		/* The samples stand for more than the time off the CPU: they share it. */
+		out->disk = off_s * n->disk / seen;
+		out->d_other = off_s * n->d_other / seen;
+		out->wait = off_s - out->disk - out->d_other;
+		return;
+	}
+	out->disk = n->disk * per_sample_s;
+	out->d_other = n->d_other * per_sample_s;
+	out->wait = (n->asleep + n->other) * per_sample_s;
+	unseen = off_s - seen * per_sample_s;
+	if (cpw_known(io_bytes) && io_bytes >= cpw_threshold(CPW_T_IO_MIN_BYTES) &&
+	    n->disk >= n->d_other + n->asleep + n->other) {
+		out->disk += unseen;
+	} else if (seen > 0) {
+		out->disk += unseen * n->disk / seen;
+		out->d_other += unseen * n->d_other / seen;
+		out->wait += unseen * (n->asleep + n->other) / seen;
+	}
+}
+
 static void measure_io(struct ctx *c)
 {
 	const struct cpw_metrics *m = c->m;
 	double blocks = ((double)m->fs_inputs + (double)m->fs_outputs) * 512.0;
+
+	c->io_bytes = NAN;
+	c->io_src = SRC_PROC_IO;
+	if (cpw_known(m->read_bytes) || cpw_known(m->write_bytes))
+		c->io_bytes = known_or(m->read_bytes, 0) + known_or(m->write_bytes, 0);
+	/* rusage blocks count what /proc/PID/io of reaped children no longer shows. */
+	if (blocks > 0 && !(c->io_bytes >= blocks)) {
+		c->io_bytes = blocks;
+		c->io_src = SRC_RUSAGE " (ru_inblock, ru_oublock)";
+	}
 
 	if (m->delayacct_on && cpw_known(m->blkio_delay_s)) {
 		c->disk = m->blkio_delay_s;
@@ -345,42 +385,41 @@ static void measure_io(struct ctx *c)
 	/* When the sampler shares a CPU with the tree, it mostly sees the tree's threads when
 	 * they are runnable, so sampled R overstates CPU and sampled D understates the disk.
 	 * schedstat's on-CPU and run-queue times are exact: the rest of the lifetime is off
-	 * the CPU, and the off-CPU samples (D, S, other) only have to split it. */
+	 * the CPU, and the off-CPU samples (D, S, other) only have to split it; what they did
+	 * not catch is the disk's where the tree moved storage bytes and was seen waiting on
+	 * nothing else more than on the disk (cpw_classify_split_off_cpu). */
 	/* A thread waiting for a child (a shell, make, a Python parent) is held up by that
 	 * child, whose own time is counted: its sleep is taken out of both the off-CPU time
 	 * and the samples that split it, or a parent asleep all the run would dilute its
 	 * child's disk wait (the wait analysis measures it; 0 without). */
 	double child_wait = cpw_known(m->wait_child_s) && m->wait_child_s > 0 ? m->wait_child_s : 0;
-	double child_samples = c->lifetime > 0 ? child_wait * (double)m->thread_samples / c->lifetime : 0;
+	double per_sample = c->lifetime / (double)m->thread_samples;
+	double child_samples = per_sample > 0 ? child_wait / per_sample : 0;
 	double sleeping = (double)m->st_sleeping > child_samples ? (double)m->st_sleeping - child_samples : 0;
-	double off_samples = (double)(m->st_disk_wait + m->st_d_other + m->st_other) + sleeping;
-	if (c->disk_sampled && off_samples > 0 && cpw_known(m->oncpu_s) && cpw_known(m->runq_wait_s)) {
-		double off_cpu = c->lifetime - m->oncpu_s - m->runq_wait_s - child_wait;
-		if (off_cpu > 0) {
-			double disk = off_cpu * (double)m->st_disk_wait / off_samples;
-			double dother = off_cpu * (double)m->st_d_other / off_samples;
-			if (disk > c->disk) {
-				c->disk = disk;
-				c->disk_src = SRC_SAMPLED_SPLIT;
-			}
-			if (dother > c->dother)
-				c->dother = dother;
+	/* The child waits add each sample's interval, the lifetime the mean over the samples:
+	 * less than half a sample left over is that rounding, no thread asleep. */
+	if (sleeping < 0.5)
+		sleeping = 0;
+	if (c->disk_sampled && cpw_known(m->oncpu_s) && cpw_known(m->runq_wait_s)) {
+		struct cpw_classify_off_samples n = {
+			.disk = (double)m->st_disk_wait, .d_other = (double)m->st_d_other,
+			.asleep = sleeping, .other = (double)m->st_other,
+		};
+		struct cpw_classify_off_split split;
+
+		cpw_classify_split_off_cpu(c->lifetime - m->oncpu_s - m->runq_wait_s - child_wait, per_sample, &n,
+					   c->io_bytes, &split);
+		if (split.disk > c->disk) {
+			c->disk = split.disk;
+			c->disk_src = SRC_SAMPLED_SPLIT;
 		}
+		if (split.d_other > c->dother)
+			c->dother = split.d_other;
 	}
 	/* The cgroup's io.pressure counts the time some task of the tree waited for IO: an
 	 * exact clock. System-wide pressure would count other programs too. */
 	c->disk_corroborated = c->disk_sampled && m->psi_from_cgroup && cpw_known(m->psi_io_some_s) &&
 		c->disk > 0 && m->psi_io_some_s >= 0.5 * cpw_min(c->disk, c->wall);
-
-	c->io_bytes = NAN;
-	c->io_src = SRC_PROC_IO;
-	if (cpw_known(m->read_bytes) || cpw_known(m->write_bytes))
-		c->io_bytes = known_or(m->read_bytes, 0) + known_or(m->write_bytes, 0);
-	/* rusage blocks count what /proc/PID/io of reaped children no longer shows. */
-	if (blocks > 0 && !(c->io_bytes >= blocks)) {
-		c->io_bytes = blocks;
-		c->io_src = SRC_RUSAGE " (ru_inblock, ru_oublock)";
-	}
 }
 
 static void measure_memory(struct ctx *c)

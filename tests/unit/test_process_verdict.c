@@ -454,6 +454,114 @@ static void test_guard_advice(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "parallelise (threads, processes, make -j)"));
 }
 
+/* dd with O_DIRECT as six real runs of `sh -c "dd if=big.dat of=/dev/null bs=4k
+ * count=40000 iflag=direct"` left it (their JSON reports, on the project's 2-CPU VM with
+ * other sessions' builds beside them): its life, user and system seconds, run-queue wait,
+ * bytes read and the disk waits the probe caught. Its 4 KiB reads block ~50 us each and
+ * are seldom caught in D: the probe found 0.30-2.63 s of disk waits, and the verdicts were
+ * cpu-bound, mixed and io-bound by chance. Its time off the CPU is exact (its life less
+ * its CPU and run-queue time): the first three runs, on the host as it was, are io-bound,
+ * the last three, beside `stress-ng --cpu 1 --cpu-load 30`, queued for a CPU 41-47% of
+ * their lives, cpu-starved. */
+static const struct dd_run {
+	double from, to, user, sys, runq, bytes, disk;
+	enum cpw_class cls;
+} dd_runs[] = {
+	{ 0.0019, 1.8989, 0.0148, 0.6868, 0.0365, 152686592, 0.2999, CPW_CLASS_IO_BOUND },   /* was cpu-bound */
+	{ 0.1044, 1.7414, 0.0170, 0.7521, 0.0313, 161325056, 0.7046, CPW_CLASS_IO_BOUND },   /* was mixed */
+	{ 0.1043, 3.6162, 0.0096, 0.8512, 0.1092, 162807808, 2.0002, CPW_CLASS_IO_BOUND },
+	{ 0.0074, 4.7706, 0.0561, 1.0980, 1.9406, 163594240, 2.6324, CPW_CLASS_CPU_STARVED }, /* was mixed */
+	{ 0.0031, 5.6761, 0.0777, 1.1524, 2.6600, 162000896, 1.7063, CPW_CLASS_CPU_STARVED },
+	{ 0.1540, 5.4014, 0.0413, 1.1699, 2.4640, 161931264, 0.8302, CPW_CLASS_CPU_STARVED },
+};
+
+static void dd_run(const struct dd_run *r, struct cpw_proc procs[2], struct cpw_waits *w)
+{
+	procs[0] = proc(100, "sh", 0.0, r->to, 0.0, 0.001, 0);
+	procs[1] = proc(101, "dd", r->from, r->to, r->user, r->sys, r->runq);
+	procs[1].ppid = 100;
+	procs[1].read_bytes = r->bytes;
+	procs[1].reaped = true;           /* its exit record's end */
+	procs[1].last_seen_s = r->to - 0.06; /* the last sample that found it */
+	cpw_waits_init(w);
+	w->probed = true;
+	wait_for(w, 100, "sh", CPW_WAIT_CHILD, r->to - 0.01, NULL);
+	if (r->disk > 0)
+		wait_for(w, 101, "dd", CPW_WAIT_DISK, r->disk, "/tmp/big.dat");
+}
+
+/* dd's verdict in the tree built by dd_run() (and changed since). */
+static const struct cpw_proc_verdict *judge_dd(const struct dd_run *r, const struct cpw_proc procs[2],
+					       const struct cpw_waits *w, struct cpw_proc_verdicts *pvs)
+{
+	judge(procs, 2, w, r->to, pvs);
+	return find(pvs, 101);
+}
+
+static void test_dd_direct_recorded(void)
+{
+	struct cpw_proc procs[2];
+	struct cpw_waits w;
+	struct cpw_proc_verdicts pvs;
+	const struct cpw_proc_verdict *dd;
+
+	for (size_t i = 0; i < sizeof dd_runs / sizeof dd_runs[0]; i++) {
+		dd_run(&dd_runs[i], procs, &w);
+		dd = judge_dd(&dd_runs[i], procs, &w, &pvs);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(dd);
+		CU_ASSERT_EQUAL(dd->cls, dd_runs[i].cls);
+		if (dd->cls != dd_runs[i].cls)
+			fprintf(stderr, "# dd run %zu: %s, cpu %.2f runq %.2f disk %.2f\n", i + 1,
+				cpw_verdict_class_name(dd->cls), dd->cpu_share, dd->runq_share, dd->disk_share);
+		/* Its lanes add up to its life: none of it left out, none counted twice. */
+		CU_ASSERT_DOUBLE_EQUAL(dd->cpu_share + dd->runq_share + dd->disk_share, 1.0, 1e-6);
+	}
+	/* The first run: 61% of its life off the CPU, in its finding. */
+	dd_run(&dd_runs[0], procs, &w);
+	dd = judge_dd(&dd_runs[0], procs, &w, &pvs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dd);
+	CU_ASSERT_PTR_NOT_NULL(strstr(dd->finding, "reads 146 MiB of /tmp/big.dat, 61% of its time waiting for the disk"));
+}
+
+/* The time off the CPU the probe did not catch goes to the disk only where it is the disk's:
+ * storage bytes moved, and no other wait probed longer than the disk's; a process with
+ * several threads keeps what was probed. */
+static void test_unseen_off_cpu(void)
+{
+	const struct dd_run *first = &dd_runs[0], *loaded = &dd_runs[3];
+	struct cpw_proc procs[2];
+	struct cpw_waits w;
+	struct cpw_proc_verdicts pvs;
+	const struct cpw_proc_verdict *dd;
+
+	/* No storage traffic (a read from the page cache): on a CPU, as probed. */
+	dd_run(first, procs, &w);
+	procs[1].read_bytes = 0;
+	dd = judge_dd(first, procs, &w, &pvs);
+	CU_ASSERT(dd && dd->cls == CPW_CLASS_CPU_BOUND);
+	/* Probed waiting on a pipe longer than on the disk: the rest is nobody's. */
+	dd_run(first, procs, &w);
+	wait_for(&w, 101, "dd", CPW_WAIT_PIPE, 0.4, NULL);
+	dd = judge_dd(first, procs, &w, &pvs);
+	CU_ASSERT(dd && dd->disk_share < 0.3);
+	/* No wait probed at all, yet 146 MiB read: its time off the CPU is the disk's. */
+	dd_run(first, procs, &w);
+	w.procs[1].seconds[CPW_WAIT_DISK] = w.procs[1].total_s = 0;
+	dd = judge_dd(first, procs, &w, &pvs);
+	CU_ASSERT(dd && dd->cls == CPW_CLASS_IO_BOUND);
+	/* Several threads: their lives are not kept, so what was probed stands. */
+	dd_run(first, procs, &w);
+	procs[1].max_threads = 2;
+	dd = judge_dd(first, procs, &w, &pvs);
+	CU_ASSERT(dd && dd->cls == CPW_CLASS_CPU_BOUND);
+	/* Probed waits past its time off the CPU (each stands for a whole interval) are scaled
+	 * down to it: the fourth run's 2.63 s of disk waits in 1.67 s off the CPU. */
+	dd_run(loaded, procs, &w);
+	dd = judge_dd(loaded, procs, &w, &pvs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dd);
+	CU_ASSERT_DOUBLE_EQUAL(dd->disk_share, (4.7632 - 1.1541 - 1.9406) / 4.7632, 0.01);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -470,5 +578,7 @@ int main(void)
 	CU_add_test(s, "memory matters; too short is unknown", test_memory_and_short);
 	CU_add_test(s, "many equal processes", test_left_out);
 	CU_add_test(s, "the tree's advice holds for every process", test_guard_advice);
+	CU_add_test(s, "dd with O_DIRECT: six recorded runs", test_dd_direct_recorded);
+	CU_add_test(s, "time off the CPU the probe did not catch", test_unseen_off_cpu);
 	return cpw_cunit_run_tap();
 }
