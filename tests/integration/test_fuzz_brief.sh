@@ -10,7 +10,7 @@
 # Longer runs: contrib/fuzz.sh 300.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits outname merge elf perfmap drm proc_events"
+TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits outname merge elf perfmap drm proc_events pyframes"
 set -- $TARGETS
 plan $(($# * 2))
 
