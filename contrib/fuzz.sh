@@ -6,7 +6,7 @@
 #
 #   contrib/fuzz.sh [OPTIONS] [SECONDS [TARGET...]]
 #     SECONDS            fuzzing time per target (default 60); 0 only replays the corpus
-#     TARGET             stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits merge outname elf perfmap drm proc_events
+#     TARGET             stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits merge outname elf perfmap drm proc_events pyframes
 #                        (default: all)
 #     -b DIR             build and work in DIR (kept); default a temporary directory
 #     -s DIR             keep crashers under DIR/TARGET/ instead of the source tree
@@ -20,7 +20,7 @@
 # stay small and reviewed. To keep a useful one, copy it into tests/fuzz/corpus/TARGET/.
 set -u
 
-ALL_TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits outname merge elf perfmap drm proc_events"
+ALL_TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits outname merge elf perfmap drm proc_events pyframes"
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 CLANG=${CLANG:-clang}
 build_dir=
@@ -77,7 +77,8 @@ PARSERS="src/source/proc/proc_parse.c src/util/escape.c src/source/kernel/psi.c 
 	src/source/elf/elf_symbols.c src/source/elf/perf_map.c src/source/sample/sample_parse.c
 	src/source/sample/sample_maps.c src/source/sample/kallsyms.c src/source/elf/elf_file.c
 	src/source/elf/dwarf_lines.c
-	src/source/gpu/drm_fdinfo.c src/source/kernel/proc_events_parse.c"
+	src/source/gpu/drm_fdinfo.c src/source/kernel/proc_events_parse.c
+	src/source/python/python_frames.c src/source/python/python_layout.c"
 # The merge reader parses with json-c.
 JSONC_LIBS=$(pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 CFLAGS_FUZZ="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"

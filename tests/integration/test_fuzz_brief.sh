@@ -12,7 +12,7 @@
 # Longer runs: contrib/fuzz.sh 300.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
-TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits outname merge elf perfmap drm proc_events"
+TARGETS="stat schedstat status io pidlist psi vmstat taskstats cgroup escape waits outname merge elf perfmap drm proc_events pyframes"
 set -- $TARGETS
 # contrib/fuzz.sh builds its targets with clang's ASan+UBSan from the sources, whatever this
 # build is: the same fuzzing in the --enable-asan build's run would repeat the plain one's

@@ -3,7 +3,9 @@
  * and 3.12 (the figures offsetof() gives on their Include/internal headers), the
  * _Py_DebugOffsets of 3.13 read from a buffer built as 3.13 lays it out (and every way it
  * can be refused: cookie, version, cut short, an offset outside its structure), the version
- * and string-state decoding, and the ELF lookup of data symbols the reader starts from.
+ * and string-state decoding, the ELF lookup of data symbols the reader starts from, and the
+ * frame chain parsed from a window of memory built as 3.11 lays its frames out (the pieces
+ * a window is read in, what a partial read leaves, torn chains, random bytes).
  */
 #include <CUnit/CUnit.h>
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "source/elf/elf_symbols.h"
+#include "source/python/python_frames.h"
 #include "source/python/python_layout.h"
 #include "cunit_tap.h"
 
@@ -180,6 +183,150 @@ static void test_elf_wanted(void)
 	munmap((void *)(uintptr_t)buf, len);
 }
 
+static void test_frames_plan(void)
+{
+	struct cpw_py_piece p[CPW_PY_WINDOW_PIECES];
+	uint64_t base = 0;
+	/* The frame's page whole first, then each page below. */
+	size_t n = cpw_python_frames_plan(0x7f0000003010, 72, 0, &base, p);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT_EQUAL(p[0].addr, 0x7f0000003000);
+	CU_ASSERT_EQUAL(p[0].len, 4096);
+	CU_ASSERT_EQUAL(p[1].addr, 0x7f0000002000);
+	CU_ASSERT_EQUAL(p[1].len, 4096);
+	CU_ASSERT_EQUAL(p[2].addr, 0x7f0000001000);
+	CU_ASSERT_EQUAL(base, 0x7f0000001000);
+	/* A frame across a page's end: its first piece is both pages. */
+	CU_ASSERT_EQUAL(cpw_python_frames_plan(0x7f0000003ff0, 72, 0, &base, p), 3);
+	CU_ASSERT_EQUAL(p[0].addr, 0x7f0000003000);
+	CU_ASSERT_EQUAL(p[0].len, 8192);
+	/* Down to lo's page only (the frames the last reading found), never above the frame. */
+	CU_ASSERT_EQUAL(cpw_python_frames_plan(0x7f0000003010, 72, 0x7f0000003008, &base, p), 1);
+	CU_ASSERT_EQUAL(base, 0x7f0000003000);
+	CU_ASSERT_EQUAL(cpw_python_frames_plan(0x7f0000003010, 72, 0x7f0000002ff8, &base, p), 2);
+	CU_ASSERT_EQUAL(base, 0x7f0000002000);
+	CU_ASSERT_EQUAL(cpw_python_frames_plan(0x7f0000013010, 72, 0x7f0000001000, &base, p), 3); /* at most */
+	CU_ASSERT_EQUAL(cpw_python_frames_plan(0x7f0000003010, 72, 0x7f0000009000, &base, p), 3); /* above: ignored */
+	/* Never the first page. */
+	CU_ASSERT_EQUAL(cpw_python_frames_plan(0x1010, 72, 0, &base, p), 1);
+	CU_ASSERT_EQUAL(base, 0x1000);
+	CU_ASSERT_EQUAL(cpw_python_frames_plan(0x2010, 72, 0, &base, p), 2);
+	CU_ASSERT_EQUAL(base, 0x1000);
+
+	/* What a read of got bytes leaves: whole pieces, from the frame's down. */
+	n = cpw_python_frames_plan(0x7f0000003010, 72, 0, &base, p);
+	uint8_t buf[CPW_PY_WINDOW_MAX];
+	struct cpw_py_window w = { 0, buf, 0 };
+	CU_ASSERT_TRUE(cpw_python_frames_window(p, n, base, 3 * 4096, &w));
+	CU_ASSERT_EQUAL(w.base, 0x7f0000001000);
+	CU_ASSERT_EQUAL(w.len, 3 * 4096);
+	CU_ASSERT_PTR_EQUAL(w.buf, buf);
+	w = (struct cpw_py_window){ 0, buf, 0 };
+	CU_ASSERT_TRUE(cpw_python_frames_window(p, n, base, 2 * 4096 + 100, &w)); /* the last page unmapped */
+	CU_ASSERT_EQUAL(w.base, 0x7f0000002000);
+	CU_ASSERT_EQUAL(w.len, 2 * 4096);
+	CU_ASSERT_PTR_EQUAL(w.buf, buf + 0x1000);
+	w = (struct cpw_py_window){ 0, buf, 0 };
+	CU_ASSERT_TRUE(cpw_python_frames_window(p, n, base, 4096, &w)); /* only the frame's page */
+	CU_ASSERT_EQUAL(w.base, 0x7f0000003000);
+	CU_ASSERT_EQUAL(w.len, 4096);
+	CU_ASSERT_PTR_EQUAL(w.buf, buf + 0x2000);
+	CU_ASSERT_FALSE(cpw_python_frames_window(p, n, base, 4095, &w)); /* the frame's page cut */
+	CU_ASSERT_FALSE(cpw_python_frames_window(p, n, base, 0, &w));
+}
+
+/* A frame laid out as 3.11 does, at addr in a window buffer starting at base. */
+static void put_frame(uint8_t *buf, uint64_t base, const struct cpw_py_layout *l, uint64_t addr, uint64_t code,
+		      uint64_t previous, uint8_t owner)
+{
+	uint8_t *f = buf + (addr - base);
+	memcpy(f + l->frame_code, &code, 8);
+	memcpy(f + l->frame_previous, &previous, 8);
+	f[l->frame_owner] = owner;
+}
+
+static void test_frames_walk(void)
+{
+	struct cpw_py_layout l;
+	char why[200];
+	CU_ASSERT_TRUE_FATAL(cpw_python_layout_for(3, 11, &l, why, sizeof(why)));
+	enum { LEN = 3 * 4096 };
+	static uint8_t buf[LEN];
+	const uint64_t B = 0x7f0000001000, F1 = B + 0x2800, F2 = B + 0x2400, F3 = B + 0x100, OUT = 0x7f00000f0000;
+	memset(buf, 0, sizeof(buf));
+	put_frame(buf, B, &l, F1, 0x1111110, F2, 0);                         /* the innermost */
+	put_frame(buf, B, &l, F2, 0x2222220, F3, 0);
+	put_frame(buf, B, &l, F3, 0x3333330, OUT, CPW_PY_FRAME_OWNED_BY_CSTACK); /* an entry shim */
+	struct cpw_py_window w = { B, buf, LEN };
+	struct cpw_py_frame_rec r[8];
+	uint64_t f = F1;
+	/* Every frame in the window, then the one outside is left to read. */
+	CU_ASSERT_EQUAL_FATAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), 3);
+	CU_ASSERT_EQUAL(f, OUT);
+	CU_ASSERT_EQUAL(r[0].addr, F1);
+	CU_ASSERT_EQUAL(r[0].code, 0x1111110);
+	CU_ASSERT_EQUAL(r[0].previous, F2);
+	CU_ASSERT_EQUAL(r[1].code, 0x2222220);
+	CU_ASSERT_EQUAL(r[2].owner, CPW_PY_FRAME_OWNED_BY_CSTACK);
+	/* At most max records; none past the want-th Python function (a shim does not count). */
+	f = F1;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 2, 48), 2);
+	CU_ASSERT_EQUAL(f, F3);
+	f = F1;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 1), 1);
+	CU_ASSERT_EQUAL(f, F2);
+	f = F3;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 1), 1); /* the shim, then out */
+	CU_ASSERT_EQUAL(f, OUT);
+	/* The chain's end. */
+	put_frame(buf, B, &l, F3, 0x3333330, 0, 0);
+	f = F1;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), 3);
+	CU_ASSERT_EQUAL(f, 0);
+	/* A frame not whole in the window: none taken, left to read. */
+	f = B + LEN - l.frame_size + 8;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), 0);
+	CU_ASSERT_EQUAL(f, B + LEN - l.frame_size + 8);
+	f = B - 4096;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), 0);
+	f = B + LEN - l.frame_size; /* whole, at the very end */
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), 1);
+	/* Torn: an owner out of range, a frame its own caller, a caller misaligned or in the
+	 * kernel's half. */
+	put_frame(buf, B, &l, F2, 0x2222220, F3, 9);
+	f = F1;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), -1);
+	put_frame(buf, B, &l, F2, 0x2222220, F2, 0);
+	f = F1;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), -1);
+	put_frame(buf, B, &l, F2, 0x2222220, F3 + 4, 0);
+	f = F1;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), -1);
+	put_frame(buf, B, &l, F2, 0x2222220, 0xffff800000001000ull, 0);
+	f = F1;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), -1);
+	/* A cycle through two frames ends at max. */
+	put_frame(buf, B, &l, F2, 0x2222220, F1, 0);
+	f = F1;
+	CU_ASSERT_EQUAL(cpw_python_frames_walk(&l, &w, &f, r, 8, 48), 8);
+	/* Random bytes: bounded, in the window, never past max. */
+	srand(26);
+	for (int round = 0; round < 2000; round++) {
+		for (size_t i = 0; i < sizeof(buf); i++)
+			buf[i] = (uint8_t)(rand() & 0xff);
+		for (int k = 0; k < 64; k++) { /* pointers into the window, so that chains form */
+			uint64_t a = B + ((uint64_t)rand() % (LEN / 8)) * 8, p = B + ((uint64_t)rand() % (LEN / 8)) * 8;
+			if (a + 16 <= B + LEN)
+				memcpy(buf + (a - B), &p, 8);
+		}
+		f = B + ((uint64_t)rand() % (LEN / 8)) * 8;
+		int n = cpw_python_frames_walk(&l, &w, &f, r, 8, 1 + rand() % 8);
+		CU_ASSERT_TRUE(n >= -1 && n <= 8);
+		for (int i = 0; i < n; i++)
+			CU_ASSERT_TRUE(r[i].addr >= B && r[i].addr + l.frame_size <= B + LEN);
+	}
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -189,5 +336,9 @@ int main(void)
 	CU_add_test(s, "_Py_DebugOffsets: 3.13 read, another version or garbage refused", test_debug_offsets);
 	CU_add_test(s, "version and string state decoded", test_version_and_strings);
 	CU_add_test(s, "elf: data symbols found by name, load bias, truncations in bounds", test_elf_wanted);
+	CU_add_test(s, "frames: a window read in whole pages down from the frame's; what a partial read leaves",
+		    test_frames_plan);
+	CU_add_test(s, "frames: a chain walked in a window (3.11's layout), shims, ends, torn, random bytes",
+		    test_frames_walk);
 	return cpw_cunit_run_tap();
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "source/elf/elf_file.h"
+#include "source/python/python_frames.h"
 #include "source/python/python_layout.h"
 
 #define PROCS_MAX 64
@@ -68,6 +69,9 @@ struct pythread {
 	int fd;               /* its schedstat, kept open; -1 where none is (see fds_max) */
 	bool by_path;         /* no descriptor kept: its schedstat is opened when read */
 	uint64_t ran_ns;
+	bool ran_known;       /* ran_ns was read at the last look (not taken on trust) */
+	uint8_t streak;       /* looks in a row that found it ran (at most RUN_STREAK) */
+	uint8_t unchecked;    /* looks since schedstat was last read */
 	uint64_t tstate;      /* its PyThreadState (0: not listed yet) */
 	uint64_t read_ns;     /* its run time (schedstat) when the newest reading was taken */
 	bool have_read;       /* read_ns is set: ring[head - 1] is that reading */
@@ -80,6 +84,10 @@ struct pythread {
 	unsigned head, count;
 	struct reading *ring; /* RING readings, made at the first (a thread only seen waiting
 			       * never needs them) */
+	/* Where its last reading found its stack (0: nowhere): read ahead at the next. */
+	uint64_t g_cframe, g_frame, g_lo; /* g_lo: the lowest frame its window held */
+	uint8_t g_ncodes;
+	uint64_t g_code[PY_DEPTH];
 };
 
 struct pyfn {
@@ -122,6 +130,10 @@ struct cpw_python_stacks {
 	 * open-files limit leaves past 128 (the tree's reader keeps its own): 200 waiting
 	 * threads under a limit of 40 had taken every descriptor the reader needed. */
 	size_t fds_kept, fds_max;
+	/* What a stack's reads copy into (read under the lock): the window read ahead and the
+	 * one walked, the code objects read ahead and those read after. */
+	uint8_t win_ahead[CPW_PY_WINDOW_MAX], win_walk[CPW_PY_WINDOW_MAX];
+	uint8_t codes_ahead[PY_DEPTH * BLOCK_MAX], codes_read[PY_DEPTH * BLOCK_MAX];
 };
 
 static double mono_now(void)
@@ -335,7 +347,7 @@ static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
 
 static bool plausible(uint64_t p)
 {
-	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+	return cpw_python_frames_plausible(p);
 }
 
 /* A compact ASCII string object at p, copied into out (cap bytes with the NUL). */
@@ -395,16 +407,21 @@ static uint16_t intern_fn(struct cpw_python_stacks *ps, const char *name, const 
 	return 0;
 }
 
-/* The function of the code object at code: 0 and *fn, or -errno (-EFAULT: not a code object). */
-static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint16_t *fn)
+/* The function of the code object at code, whose code_size bytes are in b where the caller
+ * read them (NULL: read here): 0 and *fn, or -errno (-EFAULT: not a code object). */
+static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, const uint8_t *b,
+		   uint16_t *fn)
 {
 	const struct cpw_py_layout *l = &pr->l;
-	uint8_t b[BLOCK_MAX];
+	uint8_t own[BLOCK_MAX];
 	if (!plausible(code))
 		return -EFAULT;
-	int rc = rd(pr->pid, code, b, l->code_size);
-	if (rc < 0)
-		return rc;
+	if (!b) {
+		int rc = rd(pr->pid, code, own, l->code_size);
+		if (rc < 0)
+			return rc;
+		b = own;
+	}
 	if (u64_at(b, l->ob_type) != pr->code_type)
 		return -EFAULT;
 	uint64_t name_p = u64_at(b, l->code_qualname), file_p = u64_at(b, l->code_filename);
@@ -412,12 +429,16 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 	memcpy(&first, b + l->code_firstlineno, sizeof(first));
 	if (first < 0 || first > 10000000)
 		return -EFAULT;
-	struct code_ent *c = &ps->code[(code >> 4) % CODE_CACHE];
+	/* The pid in the slot's hash: a pool's workers, forked, hold their code objects at the
+	 * same addresses, and one slot for all of them had each evict the others' names. */
+	struct code_ent *c = &ps->code[((code >> 4) ^ ((uint64_t)(uint32_t)pr->pid * 0x9E3779B97F4A7C15ull >> 40)) %
+				       CODE_CACHE];
 	if (c->addr == code && c->pid == pr->pid && c->name_p == name_p && c->file_p == file_p && c->first == first) {
 		*fn = c->fn;
 		return 0;
 	}
 	char name[NAME_LEN], file[1024], where[FILE_LEN];
+	int rc;
 	if ((rc = read_str(pr, name_p, name, sizeof(name))) < 0 || (rc = read_str(pr, file_p, file, sizeof(file))) < 0)
 		return rc;
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
@@ -427,33 +448,125 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 	return 0;
 }
 
-/* One thread's frame chain from frame, leaf first, at most depth Python frames. 0, or
- * -errno (-EFAULT: torn). */
-static int walk(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t frame, struct reading *r,
-		int depth)
+/* Reads the window of frame memory under frame (python_frames.h) into buf: 0 and w, or
+ * -errno (-EFAULT: the frame itself could not be read). One process_vm_readv. */
+static int read_window(pid_t pid, uint64_t frame, uint64_t frame_size, uint8_t *buf, struct cpw_py_window *w)
 {
-	const struct cpw_py_layout *l = &pr->l;
-	r->n = 0;
-	for (int steps = 0; frame && steps < 2 * PY_DEPTH && r->n < depth; steps++) {
-		uint8_t b[BLOCK_MAX];
-		if (!plausible(frame))
-			return -EFAULT;
-		int rc = rd(pr->pid, frame, b, l->frame_size);
+	struct cpw_py_piece pieces[CPW_PY_WINDOW_PIECES];
+	uint64_t base;
+	size_t n = cpw_python_frames_plan(frame, frame_size, 0, &base, pieces);
+	struct iovec local[CPW_PY_WINDOW_PIECES], remote[CPW_PY_WINDOW_PIECES];
+	for (size_t i = 0; i < n; i++) {
+		local[i] = (struct iovec){ buf + (pieces[i].addr - base), pieces[i].len };
+		remote[i] = (struct iovec){ (void *)(uintptr_t)pieces[i].addr, pieces[i].len };
+	}
+	ssize_t got = process_vm_readv(pid, local, n, remote, n, 0);
+	if (got < 0)
+		return -errno;
+	w->buf = buf;
+	return cpw_python_frames_window(pieces, n, base, (size_t)got, w) ? 0 : -EFAULT;
+}
+
+/* What a thread's reading took ahead, in the process_vm_readv that read its thread state:
+ * the window under the frame its last reading started from, and that reading's code
+ * objects (struct pythread's guess). */
+struct ahead {
+	struct cpw_py_window w; /* len 0: none */
+	int ncodes;
+	uint64_t code[PY_DEPTH];
+	const uint8_t *bytes[PY_DEPTH];
+};
+
+/* The functions of the code objects codes[0, n) into fn: those read ahead from there, the
+ * rest in one process_vm_readv (one read each of those it did not reach). 0, or -errno
+ * (-EFAULT: one is not a code object). */
+static int codes_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, const uint64_t *codes, int n,
+		    const struct ahead *ah, uint16_t *fn)
+{
+	_Static_assert(PY_DEPTH <= 1024, "one iovec per code object (IOV_MAX)");
+	uint64_t size = pr->l.code_size;
+	uint8_t *buf = ps->codes_read;
+	struct iovec local[PY_DEPTH], remote[PY_DEPTH];
+	const uint8_t *bytes[PY_DEPTH];
+	int uniq[PY_DEPTH], nu = 0; /* each distinct object once: recursion reads its code once */
+	int slot[PY_DEPTH], nread = 0;
+	for (int i = 0; i < n; i++) {
+		int j = 0;
+		while (j < nu && codes[uniq[j]] != codes[i])
+			j++;
+		slot[i] = j;
+		if (j < nu)
+			continue;
+		uniq[nu] = i;
+		bytes[nu] = NULL;
+		for (int k = 0; ah && k < ah->ncodes && !bytes[nu]; k++)
+			if (ah->code[k] == codes[i])
+				bytes[nu] = ah->bytes[k];
+		/* An implausible address is not read (code_fn refuses it); the batch reads the
+		 * others, in order, so that what it copied is known whole. */
+		if (!bytes[nu] && plausible(codes[i])) {
+			local[nread] = (struct iovec){ buf + (size_t)nread * size, size };
+			remote[nread] = (struct iovec){ (void *)(uintptr_t)codes[i], size };
+			nread++;
+		}
+		nu++;
+	}
+	ssize_t got = nread ? process_vm_readv(pr->pid, local, (unsigned long)nread, remote, (unsigned long)nread, 0) : 0;
+	if (got < 0 && (errno == ESRCH || errno == EPERM))
+		return -errno;
+	size_t whole = got > 0 ? (size_t)got / size : 0;
+	for (int j = 0, k = 0; j < nu; j++) {
+		if (bytes[j] || !plausible(codes[uniq[j]]))
+			continue;
+		bytes[j] = (size_t)k < whole ? buf + (size_t)k * size : NULL; /* NULL: code_fn reads it */
+		k++;
+	}
+	for (int i = 0; i < n; i++) {
+		int rc = code_fn(ps, pr, codes[i], bytes[slot[i]], &fn[i]);
 		if (rc < 0)
 			return rc;
-		uint8_t owner = b[l->frame_owner];
-		if (owner > CPW_PY_FRAME_OWNED_BY_CSTACK)
-			return -EFAULT;
-		uint64_t prev = u64_at(b, l->frame_previous);
-		if (prev == frame)
-			return -EFAULT;
-		if (owner != CPW_PY_FRAME_OWNED_BY_CSTACK) {
-			if ((rc = code_fn(ps, pr, u64_at(b, l->frame_code), &r->fn[r->n])) < 0)
-				return rc;
-			r->n++;
-		}
-		frame = prev;
 	}
+	return 0;
+}
+
+/* One thread's frame chain from frame, leaf first, at most depth Python frames: the frames
+ * read a window at a time (from ah where it holds them), then their code objects at once
+ * (those ah holds from there); their code objects into codes, r->n of them, and into *lo
+ * the lowest frame the innermost frame's window held. 0, or -errno (-EFAULT: torn). */
+static int walk(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t frame, struct reading *r,
+		int depth, const struct ahead *ah, uint64_t *codes, uint64_t *lo)
+{
+	*lo = frame;
+	const struct cpw_py_layout *l = &pr->l;
+	int nc = 0;
+	r->n = 0;
+	for (int steps = 0; frame && steps < 2 * PY_DEPTH && nc < depth;) {
+		struct cpw_py_window w;
+		if (!plausible(frame))
+			return -EFAULT;
+		if (ah && cpw_python_frames_in_window(&ah->w, frame, l->frame_size)) {
+			w = ah->w;
+		} else {
+			int rc = read_window(pr->pid, frame, l->frame_size, ps->win_walk, &w);
+			if (rc < 0)
+				return rc;
+		}
+		struct cpw_py_frame_rec recs[2 * PY_DEPTH];
+		int got = cpw_python_frames_walk(l, &w, &frame, recs, 2 * PY_DEPTH - steps, depth - nc);
+		if (got <= 0)
+			return -EFAULT; /* torn (the window holds the frame read: at least it) */
+		for (int i = 0; i < got; i++) {
+			if (recs[i].owner != CPW_PY_FRAME_OWNED_BY_CSTACK)
+				codes[nc++] = recs[i].code;
+			if (steps == 0 && recs[i].addr < *lo)
+				*lo = recs[i].addr;
+		}
+		steps += got;
+	}
+	int rc = codes_fn(ps, pr, codes, nc, ah, r->fn);
+	if (rc < 0)
+		return rc;
+	r->n = (uint8_t)nc;
 	return 0;
 }
 
@@ -516,50 +629,114 @@ static bool run_time(const struct cpw_python_stacks *ps, const struct pythread *
 	return true;
 }
 
-/* Whether the thread ran since the last look (its run time in schedstat moved). */
+/* A thread that ran at each of its last RUN_STREAK looks is taken to run on between them:
+ * its schedstat is read at every RUN_EVERY-th look only (a read of schedstat cost as much as
+ * the stack's own read), until a look finds it did not run. A thread that stops running is
+ * read at most RUN_EVERY - 1 times more: its stack as it stopped. */
+#define RUN_STREAK 8
+#define RUN_EVERY 8
+
+/* Whether the thread ran since the last look (its run time in schedstat moved); t->ran_known
+ * says whether ran_ns is its run time now. */
 static bool ran(const struct cpw_python_stacks *ps, struct pythread *t)
 {
+	t->ran_known = false;
 	if (t->fd < 0 && !t->by_path)
 		return true; /* no schedstat (CONFIG_SCHEDSTATS off): every look reads */
+	if (t->streak >= RUN_STREAK && ++t->unchecked < RUN_EVERY)
+		return true;
+	t->unchecked = 0;
 	uint64_t ns;
-	if (!run_time(ps, t, &ns) || ns == t->ran_ns)
+	if (!run_time(ps, t, &ns) || ns == t->ran_ns) {
+		t->streak = 0;
 		return false;
+	}
 	t->ran_ns = ns;
+	t->ran_known = true;
+	if (t->streak < RUN_STREAK)
+		t->streak++;
 	return true;
 }
 
 /* Reads the stack of thread t into r, at most depth frames: its thread state (still its
- * own: the tid checked), the frame chain from its current frame. 0; -ESRCH when the
+ * own: the tid checked), the frame chain from its current frame. The same process_vm_readv
+ * that reads the thread state reads ahead where its last reading found the stack (t's
+ * guess: its _PyCFrame's current frame, the window under its innermost frame, its code
+ * objects), so that a stack that stayed in place costs one read. 0; -ESRCH when the
  * process is gone (marked); -EAGAIN when the state is not the thread's (listed again);
  * -EFAULT when torn (counted); -ENODATA when it has no frame yet. */
 static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
 		      struct reading *r, int depth)
 {
 	const struct cpw_py_layout *l = &pr->l;
-	uint8_t ts[BLOCK_MAX];
-	int rc = rd(pr->pid, t->tstate, ts, ts_size);
+	uint8_t ts[BLOCK_MAX], *win = ps->win_ahead, *cbuf = ps->codes_ahead;
+	uint64_t cf_frame = 0;
+	struct iovec local[2 + CPW_PY_WINDOW_PIECES + PY_DEPTH], remote[2 + CPW_PY_WINDOW_PIECES + PY_DEPTH];
+	size_t n = 0;
+#define AHEAD(buf, addr, len) \
+	(local[n] = (struct iovec){ (buf), (len) }, remote[n++] = (struct iovec){ (void *)(uintptr_t)(addr), (len) })
+	AHEAD(ts, t->tstate, ts_size);
+	bool cf_ahead = l->has_cframe && t->g_cframe;
+	if (cf_ahead)
+		AHEAD(&cf_frame, t->g_cframe + l->cframe_current_frame, sizeof(cf_frame));
+	/* The window's first piece (the innermost frame's), the code objects, then the pages
+	 * below: a piece not mapped stops the read there, and keeps what came before. */
+	struct cpw_py_piece pieces[CPW_PY_WINDOW_PIECES];
+	uint64_t base = 0;
+	size_t np = t->g_frame ? cpw_python_frames_plan(t->g_frame, l->frame_size, t->g_lo, &base, pieces) : 0;
+	size_t piece0_at = n;
+	if (np)
+		AHEAD(win + (pieces[0].addr - base), pieces[0].addr, pieces[0].len);
+	size_t codes_at = n;
+	for (unsigned k = 0; k < t->g_ncodes; k++)
+		AHEAD(cbuf + (size_t)k * l->code_size, t->g_code[k], l->code_size);
+	size_t below_at = n;
+	for (size_t i = 1; i < np; i++)
+		AHEAD(win + (pieces[i].addr - base), pieces[i].addr, pieces[i].len);
+#undef AHEAD
+	ssize_t got = process_vm_readv(pr->pid, local, n, remote, n, 0);
+	int rc = got < 0 ? -errno : 0;
+	size_t done = 0, g_ncodes = t->g_ncodes; /* the iovecs copied whole */
+	for (size_t left = got > 0 ? (size_t)got : 0; done < n && left >= local[done].iov_len; done++)
+		left -= local[done].iov_len;
+	t->g_frame = 0;
+	t->g_ncodes = 0;
 	if (rc == -ESRCH || rc == -EPERM) {
 		lost(ps, pr, rc);
 		return rc;
 	}
-	if (rc < 0 || u64_at(ts, l->tstate_native_thread_id) != (uint64_t)t->tid) {
+	if (done == 0 || u64_at(ts, l->tstate_native_thread_id) != (uint64_t)t->tid) {
 		t->tstate = 0; /* ended, or its state freed: the next list says */
 		pr->need_list = true;
 		return -EAGAIN;
 	}
-	uint64_t frame;
+	uint64_t frame, cf = 0;
 	if (l->has_cframe) {
-		uint64_t cf = u64_at(ts, l->tstate_cframe);
+		cf = u64_at(ts, l->tstate_cframe);
 		if (cf == 0)
 			return -ENODATA; /* no frame yet: nothing to read */
-		if (!plausible(cf) || rd(pr->pid, cf + l->cframe_current_frame, &frame, sizeof(frame)) < 0) {
+		if (cf_ahead && done > 1 && cf == t->g_cframe)
+			frame = cf_frame;
+		else if (!plausible(cf) || rd(pr->pid, cf + l->cframe_current_frame, &frame, sizeof(frame)) < 0) {
 			ps->stats.torn++;
 			return -EFAULT;
 		}
 	} else {
 		frame = u64_at(ts, l->tstate_current_frame);
 	}
-	rc = walk(ps, pr, frame, r, depth);
+	struct ahead ah = { .w = { 0, win, 0 } };
+	if (np && done > piece0_at) {
+		size_t wgot = pieces[0].len;
+		for (size_t i = 1; i < np && below_at + i - 1 < done; i++)
+			wgot += pieces[i].len;
+		cpw_python_frames_window(pieces, np, base, wgot, &ah.w);
+	}
+	for (size_t k = 0; k < g_ncodes && codes_at + k < done; k++) {
+		ah.code[ah.ncodes] = t->g_code[k];
+		ah.bytes[ah.ncodes++] = cbuf + k * l->code_size;
+	}
+	uint64_t codes[PY_DEPTH], lo;
+	rc = walk(ps, pr, frame, r, depth, &ah, codes, &lo);
 	if (rc == -ESRCH || rc == -EPERM) {
 		lost(ps, pr, rc);
 		return rc;
@@ -567,6 +744,17 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 	if (rc < 0) {
 		ps->stats.torn++;
 		return -EFAULT;
+	}
+	/* The guess for the next reading: where this one found the stack. */
+	t->g_cframe = cf;
+	t->g_frame = frame;
+	t->g_lo = lo;
+	for (int i = 0; i < r->n; i++) {
+		unsigned k = 0;
+		while (k < t->g_ncodes && t->g_code[k] != codes[i])
+			k++;
+		if (k == t->g_ncodes && plausible(codes[i]))
+			t->g_code[t->g_ncodes++] = codes[i];
 	}
 	return 0;
 }
@@ -585,7 +773,7 @@ static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct 
 	if (t->count < RING)
 		t->count++;
 	t->read_ns = t->ran_ns;
-	t->have_read = t->fd >= 0 || t->by_path;
+	t->have_read = t->ran_known;
 	ps->stats.readings++;
 }
 

@@ -7,8 +7,11 @@
  * _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12 from python_layout.c's table).
  * A thread of the reader then reads, at the sampling rate, the frame chain of each thread of
  * those interpreters that the samples saw run in the last second and that ran since its last
- * read (its schedstat run time moved), and keeps each reading with its time; the threads'
- * lists are walked every 0.25 s (idle threads cost nothing more). Each cpu-clock sample of such a thread is then given the
+ * read (its schedstat run time moved; a thread found running at 8 looks in a row is looked
+ * at every 8th), and keeps each reading with its time; the threads' lists are walked every
+ * 0.25 s (idle threads cost nothing more). A reading is one process_vm_readv where the
+ * stack stayed where the last one found it: the thread state, the frames' pages and the
+ * code objects read together (python_frames.h), more reads only for what moved. Each cpu-clock sample of such a thread is then given the
  * reading nearest its time: the Python functions take the place of the interpreter's own.
  *
  * The waits (cpw_python_stacks_waiting): a thread seen waiting is asked for its two
