@@ -69,7 +69,7 @@ hasnt() {
 
 # 1. Busy: gpu-bound.
 script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95"
-watch current -- "$W/spin" 3
+watch current -- "$W/spin" 2
 has "busy: the verdict is gpu-bound" "$SCRATCH/out" "Verdict: gpu-bound"
 has "busy: the host's verdict is the secondary (cpu-bound, or cpu-starved on a loaded machine)" "$SCRATCH/out" "), then cpu-"
 has "busy: the GPU section names the device and its busy share" "$SCRATCH/out" "GPU 0 NVIDIA Fake H100: busy 97% of the run"
@@ -100,13 +100,13 @@ has "busy: OpenMetrics cperfwatch_gpu_process_sm_ratio" "$SCRATCH/out" 'cperfwat
 
 # 2. Idle while the feeder computes: starved by the input pipeline.
 script "device NVIDIA_Fake_H100 81559 2000 5" "proc cat 0 2000 4"
-watch current -- sh -c "'$W/spin' 3 | cat"
+watch current -- sh -c "'$W/spin' 2 | cat"
 has "pipeline: starved by its input pipeline, the feeder named" "$SCRATCH/out" "starved by its input pipeline, cat waits on a pipe fed by spin (pid"
 has "pipeline: the advice says more data-loader workers" "$SCRATCH/out" "more data-loader workers"
 
 # 3. Idle while the holder computes: starved by the host.
 script "device NVIDIA_Fake_H100 81559 2000 5" "proc spin 0 2000 4"
-watch current -- "$W/spin" 3
+watch current -- "$W/spin" 2
 has "host: starved by the host" "$SCRATCH/out" "starved by the host, spin (pid"
 hasnt "host: the verdict is the host's, not gpu-bound" "$SCRATCH/out" "Verdict: gpu-bound"
 
