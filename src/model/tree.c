@@ -44,6 +44,7 @@ struct cpw_tree {
 	struct cpw_pidmap map;  /* pid -> index of its newest entry in procs */
 
 	unsigned generation;
+	double boot_offset_s;   /* cpw_tree_set_boot_offset(); NAN unknown */
 	double last_sample_s;
 	double interval_s;      /* since the previous sample: what each waiting thread adds */
 	struct cpw_waits waits; /* where the off-CPU thread time went */
@@ -373,6 +374,19 @@ static double rate(double now_val, double last_val, double dt)
 	return d > 0 ? d / dt : 0;
 }
 
+static double begin_of(const struct cpw_tree *t, const struct cpw_proc *p, double boot_offset_s);
+
+/* When p began, in the watch's seconds, where that was within the watch; NAN before it or
+ * unknown. A start time is whole ticks, cut down: the command, started at 0, reads up to a
+ * tick before it, which is 0. */
+static double begin_in_watch(const struct cpw_tree *t, const struct cpw_proc *p, double boot_offset_s)
+{
+	double begin = begin_of(t, p, boot_offset_s);
+	if (!(begin >= -1.0 / (double)t->hz))
+		return NAN;
+	return begin > 0 ? begin : 0;
+}
+
 /* Folds one process's readings into the model. */
 static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 		       const struct cpw_proc_reading *pr, double now_s)
@@ -402,6 +416,11 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 			return;
 		p->starttime_ticks = st->starttime_ticks;
 		p->alive = true;
+		/* It began before this sample found it: at its start, where that was within the
+		 * watch (attach mode's processes of the first sample count from there on). */
+		double begin = begin_in_watch(t, p, t->boot_offset_s);
+		if (!(t->baseline_existing && t->generation == 1) && begin < now_s)
+			p->first_seen_s = begin;
 		/* In attach mode, what existed at the first sample counts from there on. */
 		if (t->baseline_existing && t->generation == 1) {
 			at_baseline = true;
@@ -702,8 +721,14 @@ void cpw_tree_exit_after(struct cpw_tree *t, pid_t pid, double lived_s, double b
 		p->exited_s = end;
 	/* exec args: and it began then, not when a sample first found it (the table's start
 	 * and duration), where that was within the watch. */
-	if (!isnan(begin) && begin >= 0 && begin < p->first_seen_s)
-		p->first_seen_s = begin;
+	double in_watch = begin_in_watch(t, p, boot_offset_s);
+	if (in_watch < p->first_seen_s)
+		p->first_seen_s = in_watch;
+}
+
+void cpw_tree_set_boot_offset(struct cpw_tree *t, double boot_offset_s)
+{
+	t->boot_offset_s = boot_offset_s;
 }
 
 uint64_t cpw_tree_start_ticks(const struct cpw_tree *t, pid_t pid)
@@ -734,6 +759,7 @@ struct cpw_tree *cpw_tree_new(bool baseline_existing)
 	if (t->hz <= 0)
 		t->hz = 100;
 	t->page_kib = sysconf(_SC_PAGESIZE) / 1024;
+	t->boot_offset_s = NAN;
 	/* t->waits: calloc's zeroes are an empty table, as cpw_waits_init() makes, without
 	 * touching the threads' records no thread has used. */
 	cpw_pidmap_init(&t->map);

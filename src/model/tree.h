@@ -164,6 +164,12 @@ void cpw_tree_free(struct cpw_tree *t);
  * model. Processes it did not reach are marked exited (one sample's grace for those the
  * reader found still there). Returns the number of live processes. */
 int cpw_tree_apply(struct cpw_tree *t, const struct cpw_proc_sample *sample, double now_s);
+/* The watch's seconds less the seconds since boot (the session's clock against the one of a
+ * stat's start time): with it, a process a sample finds first has first_seen_s at its
+ * start, where that lies within the watch, not at the sample (a process's life is then
+ * exact to the tick: dd's began 0.1 s before the first sample that found it, and its share
+ * of time off the CPU came out 5 points short). NAN (the default): the sample's time. */
+void cpw_tree_set_boot_offset(struct cpw_tree *t, double boot_offset_s);
 
 /* The arguments of pid's exec at exec_s, learnt after the fact (the process events
  * connector: a process shorter than the interval, or one that exec'd after its last

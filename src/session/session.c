@@ -705,6 +705,7 @@ int cpw_session_sample(struct cpw_session *s)
 	if (rc == 0) {
 		if (sample.pss_read)
 			s->next_pss_s = now + cpw_max(PSS_PERIOD_S, sample.pss_cost_s / PSS_COST_SHARE);
+		cpw_tree_set_boot_offset(s->tree, boot_offset(s));
 		rc = cpw_tree_apply(s->tree, &sample, now);
 		sample_cores(s, &sample);
 	}

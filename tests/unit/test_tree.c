@@ -444,6 +444,36 @@ static void test_kinship_by_begin_time(void)
 	watch_free(t);
 }
 
+/* A process a sample finds first began before it: its first_seen_s is its start (the
+ * stat's, on the tree's clock), and a start cut down to the tick before the watch began is
+ * 0; without the clock's offset, the sample's time. */
+static void test_first_seen_at_start(void)
+{
+	pid_t top = 100;
+	double hz = (double)sysconf(_SC_CLK_TCK);
+	/* 100 began at 1000 ticks after boot, 101 at 1010. */
+	struct cpw_tree *t = watch_new(root, false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	cpw_tree_set_boot_offset(t, -1000.0 / hz - 0.5 / hz); /* 100: half a tick before 0 */
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 100)->first_seen_s, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->first_seen_s, 9.5 / hz, 1e-9);
+	watch_free(t);
+	/* 100 began long before the watch (attach mode's target, say): the sample's time. */
+	t = watch_new(root, false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	cpw_tree_set_boot_offset(t, -1000.0 / hz - 5.0);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 100)->first_seen_s, 0.3, 1e-9);
+	watch_free(t);
+	/* No offset given: the sample's time. */
+	t = watch_new(root, false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->first_seen_s, 0.3, 1e-9);
+	watch_free(t);
+}
+
 static int teardown(void) { return cpw_fixture_remove(root); }
 
 int main(void)
@@ -453,6 +483,7 @@ int main(void)
 	CU_add_test(s1, "discovery and figures from a fake proc root", test_discovery_and_figures);
 	CU_add_test(s1, "the timeline names a process that only waits", test_timeline_names_a_waiter);
 	CU_add_test(s1, "exit records are matched by when their process began", test_kinship_by_begin_time);
+	CU_add_test(s1, "a process found first began at its start, not at that sample", test_first_seen_at_start);
 	CU_pSuite s2 = CU_add_suite("tree over time", setup, teardown);
 	CU_add_test(s2, "threads end, process exits, figures never go back", test_threads_end_and_process_exits);
 	CU_pSuite s2a = CU_add_suite("tree exec", setup, teardown);
