@@ -154,10 +154,10 @@ static bool waits_for_workers(const struct pv_in *in, const struct pv_all *all)
  * storage and was probed waiting on the disk at least as long as on anything else, its
  * children aside (no wait probed at all counts): a wait that blocks and wakes between two
  * samples is rarely caught (dd's 4 KiB O_DIRECT reads block ~50 us each; runs of dd alone
- * were 37-100% on a CPU by what the probe caught). Otherwise that rest stays in no
+ * were 37-100% on a CPU by what the probe caught), and it is no parent of a tree process. Otherwise that rest stays in no
  * lane, as before; so do the waits of a process that had several threads (their lives
  * are not kept). The tree's split is the same (cpw_classify_split_off_cpu). */
-static void fit_off_cpu(struct pv_in *in, double io)
+static void fit_off_cpu(struct pv_in *in, double io, bool parent)
 {
 	const struct cpw_proc *p = in->p;
 	double end = p->reaped && cpw_known(p->exited_s) ? p->exited_s : p->last_seen_s;
@@ -177,7 +177,10 @@ static void fit_off_cpu(struct pv_in *in, double io)
 		in->other *= scale;
 		return;
 	}
-	if (cpw_known(io) && io >= cpw_threshold(CPW_T_IO_MIN_BYTES) && in->disk >= in->lock + in->other)
+	/* Not a parent's: its storage bytes hold its reaped children's, and its time off the
+	 * CPU is mostly theirs (a shell that ran dd was "io-bound, 100% waiting for the disk"
+	 * where the probe caught little of its wait for them). */
+	if (!parent && cpw_known(io) && io >= cpw_threshold(CPW_T_IO_MIN_BYTES) && in->disk >= in->lock + in->other)
 		in->disk += off - probed;
 }
 
@@ -225,8 +228,15 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 		in->lock = 0;
 	}
 	io = (cpw_known(p->read_bytes) ? p->read_bytes : 0) + (cpw_known(p->write_bytes) ? p->write_bytes : 0);
-	if (in->probed)
-		fit_off_cpu(in, cpw_known(p->read_bytes) || cpw_known(p->write_bytes) ? io : NAN);
+	if (in->probed) {
+		bool parent = false;
+
+		for (size_t i = 0; all && i < all->n && !parent; i++) {
+			const struct cpw_proc *q = all->at(all->ctx, i);
+			parent = q->ppid == p->pid && q->pid != p->pid;
+		}
+		fit_off_cpu(in, cpw_known(p->read_bytes) || cpw_known(p->write_bytes) ? io : NAN, parent);
+	}
 	/* D states without storage traffic are not disk (a lock, a device). */
 	if (cpw_known(p->read_bytes) && io < cpw_threshold(CPW_T_IO_MIN_BYTES)) {
 		in->other += in->disk;

@@ -549,6 +549,14 @@ static void test_unseen_off_cpu(void)
 	w.procs[1].seconds[CPW_WAIT_DISK] = w.procs[1].total_s = 0;
 	dd = judge_dd(first, procs, &w, &pvs);
 	CU_ASSERT(dd && dd->cls == CPW_CLASS_IO_BOUND);
+	/* The shell that ran dd: its /proc/PID/io holds dd's bytes once dd is reaped, and the
+	 * probe caught a fifth of its wait for dd. Its time off the CPU is not the disk's: it
+	 * has no verdict of its own (it was "io-bound, 100% waiting for the disk" in CI). */
+	dd_run(first, procs, &w);
+	procs[0].read_bytes = 6e6;
+	w.procs[0].seconds[CPW_WAIT_CHILD] = w.procs[0].total_s = first->to / 5;
+	judge(procs, 2, &w, first->to, &pvs);
+	CU_ASSERT_PTR_NULL(find(&pvs, 100));
 	/* Several threads: their lives are not kept, so what was probed stands. */
 	dd_run(first, procs, &w);
 	procs[1].max_threads = 2;
