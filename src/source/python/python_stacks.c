@@ -345,17 +345,12 @@ static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
 
 /* ---- the reader's thread ---- */
 
-static bool plausible(uint64_t p)
-{
-	return cpw_python_frames_plausible(p);
-}
-
 /* A compact ASCII string object at p, copied into out (cap bytes with the NUL). */
 static int read_str(const struct pyproc *pr, uint64_t p, char *out, size_t cap)
 {
 	const struct cpw_py_layout *l = &pr->l;
 	uint8_t h[128];
-	if (!plausible(p) || l->unicode_ascii_size > sizeof(h))
+	if (!cpw_python_frames_plausible(p) || l->unicode_ascii_size > sizeof(h))
 		return -EFAULT;
 	int rc = rd(pr->pid, p, h, l->unicode_ascii_size);
 	if (rc < 0)
@@ -414,7 +409,7 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 {
 	const struct cpw_py_layout *l = &pr->l;
 	uint8_t own[BLOCK_MAX];
-	if (!plausible(code))
+	if (!cpw_python_frames_plausible(code))
 		return -EFAULT;
 	if (!b) {
 		int rc = rd(pr->pid, code, own, l->code_size);
@@ -504,7 +499,7 @@ static int codes_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, const
 				bytes[nu] = ah->bytes[k];
 		/* An implausible address is not read (code_fn refuses it); the batch reads the
 		 * others, in order, so that what it copied is known whole. */
-		if (!bytes[nu] && plausible(codes[i])) {
+		if (!bytes[nu] && cpw_python_frames_plausible(codes[i])) {
 			local[nread] = (struct iovec){ buf + (size_t)nread * size, size };
 			remote[nread] = (struct iovec){ (void *)(uintptr_t)codes[i], size };
 			nread++;
@@ -516,7 +511,7 @@ static int codes_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, const
 		return -errno;
 	size_t whole = got > 0 ? (size_t)got / size : 0;
 	for (int j = 0, k = 0; j < nu; j++) {
-		if (bytes[j] || !plausible(codes[uniq[j]]))
+		if (bytes[j] || !cpw_python_frames_plausible(codes[uniq[j]]))
 			continue;
 		bytes[j] = (size_t)k < whole ? buf + (size_t)k * size : NULL; /* NULL: code_fn reads it */
 		k++;
@@ -542,7 +537,7 @@ static int walk(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t 
 	r->n = 0;
 	for (int steps = 0; frame && steps < 2 * PY_DEPTH && nc < depth;) {
 		struct cpw_py_window w;
-		if (!plausible(frame))
+		if (!cpw_python_frames_plausible(frame))
 			return -EFAULT;
 		if (ah && cpw_python_frames_in_window(&ah->w, frame, l->frame_size)) {
 			w = ah->w;
@@ -717,7 +712,7 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 			return -ENODATA; /* no frame yet: nothing to read */
 		if (cf_ahead && done > 1 && cf == t->g_cframe)
 			frame = cf_frame;
-		else if (!plausible(cf) || rd(pr->pid, cf + l->cframe_current_frame, &frame, sizeof(frame)) < 0) {
+		else if (!cpw_python_frames_plausible(cf) || rd(pr->pid, cf + l->cframe_current_frame, &frame, sizeof(frame)) < 0) {
 			ps->stats.torn++;
 			return -EFAULT;
 		}
@@ -753,7 +748,7 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 		unsigned k = 0;
 		while (k < t->g_ncodes && t->g_code[k] != codes[i])
 			k++;
-		if (k == t->g_ncodes && plausible(codes[i]))
+		if (k == t->g_ncodes && cpw_python_frames_plausible(codes[i]))
 			t->g_code[t->g_ncodes++] = codes[i];
 	}
 	return 0;
@@ -802,11 +797,11 @@ static void list_threads(struct cpw_python_stacks *ps, struct pyproc *pr, uint64
 	}
 	for (int ni = 0; interp && ni < INTERPS_MAX; ni++) {
 		uint64_t ts_p;
-		if (!plausible(interp) || rd(pr->pid, interp + l->interp_threads_head, &ts_p, sizeof(ts_p)) < 0)
+		if (!cpw_python_frames_plausible(interp) || rd(pr->pid, interp + l->interp_threads_head, &ts_p, sizeof(ts_p)) < 0)
 			goto torn;
 		for (int nt = 0; ts_p && nt < TSTATES_MAX; nt++) {
 			uint8_t ts[BLOCK_MAX];
-			if (!plausible(ts_p) || rd(pr->pid, ts_p, ts, ts_size) < 0)
+			if (!cpw_python_frames_plausible(ts_p) || rd(pr->pid, ts_p, ts, ts_size) < 0)
 				goto torn;
 			uint64_t tid = u64_at(ts, l->tstate_native_thread_id);
 			struct pythread *t = tid && tid <= (uint64_t)INT32_MAX ? thread_of(ps, pr->pid, (pid_t)tid, true)
