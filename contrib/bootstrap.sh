@@ -161,6 +161,15 @@ check)
 			for d in build/cperfwatch-*/_build; do show_failures "$d"; done
 		fi
 	fi
+	# The failures once more, last: CI's page shows the end of the log.
+	fails=$(for d in build/tests build-asan/tests; do
+		find "$d" -name '*.log' 2>/dev/null | xargs -r grep -l '^not ok' 2>/dev/null
+	done)
+	if [ -n "$fails" ]; then
+		say "the failures, again:"
+		for f in $fails; do grep -h -A8 '^not ok' "$f" | grep -v '^[A-Z]*: ' | sed "s|^|    ${f%%/*} ${f##*/}: |"; done |
+			head -n 30 >&2
+	fi
 	summary=$(awk -v extra="$broken" '
 		/^# PASS:/ { pass += $3 } /^# XFAIL:/ { pass += $3 }
 		/^# FAIL:/ { fail += $3 } /^# XPASS:/ { fail += $3 } /^# ERROR:/ { fail += $3 }

@@ -23,6 +23,7 @@ struct pv_in {
 	const struct cpw_proc *p;
 	const struct cpw_wait_proc_time *w; /* NULL: it never waited, or not probed */
 	double cpu, runq, disk, lock, other, life, ref;
+	double unnamed; /* of other: off the CPU with no wait of its caught (fit_off_cpu) */
 	double share[PV_NLANES];
 	bool probed;
 	bool serialised;
@@ -149,14 +150,15 @@ static bool waits_for_workers(const struct pv_in *in, const struct pv_all *all)
  * (its exit record's, else its last sight: never more than it lived), less its CPU and
  * run-queue time (schedstat). Its probed waits only say what that time was: each stands
  * for a whole interval, so they are scaled down to it where they add up to more (a thread
- * caught in D now and then beside other load, queued for a CPU between its reads), and
- * where they add up to less, the rest is the disk's if it moved at least io_min_bytes of
- * storage and was probed waiting on the disk at least as long as on anything else, its
- * children aside (no wait probed at all counts): a wait that blocks and wakes between two
- * samples is rarely caught (dd's 4 KiB O_DIRECT reads block ~50 us each; runs of dd alone
- * were 37-100% on a CPU by what the probe caught), and it is no parent of a tree process. Otherwise that rest stays in no
- * lane, as before; so do the waits of a process that had several threads (their lives
- * are not kept). The tree's split is the same (cpw_classify_split_off_cpu). */
+ * caught in D now and then beside other load, queued for a CPU between its reads). Where
+ * they add up to less, and it is no parent of a tree process, the rest is the disk's if it
+ * moved at least io_min_bytes of storage and was probed waiting on the disk at least as
+ * long as on anything else (no wait probed at all counts): a wait that blocks and wakes
+ * between two samples is rarely caught (dd's 4 KiB O_DIRECT reads block ~50 us each; runs
+ * of dd alone were 37-100% on a CPU by what the probe caught). Otherwise the rest is shared
+ * in proportion to the waits caught, or, with none caught, is a wait nobody could name, as
+ * without the probe. The waits of a process that had several threads stay as probed
+ * (their lives are not kept). The tree's split is the same (cpw_classify_split_off_cpu). */
 static void fit_off_cpu(struct pv_in *in, double io, bool parent)
 {
 	const struct cpw_proc *p = in->p;
@@ -164,6 +166,7 @@ static void fit_off_cpu(struct pv_in *in, double io, bool parent)
 	double off = end - p->first_seen_s - in->cpu - in->runq;
 	double child = in->w ? in->w->seconds[CPW_WAIT_CHILD] : 0;
 	double probed = in->disk + in->lock + in->other + child;
+	double rest, own;
 
 	if (p->max_threads > 1 || p->nthreads > 1 || !cpw_known(off))
 		return;
@@ -177,11 +180,29 @@ static void fit_off_cpu(struct pv_in *in, double io, bool parent)
 		in->other *= scale;
 		return;
 	}
-	/* Not a parent's: its storage bytes hold its reaped children's, and its time off the
-	 * CPU is mostly theirs (a shell that ran dd was "io-bound, 100% waiting for the disk"
-	 * where the probe caught little of its wait for them). */
-	if (!parent && cpw_known(io) && io >= cpw_threshold(CPW_T_IO_MIN_BYTES) && in->disk >= in->lock + in->other)
-		in->disk += off - probed;
+	/* A parent's rest stays in no lane: its storage bytes hold its reaped children's, and
+	 * its time off the CPU is mostly theirs (a shell that ran dd was "io-bound, 100%
+	 * waiting for the disk" where the probe caught little of its wait for them). */
+	if (parent)
+		return;
+	rest = off - probed;
+	own = in->disk + in->lock + in->other;
+	if (cpw_known(io) && io >= cpw_threshold(CPW_T_IO_MIN_BYTES) && in->disk >= in->lock + in->other) {
+		in->disk += rest;
+	} else if (own > 0) {
+		/* Shared as the caught waits were, as the tree's split does: where the probe
+		 * caught under half of `sleep 1`'s second, it had no verdict at all (2 CI runs
+		 * of 3). */
+		in->disk += rest * in->disk / own;
+		in->lock += rest * in->lock / own;
+		in->other += rest * in->other / own;
+	} else {
+		/* No wait of its caught (seen from its exit record alone, or running at every
+		 * look): as without the probe, a wait nobody could name, which alone does not
+		 * make it matter (matters()). */
+		in->other += rest;
+		in->unnamed = rest;
+	}
 }
 
 static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw_proc_verdict_ctx *with,
@@ -515,10 +536,11 @@ struct pv_totals {
 static const char *matters(const struct pv_in *in, const struct pv_totals *tot)
 {
 	double notable = cpw_threshold(CPW_T_NOTABLE_SHARE);
-	double waits = in->ref - in->cpu - in->runq;
+	double waits = in->ref - in->cpu - in->runq - in->unnamed;
 
-	/* What it did itself, as far as it is known: unprobed, only its CPU and queue. */
-	double active = in->probed ? in->ref : in->cpu + in->runq;
+	/* What it did itself, as far as it is known: unprobed, only its CPU and queue; probed,
+	 * not the waits nobody named. */
+	double active = in->probed ? in->ref - in->unnamed : in->cpu + in->runq;
 
 	if (in->cpu >= cpw_threshold(CPW_T_MIN_WALL_S) && tot->cpu > 0 && in->cpu >= notable * tot->cpu)
 		return "cpu";

@@ -410,9 +410,12 @@ static void test_left_out(void)
 	CU_ASSERT_STRING_EQUAL(pvs.v[0].why, "time");
 	CU_ASSERT_EQUAL(pvs.v[0].cls, CPW_CLASS_WAITING);
 	CU_ASSERT_EQUAL(pvs.v[0].pid, 400); /* equals: the first seen stay */
-	/* One that waited longer takes the place of one that waited least, in its order. */
+	/* One that waited longer takes the place of one that waited least, in its order (each
+	 * single-threaded, its time off the CPU is its life's: it lived longer, or shorter). */
+	procs[N - 1].last_seen_s = procs[N - 1].exited_s = 3.0;
 	w.procs[N - 1].seconds[CPW_WAIT_NETWORK] += 2;
 	w.procs[N - 1].total_s += 2;
+	procs[0].last_seen_s = procs[0].exited_s = 1.5;
 	w.procs[0].seconds[CPW_WAIT_NETWORK] -= 0.5;
 	w.procs[0].total_s -= 0.5;
 	judge(procs, N, &w, 2.0, &pvs);
@@ -534,16 +537,19 @@ static void test_unseen_off_cpu(void)
 	struct cpw_proc_verdicts pvs;
 	const struct cpw_proc_verdict *dd;
 
-	/* No storage traffic (a read from the page cache): on a CPU, as probed. */
+	/* No storage traffic: its D states are waits on something else, not the disk, and
+	 * the rest of its time off the CPU is shared as they were. */
 	dd_run(first, procs, &w);
 	procs[1].read_bytes = 0;
 	dd = judge_dd(first, procs, &w, &pvs);
-	CU_ASSERT(dd && dd->cls == CPW_CLASS_CPU_BOUND);
-	/* Probed waiting on a pipe longer than on the disk: the rest is nobody's. */
+	CU_ASSERT(dd && dd->cls == CPW_CLASS_WAITING && dd->disk_share == 0);
+	/* Probed waiting on a pipe longer than on the disk: the rest is shared between the
+	 * two as they were caught, and its lanes add up to its life. */
 	dd_run(first, procs, &w);
 	wait_for(&w, 101, "dd", CPW_WAIT_PIPE, 0.4, NULL);
 	dd = judge_dd(first, procs, &w, &pvs);
-	CU_ASSERT(dd && dd->disk_share < 0.3);
+	CU_ASSERT(dd && dd->disk_share < 0.3 && dd->wait_share > dd->disk_share);
+	CU_ASSERT(dd && fabs(dd->cpu_share + dd->runq_share + dd->disk_share + dd->wait_share - 1.0) < 1e-6);
 	/* No wait probed at all, yet 146 MiB read: its time off the CPU is the disk's. */
 	dd_run(first, procs, &w);
 	w.procs[1].seconds[CPW_WAIT_DISK] = w.procs[1].total_s = 0;
@@ -570,6 +576,33 @@ static void test_unseen_off_cpu(void)
 	CU_ASSERT_DOUBLE_EQUAL(dd->disk_share, (4.7632 - 1.1541 - 1.9406) / 4.7632, 0.01);
 }
 
+/* sleep 1 whose waits the probe caught thinly (under half its second: it had no
+ * verdict at all, as test_process_verdict.sh 1 and 7 found): its second off the CPU is
+ * exact, and shared as the waits caught were, all on a timer. Caught not at all (seen from
+ * its exit record alone), it is as without the probe: no verdict from waits nobody named. */
+static void test_thinly_caught(void)
+{
+	struct cpw_proc_verdicts pvs;
+	const struct cpw_proc_verdict *sleep_v;
+
+	build_composite();
+	composite_waits.procs[1].seconds[CPW_WAIT_TIMER] = composite_waits.procs[1].total_s = 0.2;
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	sleep_v = find(&pvs, 101);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sleep_v);
+	CU_ASSERT_EQUAL(sleep_v->cls, CPW_CLASS_WAITING);
+	CU_ASSERT_STRING_EQUAL(sleep_v->why, "time");
+	CU_ASSERT_PTR_NOT_NULL(strstr(sleep_v->finding, "a timer"));
+	CU_ASSERT(sleep_v->wait_share > 0.99);
+	/* The others as before: the shell none, dd io-bound. */
+	CU_ASSERT_PTR_NULL(find(&pvs, 100));
+	CU_ASSERT(find(&pvs, 102) && find(&pvs, 102)->cls == CPW_CLASS_IO_BOUND);
+
+	composite_waits.procs[1].seconds[CPW_WAIT_TIMER] = composite_waits.procs[1].total_s = 0;
+	judge(composite, N_COMPOSITE, &composite_waits, 7.2, &pvs);
+	CU_ASSERT_PTR_NULL(find(&pvs, 101));
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -588,5 +621,6 @@ int main(void)
 	CU_add_test(s, "the tree's advice holds for every process", test_guard_advice);
 	CU_add_test(s, "dd with O_DIRECT: six recorded runs", test_dd_direct_recorded);
 	CU_add_test(s, "time off the CPU the probe did not catch", test_unseen_off_cpu);
+	CU_add_test(s, "a sleep the probe caught thinly", test_thinly_caught);
 	return cpw_cunit_run_tap();
 }
