@@ -24,8 +24,10 @@
 #include <string.h>
 
 #include "classify/classify.h"
+#include "classify/process_verdict.h"
 #include "classify/thresholds.h"
 #include "model/waits.h"
+#include "util/arith.h"
 
 #define RUNS_MAX CPW_TIMELINE_CAPACITY
 
@@ -343,6 +345,54 @@ static void classify_phase(const struct cpw_tl_point *points, double cores_usabl
 	order_procs(ph->procs, ph->cls);
 }
 
+/* A phase whose work is one process's takes that process's verdict (owners: the processes
+ * that matter, judged; NULL: none): the process lived through at least owner_share of the
+ * phase, the phase holds at least owner_share of its life, and no other process that
+ * matters was there more than the rest of it. Its window, classified at the tree's level,
+ * lands on either side of a threshold where the process's own exact life does not: dd's
+ * O_DIRECT reads at 47% on a CPU were an io-bound process in a "mixed" phase in one quiet
+ * run of five. A GPU-bound phase keeps its class: the device is its story. */
+#define OWNER_SHARE 0.75
+
+static void take_owner(const struct cpw_proc_verdicts *owners, struct cpw_phase *ph)
+{
+	const struct cpw_proc_verdict *best = NULL;
+	double len = ph->end_s - ph->start_s, best_in = 0, others_in = 0;
+
+	if (owners == NULL || !(len > 0) || ph->cls == CPW_CLASS_GPU_BOUND)
+		return;
+	for (size_t i = 0; i < owners->n; i++) {
+		const struct cpw_proc_verdict *pv = &owners->v[i];
+		double in = cpw_min(ph->end_s, pv->to_s) - cpw_max(ph->start_s, pv->from_s);
+
+		if (!(in > 0))
+			continue;
+		if (in > best_in) {
+			others_in = cpw_max(others_in, best_in);
+			best = pv;
+			best_in = in;
+		} else {
+			others_in = cpw_max(others_in, in);
+		}
+	}
+	if (best == NULL || best->cls == CPW_CLASS_UNKNOWN || best_in < OWNER_SHARE * len ||
+	    best_in < OWNER_SHARE * (best->to_s - best->from_s) || others_in > (1 - OWNER_SHARE) * len)
+		return;
+	ph->cls = best->cls;
+	ph->secondary = best->secondary;
+	ph->confidence = best->confidence;
+	snprintf(ph->evidence, sizeof(ph->evidence), "%s", best->finding);
+	/* It heads the phase's processes, as it did the work. */
+	for (size_t k = 1; k < CPW_TIMELINE_TOP && ph->procs[k].pid; k++)
+		if (ph->procs[k].pid == best->pid) {
+			struct cpw_tl_proc owner = ph->procs[k];
+
+			memmove(&ph->procs[1], &ph->procs[0], k * sizeof(ph->procs[0]));
+			ph->procs[0] = owner;
+			break;
+		}
+}
+
 /* ---- cuts where processes start and end ---- */
 
 #define EVENTS_TRIED 16 /* candidate events tried per boundary or phase, nearest first */
@@ -471,12 +521,13 @@ static void cut_at_events(const struct cpw_tl_point *points, const bool *event, 
 /* Phase i and the next become one, classified again (with the run's facts where run is
  * not NULL). */
 static void join_with_next(const struct cpw_tl_point *points, double cores, const struct cpw_metrics *run,
-			   struct cpw_phases *out, int i)
+			   const struct cpw_proc_verdicts *owners, struct cpw_phases *out, int i)
 {
 	out->phase[i].last = out->phase[i + 1].last;
 	memmove(&out->phase[i + 1], &out->phase[i + 2], (size_t)(out->n - i - 2) * sizeof(out->phase[0]));
 	out->n--;
 	classify_phase(points, cores, run, &out->phase[i]);
+	take_owner(owners, &out->phase[i]);
 }
 
 /* A phase too short to judge on its own (where the lanes' window put a cut a few samples
@@ -492,7 +543,7 @@ static void absorb_short_phases(const struct cpw_tl_point *points, double cores,
 		}
 		bool into_prev = i > 0 && (i + 1 == out->n ||
 			out->phase[i - 1].last - out->phase[i - 1].first >= out->phase[i + 1].last - out->phase[i + 1].first);
-		join_with_next(points, cores, NULL, out, into_prev ? i - 1 : i);
+		join_with_next(points, cores, NULL, NULL, out, into_prev ? i - 1 : i);
 		i = 0;
 	}
 }
@@ -509,20 +560,20 @@ static void join_near_threshold(const struct cpw_tl_point *points, const bool *e
 			i++;
 			continue;
 		}
-		join_with_next(points, cores, NULL, out, i);
+		join_with_next(points, cores, NULL, NULL, out, i);
 	}
 }
 
 /* Neighbours with the same verdict are one phase (classified again together). */
 static void join_agreeing(const struct cpw_tl_point *points, double cores, const struct cpw_metrics *run,
-			  struct cpw_phases *out)
+			  const struct cpw_proc_verdicts *owners, struct cpw_phases *out)
 {
 	for (int i = 0; i + 1 < out->n;) {
 		if (out->phase[i].cls != out->phase[i + 1].cls) {
 			i++;
 			continue;
 		}
-		join_with_next(points, cores, run, out, i);
+		join_with_next(points, cores, run, owners, out, i);
 	}
 }
 
@@ -587,18 +638,21 @@ void cpw_phases_find(const struct cpw_tl_point *points, size_t n, double cores_u
 	cut_at_events(points, event, cores_usable, out->min_len_s, out);
 	absorb_short_phases(points, cores_usable, out->min_len_s, out);
 	join_near_threshold(points, event, cores_usable, out);
-	join_agreeing(points, cores_usable, NULL, out);
+	join_agreeing(points, cores_usable, NULL, NULL, out);
 }
 
 /* Judges each phase again with the run's facts (take_run_facts); neighbours that now have
  * the same verdict join. */
-static void rejudge_with_run(struct cpw_phases *ph, const struct cpw_metrics *m)
+static void rejudge_with_run(struct cpw_phases *ph, const struct cpw_metrics *m,
+			     const struct cpw_proc_verdicts *owners)
 {
 	if (ph->points == NULL)
 		return;
-	for (int i = 0; i < ph->n; i++)
+	for (int i = 0; i < ph->n; i++) {
 		classify_phase(ph->points, ph->cores_usable, m, &ph->phase[i]);
-	join_agreeing(ph->points, ph->cores_usable, m, ph);
+		take_owner(owners, &ph->phase[i]);
+	}
+	join_agreeing(ph->points, ph->cores_usable, m, owners, ph);
 }
 
 /* A single phase is the run: its verdict is the run's (a window's figures lack what the run
@@ -647,13 +701,13 @@ static bool is_cores_finding(const char *f)
 }
 
 void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *m,
-			       struct cpw_verdict *v)
+			       const struct cpw_proc_verdicts *owners, struct cpw_verdict *v)
 {
 	char text[sizeof(v->findings[0])];
 	double cpu_s = 0, wall_s = 0;
 
 	if (ph->n > 1 && v->cls != CPW_CLASS_UNKNOWN)
-		rejudge_with_run(ph, m);
+		rejudge_with_run(ph, m, owners);
 	if (ph->n == 1 && v->cls != CPW_CLASS_UNKNOWN)
 		phase_is_run(&ph->phase[0], v);
 	if (ph->n <= 1 || v->cls == CPW_CLASS_UNKNOWN)

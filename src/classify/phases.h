@@ -18,6 +18,8 @@
 
 #define CPW_PHASES_MAX 12
 
+struct cpw_proc_verdicts; /* classify/process_verdict.h */
+
 /* The lane a point (or phase) spent most of its thread lifetime in. */
 /* GPU: the GPU the tree holds busy at least gpu_busy of the point, whatever the host
  * does (a training loop's host computes or spins while its device works). */
@@ -71,6 +73,9 @@ void cpw_phases_retell(struct cpw_phases *ph, struct cpw_verdict *v);
 
 /* Makes the phases and the run's verdict one story (doc/classification.md, "Phases"):
  *  - a single phase is the run: it takes the run's verdict;
+ *  - a phase whose work is one process's (owners: the processes that matter, judged, as
+ *    cpw_process_verdict_judge() gives them; NULL: none) takes that process's verdict, so
+ *    that the two never tell the same stretch two ways;
  *  - a phase whose busiest process is the run's is judged again with what the run knows of
  *    that process and no window shows (its threads taking turns on a lock, Python, the CPUs
  *    it narrowed itself to), so that threads serialised on the GIL are not a cpu-starved
@@ -80,7 +85,7 @@ void cpw_phases_retell(struct cpw_phases *ph, struct cpw_verdict *v);
  *    advice judged on the cpu-bound phases' own use of the cores, not the run's average (a
  *    sequential run is not told to parallelise because it also waited). */
 void cpw_phases_refine_verdict(struct cpw_phases *ph, const struct cpw_metrics *m,
-			       struct cpw_verdict *v);
+			       const struct cpw_proc_verdicts *owners, struct cpw_verdict *v);
 
 /* The phase that holds time t (the last one for t past the end); -1 without phases. */
 int cpw_phases_at(const struct cpw_phases *ph, double t);

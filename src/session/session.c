@@ -876,19 +876,20 @@ const struct cpw_report *cpw_session_end(struct cpw_session *s, const struct cpw
 	cpw_classify(&r->metrics, &r->verdict);
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			r->metrics.cores_usable, s->cfg->interval_ms / 1000.0, &r->phases);
+	{ /* A verdict per process (issue 27, 3): a phase that is one process's work takes it,
+	   * and the tree's advice holds for each. */
+		struct cpw_proc_verdicts pvs;
+
+		cpw_process_report_judge(r, &pvs); /* as the writers judge them */
+		cpw_phases_refine_verdict(&r->phases, &r->metrics, &pvs, &r->verdict);
+		cpw_process_verdict_guard_advice(&pvs, &r->verdict);
+	}
 	/* proc_label: each phase's main process by its arguments */
 	for (int i = 0; i < r->phases.n; i++) {
 		const struct cpw_proc *p = cpw_tree_find(s->tree, r->phases.phase[i].procs[0].pid);
 		if (p && r->phases.phase[i].procs[0].pid)
 			cpw_proc_label_args(p, sizeof r->phases.phase[i].who - 1, r->phases.phase[i].who,
 					    sizeof r->phases.phase[i].who);
-	}
-	cpw_phases_refine_verdict(&r->phases, &r->metrics, &r->verdict);
-	{ /* A verdict per process (issue 27, 3): the tree's advice holds for each. */
-		struct cpw_proc_verdicts pvs;
-
-		cpw_process_report_judge(r, &pvs); /* as the writers judge them */
-		cpw_process_verdict_guard_advice(&pvs, &r->verdict);
 	}
 	cpw_hotspot_advice_append(r->hotspots, &r->verdict); /* hotspots */
 	cpw_hotspot_advice_name_turns(r->hotspots, &r->verdict);
@@ -924,9 +925,8 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 	snap->timeline = s->timeline;
 	cpw_phases_find(cpw_timeline_point(s->timeline, 0), cpw_timeline_count(s->timeline),
 			s->run.cores_usable, s->cfg->interval_ms / 1000.0, &snap->phases);
-	cpw_phases_refine_verdict(&snap->phases, &m, &snap->verdict);
-	/* A verdict per process so far (issue 27, 3), the view's column; the advice holds
-	 * for each, as the report's does. */
+	/* A verdict per process so far (issue 27, 3), the view's column; a phase that is one
+	 * process's work takes it, and the advice holds for each, as the report's does. */
 	{
 		struct cpw_proc_verdict_ctx with = {
 			.waits = cpw_tree_waits(s->tree), .now_s = t,
@@ -935,6 +935,7 @@ void cpw_session_snapshot(struct cpw_session *s, struct cpw_view_snapshot *snap)
 
 		cpw_process_verdict_judge_tree(s->tree, &with, &snap->procs);
 	}
+	cpw_phases_refine_verdict(&snap->phases, &m, &snap->procs, &snap->verdict);
 	cpw_process_verdict_guard_advice(&snap->procs, &snap->verdict);
 	/* The top functions so far, as the report's advice will name them. */
 	cpw_hotspot_advice_append(s->report.hotspots, &snap->verdict); /* hotspots */

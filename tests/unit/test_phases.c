@@ -22,6 +22,7 @@
 #include "classify/classify.h"
 #include "classify/gpu_verdict.h"
 #include "classify/phases.h"
+#include "classify/process_verdict.h"
 #include "classify/thresholds.h"
 #include "model/timeline.h"
 #include "cunit_tap.h"
@@ -57,6 +58,9 @@ struct recording {
 	/* run.gpu_*: the GPU as the run's report saw it (devices held, its busy share over the
 	 * run, the host's spin in the driver); NAN where not said. */
 	double gpu_held, gpu_busy, gpu_spin, gpu_mem;
+	/* run.owner = PID COMM CLASS FROM TO FINDING: a process that mattered, with its own
+	 * verdict over its life (the report's processes[].verdict). */
+	struct cpw_proc_verdicts owners;
 };
 
 struct series {
@@ -192,6 +196,28 @@ static int new_recording(struct series *sr, const char *label)
 	return rec->tl ? 0 : -1;
 }
 
+/* "PID COMM CLASS FROM TO FINDING...": one process verdict. */
+static int parse_owner(struct recording *rec, const char *val)
+{
+	struct cpw_proc_verdict *pv;
+	char cls[32];
+	int used = 0;
+
+	if (rec->owners.n >= CPW_PROC_VERDICTS_MAX)
+		return -1;
+	pv = &rec->owners.v[rec->owners.n];
+	memset(pv, 0, sizeof(*pv));
+	if (sscanf(val, "%d %15s %31s %lf %lf %n", &pv->pid, pv->comm, cls, &pv->from_s, &pv->to_s, &used) != 5 ||
+	    cpw_verdict_class_from_name(cls) < 0)
+		return -1;
+	pv->cls = (enum cpw_class)cpw_verdict_class_from_name(cls);
+	pv->secondary = CPW_CLASS_NONE;
+	pv->confidence = 0.8;
+	snprintf(pv->finding, sizeof(pv->finding), "%s", val + used);
+	rec->owners.n++;
+	return 0;
+}
+
 static int parse_run_fact(struct recording *rec, const char *key, const char *val)
 {
 	const struct { const char *key; double *to; } figures[] = {
@@ -216,6 +242,8 @@ static int parse_run_fact(struct recording *rec, const char *key, const char *va
 		snprintf(rec->top_comm, sizeof(rec->top_comm), "%s", val);
 	else if (strcmp(key, "top_process_is_python") == 0)
 		rec->is_python = atoi(val);
+	else if (strcmp(key, "owner") == 0)
+		return parse_owner(rec, val);
 	else
 		return -1;
 	return 0;
@@ -392,7 +420,7 @@ static bool check_recording(const struct series *sr, const struct recording *rec
 	cpw_phases_find(pts, n, sr->cores, sr->interval, &ph);
 	run_metrics(sr, rec, &m);
 	cpw_classify(&m, &v);
-	cpw_phases_refine_verdict(&ph, &m, &v);
+	cpw_phases_refine_verdict(&ph, &m, rec->owners.n ? &rec->owners : NULL, &v);
 	cpw_gpu_verdict_apply(&m, &v); /* as the session does, then the phases' story again */
 	cpw_phases_retell(&ph, &v);
 	bool ok = sr->nphases < 0 || ph.n == sr->nphases;
@@ -411,6 +439,20 @@ static bool check_recording(const struct series *sr, const struct recording *rec
 			ok = one_of(cpw_verdict_class_name(ph.phase[i].cls), sr->classes[i]);
 	}
 	ok = ok && (!sr->verdict[0] || one_of(cpw_verdict_class_name(v.cls), sr->verdict));
+	/* A phase that is one process's work (it lived through nine tenths of the phase, the
+	 * phase holds nine tenths of its life) says what that process's own verdict says. */
+	for (int i = 0; ok && i < ph.n; i++)
+		for (size_t k = 0; k < rec->owners.n; k++) {
+			const struct cpw_proc_verdict *o = &rec->owners.v[k];
+			double in = fmin(ph.phase[i].end_s, o->to_s) - fmax(ph.phase[i].start_s, o->from_s);
+
+			if (in >= 0.9 * (ph.phase[i].end_s - ph.phase[i].start_s) && in >= 0.9 * (o->to_s - o->from_s) &&
+			    ph.phase[i].cls != o->cls) {
+				fprintf(stderr, "# %s: phase %d is %s, its process %s %s\n", rec->label, i + 1,
+					cpw_verdict_class_name(ph.phase[i].cls), o->comm, cpw_verdict_class_name(o->cls));
+				ok = false;
+			}
+		}
 	ok = ok && cuts_near_events(sr, rec, &ph);
 	/* A phase as long as the run is the run: the two verdicts are one. */
 	ok = ok && (ph.n != 1 || ph.phase[0].cls == v.cls);
@@ -475,8 +517,46 @@ static void test_one_phase_keeps_verdict(void)
 	v.nfindings = 1;
 	snprintf(v.findings[0], sizeof(v.findings[0]), "uses 1.0 of 2 usable cores");
 	before = v;
-	cpw_phases_refine_verdict(&ph, &m, &v);
+	cpw_phases_refine_verdict(&ph, &m, NULL, &v);
 	CU_ASSERT_EQUAL(memcmp(&v, &before, sizeof(v)), 0);
+}
+
+/* io_then_cpu with process verdicts: a process whose life spans both phases (one that
+ * read, then computed) leaves each phase its own class; the process that is all of a
+ * phase's work gives it its verdict and finding. */
+static void test_owner(void)
+{
+	struct series sr;
+	struct recording *rec = &sr.rec[0];
+	struct cpw_proc_verdict *o;
+	struct cpw_phases ph;
+	struct cpw_metrics m;
+	struct cpw_verdict v;
+
+	CU_ASSERT_EQUAL_FATAL(load("io_then_cpu.series", &sr), 0);
+	CU_ASSERT_FATAL(sr.nrec == 1 && cpw_timeline_count(rec->tl) > 0);
+	o = &rec->owners.v[rec->owners.n++];
+	*o = (struct cpw_proc_verdict){ .pid = 100, .cls = CPW_CLASS_CPU_BOUND, .from_s = 0, .to_s = 4.0 };
+	snprintf(o->comm, sizeof(o->comm), "python3");
+	CU_ASSERT_TRUE(check_recording(&sr, rec)); /* io-bound, then cpu-bound, as the file says */
+
+	rec->owners.n = 0;
+	o = &rec->owners.v[rec->owners.n++];
+	*o = (struct cpw_proc_verdict){ .pid = 4242, .cls = CPW_CLASS_MIXED, .from_s = 0.05, .to_s = 1.25,
+		.confidence = 0.45, .secondary = CPW_CLASS_CPU_BOUND };
+	snprintf(o->comm, sizeof(o->comm), "dd");
+	snprintf(o->finding, sizeof(o->finding), "no single resource dominates: 50%% of its time on a CPU");
+	cpw_phases_find(cpw_timeline_point(rec->tl, 0), cpw_timeline_count(rec->tl), sr.cores, sr.interval, &ph);
+	run_metrics(&sr, rec, &m);
+	cpw_classify(&m, &v);
+	cpw_phases_refine_verdict(&ph, &m, &rec->owners, &v);
+	CU_ASSERT_EQUAL_FATAL(ph.n, 2);
+	CU_ASSERT_EQUAL(ph.phase[0].cls, CPW_CLASS_MIXED);
+	CU_ASSERT_DOUBLE_EQUAL(ph.phase[0].confidence, 0.45, 1e-9);
+	CU_ASSERT_STRING_EQUAL(ph.phase[0].evidence, o->finding);
+	CU_ASSERT_EQUAL(ph.phase[1].cls, CPW_CLASS_CPU_BOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.findings[0], "0.0-1.3 s mixed"));
+	free_series(&sr);
 }
 
 static void test_fixtures_found(void)
@@ -504,6 +584,7 @@ int main(void)
 	CU_add_test(s, "the series fixtures are found", test_fixtures_found);
 	CU_add_test(s, "minimum phase length", test_min_length);
 	CU_add_test(s, "one phase leaves the verdict alone", test_one_phase_keeps_verdict);
+	CU_add_test(s, "a phase that is one process's work takes its verdict", test_owner);
 	for (int i = 0; i < nfixtures; i++)
 		CU_add_test(s, fixture_names[i], test_fixture);
 	return cpw_cunit_run_tap();
