@@ -5,7 +5,7 @@
 # `stress-ng --cpu 1 --cpu-load 30`, with --json, and prints for each case and condition
 # how often the runs agree on the phases (their classes in order), on the headline
 # verdict and on the verdict of each process (its name and class), the most common answer
-# of each, and how far each phase's cut lies from the nearest process event (a start or an
+# of each and the others, and how far each phase's cut lies from the nearest process event (a start or an
 # exit of a process of the tree, the root aside): the largest distance and the median.
 #
 #   sh contrib/bench/stability.sh BUILD_DIR [--quick|--full]
@@ -90,10 +90,11 @@ print("processes=%s" % ",".join(x[1] for x in sorted(pv)), end="\t")
 print("cuts=%s" % ",".join("%.2f" % d for d in dist))
 PYEOF
 
-# agree FIELD FILE: "k/N most-common-value".
+# agree FIELD FILE: "k/N most-common-value", then the other answers, "; also k value".
 agree() {
-	cut -f"$1" "$2" | sort | uniq -c | sort -rn | head -1 |
-		awk -v n="$(wc -l <"$2")" '{ c = $1; $1 = ""; sub(/^ [a-z]*=/, ""); printf "%d/%d %s", c, n, $0 }'
+	cut -f"$1" "$2" | sort | uniq -c | sort -rn |
+		awk -v n="$(wc -l <"$2")" '{ c = $1; $1 = ""; sub(/^ [a-z]*=/, "")
+			if (NR == 1) printf "%d/%d %s", c, n, $0; else printf "; also %d %s", c, $0 }'
 }
 
 run_case() { # NAME CONDITION
