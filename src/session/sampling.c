@@ -89,7 +89,10 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 	/* Python stacks: a failure to start costs only them (native frames stay). Made first:
 	 * they also name the functions Python threads wait in, where sampling is refused. */
 	if (!sp->python) {
-		sp->python = cpw_python_stacks_new(sp->cfg->proc_root, CPW_SAMPLING_HZ, why, sizeof(why));
+		int hz = sp->cfg->sampling_hz > 0 ? sp->cfg->sampling_hz : CPW_SAMPLING_HZ;
+
+		hz = hz / CPW_PYTHON_READ_DIVISOR > 0 ? hz / CPW_PYTHON_READ_DIVISOR : 1;
+		sp->python = cpw_python_stacks_new(sp->cfg->proc_root, hz, why, sizeof(why));
 		if (!sp->python)
 			cpw_report_note(r, "Python stacks not read: %s", why);
 	}

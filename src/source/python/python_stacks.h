@@ -5,7 +5,8 @@
  * A process is taken on when its first sample arrives: the interpreter it maps (libpython or
  * the python executable, in /proc/PID/maps), its version (Py_Version) and layout (from 3.13
  * _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12 from python_layout.c's table).
- * A thread of the reader then reads, at the sampling rate, the frame chain of each thread of
+ * A thread of the reader then reads, at the rate it is given (the session gives half the
+ * sampling rate), the frame chain of each thread of
  * those interpreters that the samples saw run in the last second and that ran since its last
  * read (its schedstat run time moved; a thread found running at 8 looks in a row is looked
  * at every 8th), and keeps each reading with its time; the threads' lists are walked every
