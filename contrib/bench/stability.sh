@@ -10,7 +10,8 @@
 #
 #   sh contrib/bench/stability.sh BUILD_DIR [--quick|--full]
 #
-# N is STABILITY_RUNS (default 10; --quick 3; --full 20). The cases:
+# N is STABILITY_RUNS (default 10; --quick 3; --full 20); STABILITY_CASES and
+# STABILITY_CONDITIONS ("quiet loaded") pick a part. The cases:
 #   dd-python   sh -c "dd if=BIG of=/dev/null bs=4k count=40000 iflag=direct; python3 busy.py 2"
 #   sleep-spin-fsync  sh -c "sleep 1.5; spin 2; fsync_loop DIR 2"
 #   gil         python3 gil_threads.py 4 2
@@ -126,10 +127,12 @@ run_case() { # NAME CONDITION
 	printf '%-17s %-7s cuts to events: %s\n' "" "" "$cutline"
 }
 
-hr "stability: each case $RUNS times, quiet and beside stress-ng --cpu 1 --cpu-load 30"
+CONDITIONS=${STABILITY_CONDITIONS:-"quiet loaded"}
+hr "stability: each case $RUNS times, $CONDITIONS (beside stress-ng --cpu 1 --cpu-load 30)"
 for c in $CASES; do
-	run_case "$c" quiet
+	case " $CONDITIONS " in *" quiet "*) run_case "$c" quiet ;; esac
 done
+case " $CONDITIONS " in *" loaded "*) ;; *) exit 0 ;; esac
 if command -v stress-ng >/dev/null 2>&1; then
 	stress-ng --cpu 1 --cpu-load 30 --quiet >/dev/null 2>&1 &
 	STRESS=$!
