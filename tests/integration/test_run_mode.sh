@@ -1,9 +1,10 @@
 #!/bin/sh
 # test_run_mode.sh: `cperfwatch -- COMMAND` end to end: exit statuses, the GNU time labels,
 # stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
-# with --wait-all, signals, and JSON that a real parser accepts.
+# with --wait-all, signals, and JSON that a real parser accepts; a command that fails at
+# once (python3 nosuchfile.py) gets its status and a short report, not sixty lines.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 29
+plan 30
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -21,6 +22,15 @@ check "126 comes with one line naming the command" sh -c "test \$(wc -l <'$SCRAT
 check "127 when COMMAND is not found" test $rc = 127
 "$CPW" --interval 1ms -- true 2>"$SCRATCH/err"; rc=$?
 check "125 on misuse, with one line" sh -c "test $rc = 125 && test \$(wc -l <'$SCRATCH/err') = 1"
+# A command that fails at once (issue 29 item 7): its status, every time -v line, and a
+# verdict that says why there is no more (under 30 lines).
+(cd "$SCRATCH" && "$CPW" -o "$SCRATCH/nf.txt" -- /usr/bin/python3 nosuchfile.py 2>/dev/null); rc=$?
+if [ $rc = 2 ] && [ "$(wc -l <"$SCRATCH/nf.txt")" -le 30 ] && grep -q '^	Exit status: 2$' "$SCRATCH/nf.txt" &&
+	grep -Eq '^Verdict: unknown: the command exited with status 2 after [0-9.]+ s, too short to judge' "$SCRATCH/nf.txt"; then
+	ok "a command that fails at once: status 2, a short report ($(wc -l <"$SCRATCH/nf.txt") lines) that says so"
+else
+	not_ok "a command that fails at once: status 2, a short report that says so" "exit $rc; $(cat "$SCRATCH/nf.txt")"
+fi
 
 # --- the GNU time labels, in order, as GNU time prints them ---
 if [ -x "${GNU_TIME:-}" ]; then
