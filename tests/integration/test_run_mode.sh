@@ -2,9 +2,10 @@
 # test_run_mode.sh: `cperfwatch -- COMMAND` end to end: exit statuses, the GNU time labels,
 # stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
 # with --wait-all, signals, and JSON that a real parser accepts; a command that fails at
-# once (python3 nosuchfile.py) gets its status and a short report, not sixty lines.
+# once (python3 nosuchfile.py) gets its status and a short report, not sixty lines; a
+# typical single-process report (busy.py) keeps every time -v line in about 50 lines.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 30
+plan 31
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -39,8 +40,18 @@ if [ -x "${GNU_TIME:-}" ]; then
 	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/gnu" > "$SCRATCH/gnu.labels"
 	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/ours" | head -n "$(wc -l < "$SCRATCH/gnu.labels")" > "$SCRATCH/ours.labels"
 	check "every GNU time -v label, same order" diff -u "$SCRATCH/gnu.labels" "$SCRATCH/ours.labels"
+	# A typical single-process report (issue 29's done-when): every label, about 50 lines.
+	"$CPW" -o "$SCRATCH/busy.txt" -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/busy.py" 1.5
+	n=$(wc -l <"$SCRATCH/busy.txt")
+	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/busy.txt" | head -n "$(wc -l < "$SCRATCH/gnu.labels")" > "$SCRATCH/busy.labels"
+	if diff -u "$SCRATCH/gnu.labels" "$SCRATCH/busy.labels" >"$SCRATCH/busy.diff" && [ "$n" -le 58 ]; then
+		ok "busy.py 1.5: every GNU time -v label in a report of at most 58 lines ($n)"
+	else
+		not_ok "busy.py 1.5: every GNU time -v label in a report of at most 58 lines ($n)" "$(cat "$SCRATCH/busy.diff" "$SCRATCH/busy.txt")"
+	fi
 else
 	missing "every GNU time -v label, same order" time
+	missing "busy.py 1.5: every GNU time -v label in a report of at most 58 lines" time
 fi
 
 # --- stdio belongs to the command; the report goes to stderr or -o ---
