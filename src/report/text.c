@@ -194,6 +194,20 @@ static void write_process_table(const struct cpw_report *r, FILE *out)
 	cpw_process_table_write(r->tree, out); /* report/process_table.c */
 }
 
+/* One process has no table, and so no PYTHON column: a Python one's version ends the Tree
+ * line ("; Python 3.11"), where its executable's name says it. */
+static void write_lone_python(const struct cpw_report *r, FILE *out)
+{
+	if (!r->tree || cpw_tree_size(r->tree) != 1)
+		return;
+	const struct cpw_proc *p = cpw_tree_proc(r->tree, 0);
+	if (p->python_exe != 1 || !p->python[0])
+		return;
+	char py[sizeof p->python];
+	cpw_escape_for_terminal(p->python, py, sizeof py);
+	fprintf(out, "; Python %s", py);
+}
+
 /* Storage bytes: /proc/PID/io, or the rusage blocks (512 bytes each) where those say more:
  * a reaped child's /proc/PID/io is gone, its blocks are not. */
 static double storage_bytes(double proc_io, uint64_t blocks)
@@ -212,6 +226,7 @@ static void write_tree_section(const struct cpw_report *r, FILE *out)
 		fprintf(out, ", %u still running at the end", r->descendants_running);
 	fputs("; cores used: ", out);
 	print_cores(m, out);
+	write_lone_python(r, out);
 	fputc('\n', out);
 	write_process_table(r, out);
 

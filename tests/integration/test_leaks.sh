@@ -6,12 +6,15 @@
 #   leak      JSON valid; leaks[] names the python process, 6-14 MiB/s, from before 1.5 s;
 #             the text report's finding names it with its arguments and its rate
 #   warm-up   JSON valid; leaks[] is empty and the text says nothing of growth
+#   tree      a shell starts one more python every 0.25 s, each holding its memory to the end:
+#             no one process grows, the tree does: leaks[] has the tree's entry alone (pid
+#             null) and the finding says so
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-plan 8
+plan 10
 
 cat >"$SCRATCH/leak.py" <<'PYEOF'
 import time
@@ -70,4 +73,28 @@ fi
 rss=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["memory"]["max_rss_kib"])' "$SCRATCH/warm.json" 2>&1)
 if awk -v r="$rss" 'BEGIN { exit !(r >= 40 * 1024) }'; then ok "warm-up: it took its 40 MiB ($rss KiB)"
 else not_ok "warm-up: it took its 40 MiB ($rss KiB)"; fi
+# tree: no one process grows (each a step), the tree does.
+cat >"$SCRATCH/steps.sh" <<SHEOF
+#!/bin/sh
+i=0
+while [ \$i -lt 14 ]; do
+	"$PY" -c 'import sys, time; b = bytearray(4 << 20); time.sleep(float(sys.argv[1]))' \$(awk -v i=\$i 'BEGIN { print 3.8 - i * 0.25 }') &
+	sleep 0.25
+	i=\$((i + 1))
+done
+wait
+SHEOF
+chmod +x "$SCRATCH/steps.sh"
+"$CPW" --json -o "$SCRATCH/tree.json" -- "$SCRATCH/steps.sh"
+set -- $("$PY" -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+t = [l for l in d["leaks"] if l["scope"] == "tree" and l["pid"] is None]
+p = [l for l in d["leaks"] if l["scope"] == "process"]
+f = [x for x in d["verdict"]["findings"] if x.startswith("the tree\x27s memory grows and is not given back, no one process alone: +")]
+print(len(t), len(p), len(f), round(t[0]["rate_kib_per_s"] / 1024, 1) if t else 0)' "$SCRATCH/tree.json" 2>&1)
+echo "# tree: $* (tree leaks, process leaks, tree findings, MiB/s)"
+if [ "$1" = 1 ] && [ "$2" = 0 ]; then ok "tree: leaks[] has the tree's entry alone, no process's"
+else not_ok "tree: leaks[] has the tree's entry alone, no process's" "$(head -c 2000 "$SCRATCH/tree.json")"; fi
+if [ "$3" = 1 ]; then ok "tree: the finding says the tree grows, no one process alone"
+else not_ok "tree: the finding says the tree grows, no one process alone"; fi
 done_testing

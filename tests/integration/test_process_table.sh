@@ -9,13 +9,14 @@
 #   the version of /usr/bin/python3; the plot has no lane for a helper; a phase names its
 #   main process by its arguments; a wrapper that only waits for its one child (sh -c
 #   'python3 ...; true') is one row, the child's, "via" the wrapper's arguments, where a
-#   shell that runs two children in turn keeps its own row.
+#   shell that runs two children in turn keeps its own row; a lone Python process, which has
+#   no table, has its version on the Tree line.
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || { skip_all "process table" "no /usr/bin/python3"; }
-plan 11
+plan 12
 want=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
 cat >"$SCRATCH/case.py" <<'PYEOF'
@@ -118,5 +119,12 @@ if [ "$(printf '%s\n' "$table" | grep -c '^	 *[0-9]')" = 1 ] &&
 	ok "a wrapper that only waits for its child folds into the child's row"
 else
 	not_ok "a wrapper that only waits for its child folds into the child's row" "$table"
+fi
+# One process: no table, so no PYTHON column; the Tree line gives the version (item 8).
+"$CPW" -o "$SCRATCH/lone.txt" -- "$PY" "$SCRATCH/busy.py" 0.4
+if grep -Eq "^Tree: 1 process seen, .*; Python $want\$" "$SCRATCH/lone.txt"; then
+	ok "a lone Python process: its version ends the Tree line ($want)"
+else
+	not_ok "a lone Python process: its version ends the Tree line ($want)" "$(grep '^Tree' "$SCRATCH/lone.txt")"
 fi
 done_testing

@@ -1,9 +1,11 @@
 #!/bin/sh
 # test_run_mode.sh: `cperfwatch -- COMMAND` end to end: exit statuses, the GNU time labels,
 # stdio left to the command, -o, a two-process tree whose CPU adds up, an orphan counted
-# with --wait-all, signals, and JSON that a real parser accepts.
+# with --wait-all, signals, and JSON that a real parser accepts; a command that fails at
+# once (python3 nosuchfile.py) gets its status and a short report, not sixty lines; a
+# typical single-process report (busy.py) keeps every time -v line in about 50 lines.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 29
+plan 31
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -21,6 +23,15 @@ check "126 comes with one line naming the command" sh -c "test \$(wc -l <'$SCRAT
 check "127 when COMMAND is not found" test $rc = 127
 "$CPW" --interval 1ms -- true 2>"$SCRATCH/err"; rc=$?
 check "125 on misuse, with one line" sh -c "test $rc = 125 && test \$(wc -l <'$SCRATCH/err') = 1"
+# A command that fails at once (issue 29 item 7): its status, every time -v line, and a
+# verdict that says why there is no more (under 30 lines).
+(cd "$SCRATCH" && "$CPW" -o "$SCRATCH/nf.txt" -- /usr/bin/python3 nosuchfile.py 2>/dev/null); rc=$?
+if [ $rc = 2 ] && [ "$(wc -l <"$SCRATCH/nf.txt")" -le 30 ] && grep -q '^	Exit status: 2$' "$SCRATCH/nf.txt" &&
+	grep -Eq '^Verdict: unknown: the command exited with status 2 after [0-9.]+ s, too short to judge' "$SCRATCH/nf.txt"; then
+	ok "a command that fails at once: status 2, a short report ($(wc -l <"$SCRATCH/nf.txt") lines) that says so"
+else
+	not_ok "a command that fails at once: status 2, a short report that says so" "exit $rc; $(cat "$SCRATCH/nf.txt")"
+fi
 
 # --- the GNU time labels, in order, as GNU time prints them ---
 if [ -x "${GNU_TIME:-}" ]; then
@@ -29,8 +40,18 @@ if [ -x "${GNU_TIME:-}" ]; then
 	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/gnu" > "$SCRATCH/gnu.labels"
 	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/ours" | head -n "$(wc -l < "$SCRATCH/gnu.labels")" > "$SCRATCH/ours.labels"
 	check "every GNU time -v label, same order" diff -u "$SCRATCH/gnu.labels" "$SCRATCH/ours.labels"
+	# A typical single-process report (issue 29's done-when): every label, about 50 lines.
+	"$CPW" -o "$SCRATCH/busy.txt" -- /usr/bin/python3 "$CPW_SRCDIR/tests/workloads/busy.py" 1.5
+	n=$(wc -l <"$SCRATCH/busy.txt")
+	sed -n 's/^\t\([^:]*\):.*/\1/p' "$SCRATCH/busy.txt" | head -n "$(wc -l < "$SCRATCH/gnu.labels")" > "$SCRATCH/busy.labels"
+	if diff -u "$SCRATCH/gnu.labels" "$SCRATCH/busy.labels" >"$SCRATCH/busy.diff" && [ "$n" -le 58 ]; then
+		ok "busy.py 1.5: every GNU time -v label in a report of at most 58 lines ($n)"
+	else
+		not_ok "busy.py 1.5: every GNU time -v label in a report of at most 58 lines ($n)" "$(cat "$SCRATCH/busy.diff" "$SCRATCH/busy.txt")"
+	fi
 else
 	missing "every GNU time -v label, same order" time
+	missing "busy.py 1.5: every GNU time -v label in a report of at most 58 lines" time
 fi
 
 # --- stdio belongs to the command; the report goes to stderr or -o ---

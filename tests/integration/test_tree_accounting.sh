@@ -5,6 +5,10 @@
 # `processes`, and match what GNU time reports for the same run (GNU time wraps cperfwatch:
 # it sums every waited-for descendant, so it sees the tree plus cperfwatch's own small
 # share; comparing one run keeps a busy host's noise out).
+#
+# An fsync'd 1 MiB write by a child that exits at once, on a block device (issue 29, item 6):
+# the text's "Storage: ... written" and JSON io.write_bytes are at least the MiB and agree
+# with "File system outputs" (512-byte blocks), in the command's cgroup and without one.
 
 . "$CPW_SRCDIR/tests/integration/tap.sh"
 
@@ -13,7 +17,7 @@ PY=/usr/bin/python3
 JSON=$SCRATCH/tree.json
 SECS=1.5
 
-plan 6
+plan 8
 
 if [ -n "$GNU_TIME" ] && [ -x "$GNU_TIME" ]; then
 	"$GNU_TIME" -f '%U %S' -o "$SCRATCH/time.out" \
@@ -104,4 +108,40 @@ else
 	fi
 fi
 
+# An fsync'd write: storage written agrees with the file system outputs.
+cat >"$SCRATCH/fsync.py" <<'PYEOF'
+import os, sys
+with open(sys.argv[1], "wb") as f:
+    f.write(b"x" * 1048576)
+    f.flush()
+    os.fsync(f.fileno())
+os.unlink(sys.argv[1])
+PYEOF
+if ! IO=$(block_dir); then
+	skip "fsync'd write, --no-cgroup: text Storage written agrees with File system outputs" "no block device to write on"
+	skip "fsync'd write: JSON io.write_bytes agrees with fs_outputs" "no block device to write on"
+	done_testing
+fi
+FS="sleep 0.4; $PY $SCRATCH/fsync.py $IO/f; sleep 0.1"
+"$CPW" --no-cgroup -o "$SCRATCH/fs.txt" -- /bin/sh -c "$FS"
+set -- $(awk '/File system outputs:/ { b = $4 * 512 }
+	/^Storage:/ { for (i = 1; i < NF; i++) if ($(i + 2) == "written") { v = $i; u = $(i + 1) } }
+	END { m = u == "GiB" ? 1073741824 : u == "MiB" ? 1048576 : u == "KiB" ? 1024 : 1
+		printf "%.0f %.0f", v * m, b }' "$SCRATCH/fs.txt")
+if [ "${1:-0}" -ge 1000000 ] && close_to "$1" "${2:-0}" 0.10; then
+	ok "fsync'd write, --no-cgroup: text Storage written agrees with File system outputs ($1 B, $2 B)"
+else
+	not_ok "fsync'd write, --no-cgroup: text Storage written agrees with File system outputs (${1:-?} B, ${2:-?} B)" \
+		"$(grep -E 'File system outputs|^Storage' "$SCRATCH/fs.txt")"
+fi
+"$CPW" --json -o "$SCRATCH/fs.json" -- /bin/sh -c "$FS"
+set -- $("$PY" -c 'import json, sys
+io = json.load(open(sys.argv[1]))["io"]
+print(io["write_bytes"] or 0, (io["fs_outputs"] or 0) * 512)' "$SCRATCH/fs.json")
+if [ "${1:-0}" -ge 1000000 ] && close_to "$1" "${2:-0}" 0.10; then
+	ok "fsync'd write: JSON io.write_bytes agrees with fs_outputs ($1 B, $2 B)"
+else
+	not_ok "fsync'd write: JSON io.write_bytes agrees with fs_outputs (${1:-?} B, ${2:-?} B)"
+fi
+rm -rf "$IO"
 done_testing

@@ -15,6 +15,8 @@
  *     expect.evidence = cpu_share      (metric of some evidence line; repeatable)
  *     expect.no_evidence = disk_share
  *     expect.evidence_source = cpu_share: wait4 rusage
+ *     expect.shown = minflt_per_cpu_s  (evidence line the text report shows; repeatable)
+ *     expect.aside = sys_share         (evidence line set aside: JSON only; repeatable)
  *     expect.advice = parallelise
  *     expect.no_advice = threads,      (substring the advice must not hold; repeatable)
  *
@@ -143,6 +145,10 @@ struct expect {
 	int nno_evidence;
 	char ev_source[MAX_EXPECT][128];
 	int nev_source;
+	char shown[MAX_EXPECT][48];
+	int nshown;
+	char aside[MAX_EXPECT][48];
+	int naside;
 	char advice[MAX_EXPECT][128];
 	int nadvice;
 	char no_advice[MAX_EXPECT][128];
@@ -258,6 +264,10 @@ static bool set_expect(struct expect *e, const char *key, const char *val)
 		return add_metric(e->no_evidence, &e->nno_evidence, val);
 	if (strcmp(key, "evidence_source") == 0)
 		return add_text(e->ev_source, &e->nev_source, val);
+	if (strcmp(key, "shown") == 0)
+		return add_metric(e->shown, &e->nshown, val);
+	if (strcmp(key, "aside") == 0)
+		return add_metric(e->aside, &e->naside, val);
 	if (strcmp(key, "advice") == 0)
 		return add_text(e->advice, &e->nadvice, val);
 	if (strcmp(key, "no_advice") == 0)
@@ -576,6 +586,17 @@ static void test_fixture(void)
 		if (ev == NULL || strstr(ev->source, trim(colon + 1)) == NULL)
 			FAILF("%s: evidence %s does not come from '%s' (%s)", name, trim(metric),
 			      trim(colon + 1), ev ? ev->source : "no such line");
+	}
+	/* The text shows evidence that supports or nearly changes the verdict; JSON all of it. */
+	for (int i = 0; i < e.nshown; i++) {
+		const struct cpw_evidence *ev = find_evidence(&v, e.shown[i]);
+		if (ev == NULL || ev->aside)
+			FAILF("%s: evidence %s not shown in text (%s)", name, e.shown[i], ev ? "aside" : "no such line");
+	}
+	for (int i = 0; i < e.naside; i++) {
+		const struct cpw_evidence *ev = find_evidence(&v, e.aside[i]);
+		if (ev == NULL || !ev->aside)
+			FAILF("%s: evidence %s not set aside (%s)", name, e.aside[i], ev ? "shown" : "no such line");
 	}
 	for (int i = 0; i < e.nadvice; i++)
 		if (strstr(v.advice, e.advice[i]) == NULL)

@@ -390,6 +390,24 @@ static void test_paranoid_and_pmu_fixtures(void)
 
 /* ---- opening through the fake kernel ---- */
 
+/* Every event missing for one reason (no PMU: every run on such a VM) is the section's one
+ * line, not a line each (issue 29 item 7). */
+static void test_missing_for_one_reason(void)
+{
+	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
+	fake_default_err = ENOENT;
+	struct cpw_counters *c;
+	char err[200];
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "cycles,instructions,cache-misses", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cpw_perf_open_child(c, 4242), 0);
+	cpw_perf_read(c);
+	char *text = render_text(c);
+	CU_ASSERT_STRING_EQUAL(text, "Counters: <not supported> cycles, instructions, cache-misses "
+			       "(no hardware PMU visible (virtual machine?))\n");
+	free(text);
+	cpw_perf_free(c);
+}
+
 static void test_open_child_maps_errors(void)
 {
 	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
@@ -429,6 +447,13 @@ static void test_open_child_maps_errors(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(line);
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "<not supported>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "no hardware PMU visible"));
+	/* Events missing for one reason share a line (issue 29 item 7); another reason, its own. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "cycles, instructions ("));
+	CU_ASSERT_PTR_NULL(strstr(strstr(text, "no hardware PMU") + 1, "no hardware PMU"));
+	free(line);
+	line = line_of(text, "cache-misses");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "EINVAL"));
 	free(line);
 	line = line_of(text, "task-clock");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(line);
@@ -947,6 +972,7 @@ int main(void)
 	CU_add_test(s, "EACCES/EPERM -> not-permitted with paranoid", test_errno_not_permitted);
 	CU_add_test(s, "paranoid and PMU from fixtures", test_paranoid_and_pmu_fixtures);
 	CU_add_test(s, "open_child maps errors per event", test_open_child_maps_errors);
+	CU_add_test(s, "events missing for one reason: one line", test_missing_for_one_reason);
 	CU_add_test(s, "EACCES reports the fixture's paranoid", test_eacces_reports_paranoid_from_fixture);
 	CU_add_test(s, "kernel-only events with exclude_kernel are no numbers", test_kernel_only_events_never_numbers);
 	CU_add_test(s, "EACCES with kernel counting retries user-only", test_eacces_with_kernel_retries_user_only);

@@ -139,6 +139,27 @@ static void test_text_too_short(void)
 	free(text);
 }
 
+/* Evidence whose rule did not fire and was not near it (issue 29 item 7): JSON keeps it, the
+ * text leaves it out. */
+static void test_evidence_aside(void)
+{
+	struct cpw_report r;
+	struct cpw_config cfg;
+	report_fixture_build(&r, &cfg);
+	struct cpw_evidence *e = &r.verdict.evidence[r.verdict.nevidence++];
+	snprintf(e->metric, sizeof e->metric, "minflt_per_cpu_s");
+	snprintf(e->source, sizeof e->source, "wait4 rusage");
+	snprintf(e->text, sizeof e->text, "14159 minor page faults per CPU-second");
+	e->aside = true;
+	char *text = render(&r, cpw_report_write_text);
+	CU_ASSERT_PTR_NULL(strstr(text, "14159 minor page faults"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\tEvidence: bad ")); /* the one that is not aside */
+	free(text);
+	char *json = render(&r, cpw_report_write_json);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "14159 minor page faults per CPU-second"));
+	free(json);
+}
+
 static void test_json_round_trip(void)
 {
 	struct cpw_report r;
@@ -648,6 +669,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("report", NULL, NULL);
 	CU_add_test(s, "text: every GNU time label, in order", test_text_time_labels);
 	CU_add_test(s, "text: a run too short to judge is a short report", test_text_too_short);
+	CU_add_test(s, "text: evidence set aside is in JSON only", test_evidence_aside);
 	CU_add_test(s, "json: parses back, nulls, escaping", test_json_round_trip);
 	CU_add_test(s, "json: the processes array, written one by one", test_json_processes_streamed);
 	CU_add_test(s, "openmetrics framing and names", test_openmetrics);
