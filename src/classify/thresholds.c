@@ -96,6 +96,13 @@ const struct cpw_threshold cpw_thresholds[CPW_T_COUNT] = {
 		"io_min_bytes", 65536, "bytes",
 		"own calibration: D states with less storage traffic than this are not disk (locks, "
 		"NFS, a device)" },
+	[CPW_T_IO_PATH_SYS_SHARE] = {
+		"io_path_sys_share", 0.80, "share",
+		"own calibration (issue 27): a process or window that moved storage bytes, waited "
+		"for the disk at least notable_share of its time and spent this much of its CPU in "
+		"the kernel does nothing but its I/O: that system time is the I/O's cost (dd with "
+		"4 KiB O_DIRECT reads: 95-99% system time, 43-50% of its life; a Python loader "
+		"parsing what it reads is mostly user time)" },
 	[CPW_T_MEMSTALL_SHARE] = {
 		"memstall_share", 0.10, "share",
 		"PSI practice: memory stalls of 10% of the time already cost throughput (psi.rst's "

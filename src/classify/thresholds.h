@@ -41,6 +41,7 @@ enum cpw_threshold_id {
 	CPW_T_DISK_SHARE,
 	CPW_T_DISK_VS_CPU,
 	CPW_T_IO_MIN_BYTES,
+	CPW_T_IO_PATH_SYS_SHARE,
 	/* Thrashing. */
 	CPW_T_MEMSTALL_SHARE,
 	CPW_T_REFAULT_MIN_PAGES,
