@@ -225,6 +225,33 @@ static void io_path(struct pv_in *in, double io)
 	in->share[PV_DISK] += in->io_path / in->ref;
 }
 
+/* Whether p is the parent of a process of the tree. */
+static bool parent_of_any(const struct cpw_proc *p, const struct pv_all *all)
+{
+	for (size_t i = 0; all && i < all->n; i++) {
+		const struct cpw_proc *q = all->at(all->ctx, i);
+
+		if (q->ppid == p->pid && q->pid != p->pid)
+			return true;
+	}
+	return false;
+}
+
+/* Its CPU went to page faults, by the tree's rule (classify.c: minflt_per_cpu_s, with
+ * sys_share of system time below minflt_heavy): memory-bound work, not computing. A
+ * parent's faults are its forks' copy-on-write (a fork storm is process creation). A run
+ * of one such process was "memory-bound" while its own line said "cpu-bound". */
+static bool faulting(const struct cpw_proc *p, bool parent)
+{
+	double cpu = p->user_s + p->sys_s, rate;
+
+	if (parent || !(cpu >= cpw_threshold(CPW_T_MIN_WALL_S)) || !cpw_known(p->sys_s))
+		return false;
+	rate = (double)p->minflt / cpu;
+	return rate >= cpw_threshold(CPW_T_MINFLT_PER_CPU_S) &&
+	       (rate >= cpw_threshold(CPW_T_MINFLT_HEAVY) || p->sys_s / cpu >= cpw_threshold(CPW_T_SYS_SHARE));
+}
+
 static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw_proc_verdict_ctx *with,
 		    const struct pv_all *all)
 {
@@ -269,15 +296,9 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 		in->lock = 0;
 	}
 	io = (cpw_known(p->read_bytes) ? p->read_bytes : 0) + (cpw_known(p->write_bytes) ? p->write_bytes : 0);
-	if (in->probed) {
-		bool parent = false;
-
-		for (size_t i = 0; all && i < all->n && !parent; i++) {
-			const struct cpw_proc *q = all->at(all->ctx, i);
-			parent = q->ppid == p->pid && q->pid != p->pid;
-		}
-		fit_off_cpu(in, cpw_known(p->read_bytes) || cpw_known(p->write_bytes) ? io : NAN, parent);
-	}
+	if (in->probed)
+		fit_off_cpu(in, cpw_known(p->read_bytes) || cpw_known(p->write_bytes) ? io : NAN,
+			    parent_of_any(p, all));
 	/* D states without storage traffic are not disk (a lock, a device). */
 	if (cpw_known(p->read_bytes) && io < cpw_threshold(CPW_T_IO_MIN_BYTES)) {
 		in->other += in->disk;
@@ -291,7 +312,7 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 	}
 	in->python = is_python(p);
 	in->serialised = takes_turns(in, with->cores_usable);
-	in->cpu_label = CPW_CLASS_CPU_BOUND;
+	in->cpu_label = faulting(p, parent_of_any(p, all)) ? CPW_CLASS_MEMORY_BOUND : CPW_CLASS_CPU_BOUND;
 	if (in->cpu + in->runq > 0) {
 		double runq_ratio = in->runq / (in->cpu + in->runq) - own_queue(p, with->cores_usable);
 		double own = in->serialised ? cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ)
@@ -480,6 +501,12 @@ static void finding_cpu(const struct pv_in *in, const struct cpw_waits *waits, c
 	if (in->cpu_label == CPW_CLASS_CPU_STARVED) {
 		snprintf(f, len, "runnable, but queued for a CPU %.0f%% of its time",
 			 pct(in->ref > 0 ? in->runq / in->ref : 0));
+		return;
+	}
+	if (in->cpu_label == CPW_CLASS_MEMORY_BOUND) {
+		snprintf(f, len, "%s minor page faults per CPU-second, %.0f%% of its CPU in the kernel: "
+			 "first touches of fresh memory", cpw_verdict_figure((double)p->minflt / proc_cpu(p)).s,
+			 pct(cpw_known(sys) ? sys : 0));
 		return;
 	}
 	if (cpw_known(sys) && sys >= cpw_threshold(CPW_T_SYS_SHARE))

@@ -612,6 +612,37 @@ static void test_thinly_caught(void)
 	CU_ASSERT_PTR_NULL(find(&pvs, 101));
 }
 
+/* A process whose CPU went to first-touch page faults (fault_churn: 1.4 s, 60% of it in
+ * the kernel, 100,000 minor faults a CPU-second) is memory-bound by the tree's own rule,
+ * as a run of it alone is: its line said "cpu-bound" under a "memory-bound" verdict. A
+ * parent's faults are its forks' (a fork storm): it stays cpu-bound. */
+static void test_faulting(void)
+{
+	struct cpw_proc procs[2];
+	struct cpw_proc_verdicts pvs;
+	const struct cpw_proc_verdict *pv;
+
+	procs[0] = proc(100, "sh", 0.0, 1.6, 0.0, 0.01, 0);
+	procs[1] = proc(101, "fault_churn", 0.05, 1.5, 0.56, 0.84, 0.01);
+	procs[1].minflt = 140000;
+	judge(procs, 2, NULL, 1.6, &pvs);
+	pv = find(&pvs, 101);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pv);
+	CU_ASSERT_EQUAL(pv->cls, CPW_CLASS_MEMORY_BOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pv->finding, "100000 minor page faults per CPU-second, 60% of its CPU in the kernel"));
+	/* The same faults in a parent of a tree process: computing, not memory. */
+	procs[0].ppid = 101;
+	judge(procs, 2, NULL, 1.6, &pvs);
+	pv = find(&pvs, 101);
+	CU_ASSERT(pv && pv->cls == CPW_CLASS_CPU_BOUND);
+	/* Few faults: computing. */
+	procs[0].ppid = 99;
+	procs[1].minflt = 2000;
+	judge(procs, 2, NULL, 1.6, &pvs);
+	pv = find(&pvs, 101);
+	CU_ASSERT(pv && pv->cls == CPW_CLASS_CPU_BOUND);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -631,5 +662,6 @@ int main(void)
 	CU_add_test(s, "dd with O_DIRECT: six recorded runs", test_dd_direct_recorded);
 	CU_add_test(s, "time off the CPU the probe did not catch", test_unseen_off_cpu);
 	CU_add_test(s, "a sleep the probe caught thinly", test_thinly_caught);
+	CU_add_test(s, "a process that faults in fresh memory", test_faulting);
 	return cpw_cunit_run_tap();
 }
