@@ -266,8 +266,7 @@ static void measure_work_kind(struct ctx *c)
 	if (cpw_known(m->user_s) && cpw_known(m->sys_s) && m->user_s + m->sys_s > 0) {
 		c->minflt_rate = (double)m->minor_faults / (m->user_s + m->sys_s);
 		c->sys_share = m->sys_s / (m->user_s + m->sys_s);
-		c->mem_by_faults = c->minflt_rate >= cpw_threshold(CPW_T_MINFLT_PER_CPU_S) &&
-			c->sys_share >= sys_share_needed(c);
+		c->mem_by_faults = cpw_thresholds_faults_are_work(c->minflt_rate, c->sys_share);
 	}
 	/* Many processes, each a few milliseconds of CPU: the work is starting them (fork's
 	 * page-table copies and copy-on-write faults, exec, the loader), not using memory. */
@@ -513,9 +512,8 @@ static void measure_io_path(struct ctx *c)
 	double user = known_or(c->m->user_s, 0), sys = known_or(c->m->sys_s, 0);
 
 	c->io_path = 0;
-	if (cpw_known(c->io_bytes) && c->io_bytes >= cpw_threshold(CPW_T_IO_MIN_BYTES) && !c->serialised &&
-	    c->share[LANE_DISK] >= cpw_threshold(CPW_T_NOTABLE_SHARE) && sys > 0 &&
-	    sys >= cpw_threshold(CPW_T_IO_PATH_SYS_SHARE) * (user + sys) && c->cpu > 0 && c->ref > 0) {
+	if (!c->serialised && c->cpu > 0 && c->ref > 0 &&
+	    cpw_thresholds_io_path(c->io_bytes, c->share[LANE_DISK], user, sys)) {
 		c->io_path = c->cpu * sys / (user + sys);
 		c->share[LANE_CPU] -= c->io_path / c->ref;
 		c->share[LANE_DISK] += c->io_path / c->ref;

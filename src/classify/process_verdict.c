@@ -216,9 +216,8 @@ static void io_path(struct pv_in *in, double io)
 {
 	const struct cpw_proc *p = in->p;
 
-	if (!(in->ref > 0) || !(in->cpu > 0) || in->serialised || !cpw_known(io) ||
-	    io < cpw_threshold(CPW_T_IO_MIN_BYTES) || in->disk < cpw_threshold(CPW_T_NOTABLE_SHARE) * in->ref ||
-	    !cpw_known(p->sys_s) || p->sys_s < cpw_threshold(CPW_T_IO_PATH_SYS_SHARE) * proc_cpu(p))
+	if (!(in->ref > 0) || !(in->cpu > 0) || in->serialised || !cpw_known(p->sys_s) ||
+	    !cpw_thresholds_io_path(io, in->disk / in->ref, p->user_s, p->sys_s))
 		return;
 	in->io_path = cpw_min(p->sys_s, in->cpu);
 	in->share[PV_CPU] -= in->io_path / in->ref;
@@ -243,13 +242,10 @@ static bool parent_of_any(const struct cpw_proc *p, const struct pv_all *all)
  * of one such process was "memory-bound" while its own line said "cpu-bound". */
 static bool faulting(const struct cpw_proc *p, bool parent)
 {
-	double cpu = p->user_s + p->sys_s, rate;
+	double cpu = p->user_s + p->sys_s;
 
-	if (parent || !(cpu >= cpw_threshold(CPW_T_MIN_WALL_S)) || !cpw_known(p->sys_s))
-		return false;
-	rate = (double)p->minflt / cpu;
-	return rate >= cpw_threshold(CPW_T_MINFLT_PER_CPU_S) &&
-	       (rate >= cpw_threshold(CPW_T_MINFLT_HEAVY) || p->sys_s / cpu >= cpw_threshold(CPW_T_SYS_SHARE));
+	return !parent && cpu >= cpw_threshold(CPW_T_MIN_WALL_S) && cpw_known(p->sys_s) &&
+	       cpw_thresholds_faults_are_work((double)p->minflt / cpu, p->sys_s / cpu);
 }
 
 static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw_proc_verdict_ctx *with,
@@ -257,6 +253,7 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 {
 	const struct cpw_waits *waits = with->waits;
 	double now_s = with->now_s;
+	bool parent = parent_of_any(p, all);
 	double io;
 
 	memset(in, 0, sizeof *in);
@@ -297,8 +294,7 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 	}
 	io = (cpw_known(p->read_bytes) ? p->read_bytes : 0) + (cpw_known(p->write_bytes) ? p->write_bytes : 0);
 	if (in->probed)
-		fit_off_cpu(in, cpw_known(p->read_bytes) || cpw_known(p->write_bytes) ? io : NAN,
-			    parent_of_any(p, all));
+		fit_off_cpu(in, cpw_known(p->read_bytes) || cpw_known(p->write_bytes) ? io : NAN, parent);
 	/* D states without storage traffic are not disk (a lock, a device). */
 	if (cpw_known(p->read_bytes) && io < cpw_threshold(CPW_T_IO_MIN_BYTES)) {
 		in->other += in->disk;
@@ -312,7 +308,7 @@ static void measure(struct pv_in *in, const struct cpw_proc *p, const struct cpw
 	}
 	in->python = is_python(p);
 	in->serialised = takes_turns(in, with->cores_usable);
-	in->cpu_label = faulting(p, parent_of_any(p, all)) ? CPW_CLASS_MEMORY_BOUND : CPW_CLASS_CPU_BOUND;
+	in->cpu_label = faulting(p, parent) ? CPW_CLASS_MEMORY_BOUND : CPW_CLASS_CPU_BOUND;
 	if (in->cpu + in->runq > 0) {
 		double runq_ratio = in->runq / (in->cpu + in->runq) - own_queue(p, with->cores_usable);
 		double own = in->serialised ? cpw_threshold(CPW_T_SERIAL_HANDOFF_RUNQ)

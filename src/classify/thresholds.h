@@ -114,6 +114,26 @@ static inline bool cpw_thresholds_serial_runnable_ok(double runnable, double loc
 	       lock_share >= cpw_threshold(CPW_T_SERIAL_LOCK_SHARE) && runnable < cores;
 }
 
+/* Page faults as the work (memory-bound, first touches): at least minflt_per_cpu_s minor
+ * faults per CPU-second, with sys_share of the CPU in the kernel below minflt_heavy. The
+ * tree's rule (classify.c) and a process's (process_verdict.c). */
+static inline bool cpw_thresholds_faults_are_work(double minflt_rate, double sys_share)
+{
+	return minflt_rate >= cpw_threshold(CPW_T_MINFLT_PER_CPU_S) &&
+	       (minflt_rate >= cpw_threshold(CPW_T_MINFLT_HEAVY) || sys_share >= cpw_threshold(CPW_T_SYS_SHARE));
+}
+
+/* Rule 2b (doc/classification.md): system time that is the I/O's own cost, where at least
+ * io_min_bytes of storage moved, the disk lane is notable_share of the busy time or more,
+ * and io_path_sys_share of the CPU (user_s + sys_s) is system time. The tree's, a phase's
+ * and a process's. */
+static inline bool cpw_thresholds_io_path(double io_bytes, double disk_share, double user_s, double sys_s)
+{
+	return !isnan(io_bytes) && io_bytes >= cpw_threshold(CPW_T_IO_MIN_BYTES) &&
+	       disk_share >= cpw_threshold(CPW_T_NOTABLE_SHARE) && sys_s > 0 && !isnan(user_s) &&
+	       sys_s >= cpw_threshold(CPW_T_IO_PATH_SYS_SHARE) * (user_s + sys_s);
+}
+
 /* The entry with that name, or NULL. */
 const struct cpw_threshold *cpw_threshold_find(const char *name);
 
