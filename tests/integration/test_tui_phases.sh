@@ -15,6 +15,10 @@
 #   - v opens the verdict so far whole (100x50): its advice, wrapped in the box, is the
 #     same advice.
 #
+# The spin lasts 4 s so that the run's own verdict is clear of a threshold: beside 1.5 s
+# of reads, 2 s of spin put it at 56% CPU, mixed by the margin, and a run whose reads took
+# longer was io-bound in the report while the view, from its samples, said mixed (CI's ASan
+# run, tests 8-9).
 # The run needs a directory on a real block device (O_DIRECT is refused on tmpfs), and is
 # tried up to three times: on a busy machine a phase can come out otherwise. Every wait
 # polls the screen with a timeout; the tmux server is killed at the end.
@@ -46,7 +50,7 @@ fi
 LIST='^phases: \[1\] 0\.0-[0-9.]+ s io-bound  \[2\] [0-9.]+-[0-9.]+ s (cpu-bound|cpu-starved)$'
 W=$CPW_WORKLOADS
 cat >"$SCRATCH/run.sh" <<EOF
-env LC_ALL=C.UTF-8 NO_COLOR=1 "$CPW" --no-cgroup --tui -- sh -c "'$W/direct_read' '$IO_DIR' 64 1.5 256; '$W/spin' 2"
+env LC_ALL=C.UTF-8 NO_COLOR=1 "$CPW" --no-cgroup --tui -- sh -c "'$W/direct_read' '$IO_DIR' 64 1.5 256; '$W/spin' 4"
 echo "CPW-EXIT=\$?"
 exec sleep 600
 EOF
