@@ -23,9 +23,11 @@ int main(int argc, char **argv)
 { double end = now() + (argc > 1 ? atof(argv[1]) : 2); while (now() < end) { work_heavy(70000); work_light(30000); } return 0; }
 C
 cat >"$SCRATCH/jit.c" <<'C'
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <unistd.h>
 static void *run(void *code) { ((void (*)(void))code)(); return NULL; }
@@ -38,11 +40,14 @@ int main(void)
 	FILE *f = fopen(path, "w");
 	fprintf(f, "garbage\n%lx 40 jitted_spin\nzz 10 more garbage\n%lx\n", (unsigned long)(code + 32), (unsigned long)code);
 	fclose(f);
-	pthread_t t; pthread_create(&t, NULL, run, code + 64);
 	/* The map goes before the end (as a JIT may remove it): the last one read still names the
-	 * code. Sampling starts at 0.5 s and names its first samples a tick later; 1.5 s leaves
-	 * that room on a loaded machine (at 0.7 s CI's ASan run read no map at all once). */
-	usleep(1500000);
+	 * code. It goes once the sampler has read it (inotify: closed after a read), or after 10 s;
+	 * a fixed wait lost that race on a loaded machine (CI's runs at 0.7 s and at 1.5 s). */
+	int in = inotify_init1(IN_CLOEXEC);
+	if (in >= 0) inotify_add_watch(in, path, IN_CLOSE_NOWRITE);
+	pthread_t t; pthread_create(&t, NULL, run, code + 64);
+	struct pollfd pf = { .fd = in, .events = POLLIN };
+	if (in < 0 || poll(&pf, 1, 10000) != 1) usleep(1500000);
 	unlink(path);
 	usleep(1500000);
 	_exit(0);

@@ -33,6 +33,7 @@ fi
 
 W="$CPW_WORKLOADS"
 cat >"$SCRATCH/job.sh" <<EOF
+echo \$\$ >"$SCRATCH/job_pid"
 "$W/spin" 60 & echo \$! >>"$SCRATCH/pids"
 "$W/sleeper" 61 100 & echo \$! >>"$SCRATCH/pids"
 "$W/sleeper" 62 100 & echo \$! >>"$SCRATCH/pids"
@@ -75,8 +76,18 @@ until_ok() {
 	done
 }
 
+# The job's processes as the kernel has them: pid, state, command line (for a failure's
+# message: CI's ASan run once showed a fourth row that was not sleeper 62's).
+job_procs() {
+	for p in $(cat "$SCRATCH/pids" 2>/dev/null); do
+		printf 'pid %s %s: %s\n' "$p" "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null || echo gone)" \
+			"$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+	done
+	ps -o pid,ppid,stat,args --ppid "$(cat "$SCRATCH/job_pid" 2>/dev/null || echo 0)" 2>/dev/null
+}
+
 # 1: the sleepers told apart by their arguments.
-wait_for run 'sleeper 62 100' 15 >/dev/null
+wait_for run 'sleeper 62 100' 15 >/dev/null || echo "# sleeper 62 not on the screen after 15 s"
 SPIN=$(pid_of 'spin 60')
 S61=$(pid_of 'sleeper 61 100')
 S62=$(pid_of 'sleeper 62 100')
@@ -85,6 +96,7 @@ if [ -n "$S61" ] && [ -n "$S62" ] && wait_for run "^ *$S61 [A-Z] .*sleeper 61 10
 	ok "each row shows its process's arguments"
 else
 	not_ok "each row shows its process's arguments" "61: $S61 62: $S62
+$(job_procs)
 $(show)"
 fi
 
@@ -128,7 +140,8 @@ one_row() { [ "$(rows | wc -l)" -eq 1 ] && rows | grep -q "sleeper 62 100" && gr
 if until_ok one_row 5; then
 	ok "/ 6 2: only the row whose command line holds 62"
 else
-	not_ok "/ 6 2: only the row whose command line holds 62" "$(show)"
+	not_ok "/ 6 2: only the row whose command line holds 62" "$(job_procs)
+$(show)"
 fi
 T send-keys -t run Escape
 all_rows() { [ "$(rows | wc -l)" -ge 4 ] && ! grep -Eq '^filter:|^\[filter:' "$SCRATCH/screen"; }
@@ -189,7 +202,9 @@ if select_pid "$S62" && T send-keys -t run k && wait_for run "send a signal to p
 	expect "a process gone before y gets no signal" \
 		wait_for run "^pid $S62 is not a live process of the watched tree: no signal sent" 5
 else
-	not_ok "a process gone before y gets no signal" "k did not ask: $(show)"
+	not_ok "a process gone before y gets no signal" "k did not ask: $(status)
+$(job_procs)
+$(show)"
 fi
 
 # 14: the help, whole, at 120x40 and at 80x24; scrolled at 60x16.
