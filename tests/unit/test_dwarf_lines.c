@@ -90,6 +90,25 @@ static void test_rename_only_shown(void)
 	cpw_hotspots_free(h);
 }
 
+/* A function under 1% of the samples keeps its file's name, though it is in the top 32 and
+ * its slice's top: its lines could cost more than the function does (libc6-dbg's DWARF is
+ * inflated at open). */
+static void test_rename_not_under_one_percent(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	cpw_hotspots_set_epoch(h, 0);
+	take(h, "f1", "lib.so", 197);
+	take(h, "f2", "libc.so.6", 2); /* 1%: asked */
+	take(h, "f3", "libc.so.6", 1); /* 0.5% */
+	int asked[4] = { 0 };
+	CU_ASSERT_EQUAL(cpw_hotspots_rename_files(h, count_asked, asked), 0);
+	CU_ASSERT_EQUAL(asked[1], 1);
+	CU_ASSERT_EQUAL(asked[2], 1);
+	CU_ASSERT_EQUAL(asked[3], 0);
+	cpw_hotspots_free(h);
+}
+
 static void test_rename_files(void)
 {
 	struct cpw_hotspots *h = cpw_hotspots_new();
@@ -185,6 +204,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("dwarf_lines", NULL, NULL);
 	CU_add_test(s, "the model renames each function's file once, a file's in a row", test_rename_files);
 	CU_add_test(s, "only the functions a report can show are asked for", test_rename_only_shown);
+	CU_add_test(s, "a function under 1% of the samples is not asked for", test_rename_not_under_one_percent);
 	CU_add_test(s, "the build-id debug file's path", test_debug_path);
 	CU_add_test(s, "a stripped binary has no .debug_info", test_stripped_has_no_debug_info);
 	CU_add_test(s, "this test's own function: its declaration line, from its DWARF", test_own_declaration_line);
