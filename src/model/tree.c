@@ -83,6 +83,7 @@ static struct cpw_proc *add_proc(struct cpw_tree *t, pid_t pid, double now_s)
 	p->read_rate = p->write_rate = NAN;
 	p->last_read = p->last_write = NAN;
 	p->last_sample_s = NAN;
+	p->last_oncpu_s = NAN;
 	p->raw_read = p->raw_write = NAN;
 	p->pss_kib = NAN;
 	p->is_python = -1;
@@ -388,6 +389,21 @@ static double begin_in_watch(const struct cpw_tree *t, const struct cpw_proc *p,
 }
 
 /* Folds one process's readings into the model. */
+/* The CPU p used since its previous sample, in seconds: schedstat's on-CPU time, exact,
+ * where the ticks (utime+stime, whole 1/hz) agree with it to one tick; else the ticks.
+ * Ticks alone made a busy process 90%, 100% or 110% from one 0.1 s sample to the next, a
+ * sleeper that ran 1 ms 10%; schedstat alone misses a thread that ended between two
+ * samples (its last run is never read), which the process's ticks hold. Without schedstat
+ * (oncpu_s never moved) the ticks. */
+static double cpu_in_interval_s(const struct cpw_proc *p, uint64_t ticks, double hz)
+{
+	double by_ticks = (double)(ticks >= p->last_ticks ? ticks - p->last_ticks : 0) / hz;
+	if (!(p->oncpu_s > 0) || isnan(p->last_oncpu_s) || p->oncpu_s < p->last_oncpu_s)
+		return by_ticks;
+	double exact = p->oncpu_s - p->last_oncpu_s;
+	return fabs(exact - by_ticks) <= 1.0 / hz + 1e-6 ? exact : by_ticks; /* 1 us: rounding */
+}
+
 static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 		       const struct cpw_proc_reading *pr, double now_s)
 {
@@ -491,8 +507,7 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 	double dt = now_s - p->last_sample_s;
 	uint64_t ticks = ut + stt, ctxsw = p->vol_ctxsw + p->invol_ctxsw;
 	if (!isnan(p->last_sample_s) && dt > 0) {
-		p->cpu_pct = 100.0 * (double)(ticks - (ticks >= p->last_ticks ? p->last_ticks : ticks)) /
-			     (double)t->hz / dt;
+		p->cpu_pct = 100.0 * cpu_in_interval_s(p, ticks, (double)t->hz) / dt;
 		p->minflt_rate = rate((double)p->minflt, (double)p->last_minflt, dt);
 		p->majflt_rate = rate((double)p->majflt, (double)p->last_majflt, dt);
 		p->ctxsw_rate = rate((double)ctxsw, (double)p->last_ctxsw, dt);
@@ -500,6 +515,7 @@ static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 		p->write_rate = rate(p->write_bytes, p->last_write, dt);
 	}
 	p->last_ticks = ticks;
+	p->last_oncpu_s = p->oncpu_s;
 	p->last_minflt = p->minflt;
 	p->last_majflt = p->majflt;
 	p->last_ctxsw = ctxsw;

@@ -112,6 +112,7 @@ struct cpw_proc {
 	double child_read, child_write;
 	bool io_credited;         /* its raw figures were taken off its parent's */
 	uint64_t last_ticks;      /* utime+stime at the previous sample, for rates */
+	double last_oncpu_s;      /* oncpu_s at the previous sample, for cpu_pct */
 	uint64_t last_minflt, last_majflt, last_ctxsw;
 	double last_read, last_write, last_sample_s;
 	struct cpw_thread_slot *threads;

@@ -262,6 +262,40 @@ static void test_attach_baseline(void)
 	watch_free(t);
 }
 
+/* A process's CPU% over a 0.1 s sample: schedstat's exact on-CPU time where the ticks
+ * agree with it to one tick (11 ticks with 100 ms on the CPU is 100%, not 110%); the ticks
+ * where they hold more (a thread that ended between two samples); schedstat's few
+ * milliseconds where the ticks did not move. */
+static void write_cc1_cpu(long ticks, const char *schedstat)
+{
+	char stat[512];
+	snprintf(stat, sizeof(stat),
+		 "101 (cc1) R 100 100 100 0 -1 4194304 1100 0 5 0 %ld 0 0 0 20 0 2 0 1010 "
+		 "10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 ticks);
+	write_file("101/stat", stat);
+	write_file("101/task/101/schedstat", schedstat);
+}
+
+static void test_cpu_pct_exact(void)
+{
+	CU_ASSERT_EQUAL_FATAL(sysconf(_SC_CLK_TCK), 100);
+	struct cpw_tree *t = watch_new(root, false);
+	pid_t top = 100;
+	write_cc1_cpu(1000, "10000000000 0 500\n");
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.0), 2);
+	write_cc1_cpu(1011, "10100000000 0 510\n");
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.1), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->cpu_pct, 100.0, 1e-6);
+	write_cc1_cpu(1041, "10200000000 0 520\n");
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.2), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->cpu_pct, 300.0, 1e-6);
+	write_cc1_cpu(1041, "10205000000 0 521\n");
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.3), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->cpu_pct, 5.0, 1e-6);
+	watch_free(t);
+}
+
 /* The tree's proportional set sizes, at the samples that read them: their sum, its peak,
  * and processes whose PSS cannot be read counted, never taken as 0. */
 static void test_pss_sum(void)
@@ -492,6 +526,7 @@ int main(void)
 	CU_add_test(s2b, "an orphan between parents is kept, and listed once", test_orphan_between_parents);
 	CU_pSuite s3 = CU_add_suite("tree attach", setup, teardown);
 	CU_add_test(s3, "attach mode counts from the first sample", test_attach_baseline);
+	CU_add_test(s3, "a process's CPU%: schedstat where the ticks agree to a tick, else the ticks", test_cpu_pct_exact);
 	CU_add_test(s3, "a root that does not exist", test_missing_root);
 	CU_pSuite s3b = CU_add_suite("tree memory", setup, teardown);
 	CU_add_test(s3b, "proportional set sizes: sum, peak, unreadable ones", test_pss_sum);
