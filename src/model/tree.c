@@ -388,7 +388,6 @@ static double begin_in_watch(const struct cpw_tree *t, const struct cpw_proc *p,
 	return begin > 0 ? begin : 0;
 }
 
-/* Folds one process's readings into the model. */
 /* The CPU p used since its previous sample, in seconds: schedstat's on-CPU time, exact,
  * where the ticks (utime+stime, whole 1/hz) agree with it to one tick; else the ticks.
  * Ticks alone made a busy process 90%, 100% or 110% from one 0.1 s sample to the next, a
@@ -404,6 +403,7 @@ static double cpu_in_interval_s(const struct cpw_proc *p, uint64_t ticks, double
 	return fabs(exact - by_ticks) <= 1.0 / hz + 1e-6 ? exact : by_ticks; /* 1 us: rounding */
 }
 
+/* Folds one process's readings into the model. */
 static void apply_proc(struct cpw_tree *t, const struct cpw_proc_sample *sample,
 		       const struct cpw_proc_reading *pr, double now_s)
 {
