@@ -98,8 +98,6 @@ show_slowest() { # DIR
 show_failures() { # DIR
 	for f in $(find "$1" -name '*.log' 2>/dev/null); do
 		grep -q '^not ok' "$f" && { say "failures in $f:"; grep -B6 -A10 '^not ok' "$f" | sed 's/^/    /' >&2; }
-		# A test that makes a known-intermittent case once more says why, as "# retried:".
-		grep -q '^# retried:' "$f" && { say "retried in $f:"; grep '^# retried:' "$f" | sed 's/^/    /' >&2; }
 	done
 }
 
@@ -173,13 +171,6 @@ check)
 		say "the failures, again:"
 		for f in $fails; do grep -h -A8 '^not ok' "$f" | grep -v '^[A-Z]*: ' | sed "s|^|    ${f%%/*} ${f##*/}: |"; done |
 			head -n 30 >&2
-	fi
-	retried=$(for d in build/tests build-asan/tests; do
-		find "$d" -name '*.log' 2>/dev/null | xargs -r grep -H '^# retried:' 2>/dev/null
-	done)
-	if [ -n "$retried" ]; then
-		say "made once more (passed or not), with what the first run showed:"
-		printf '%s\n' "$retried" | head -n 12 | sed 's/^/    /' >&2
 	fi
 	summary=$(awk -v extra="$broken" '
 		/^# PASS:/ { pass += $3 } /^# XFAIL:/ { pass += $3 }

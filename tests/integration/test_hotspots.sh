@@ -31,22 +31,13 @@ cat >"$SCRATCH/jit.c" <<'C'
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-static void *run(void *code) { ((void (*)(void))code)(); return NULL; }
-int main(void)
+static char path[64];
+/* The map goes before the end (as a JIT may remove it): the last one read still names the
+ * code. It goes once the sampler has read it (inotify: closed after a read), or after 10 s;
+ * a fixed wait lost that race on a loaded machine (CI's runs at 0.7 s and at 1.5 s). */
+static void *remove_map(void *arg)
 {
-	unsigned char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (code == MAP_FAILED) return 1;
-	memcpy(code + 64, "\xeb\xfe", 2); /* jmp . */
-	char path[64]; snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
-	FILE *f = fopen(path, "w");
-	fprintf(f, "garbage\n%lx 40 jitted_spin\nzz 10 more garbage\n%lx\n", (unsigned long)(code + 32), (unsigned long)code);
-	fclose(f);
-	/* The map goes before the end (as a JIT may remove it): the last one read still names the
-	 * code. It goes once the sampler has read it (inotify: closed after a read), or after 10 s;
-	 * a fixed wait lost that race on a loaded machine (CI's runs at 0.7 s and at 1.5 s). */
-	int in = inotify_init1(IN_CLOEXEC);
-	if (in >= 0) inotify_add_watch(in, path, IN_CLOSE_NOWRITE);
-	pthread_t t; pthread_create(&t, NULL, run, code + 64);
+	int in = *(int *)arg;
 	struct pollfd pf = { .fd = in, .events = POLLIN };
 	struct timespec t0, t1; clock_gettime(CLOCK_MONOTONIC, &t0);
 	int got = in >= 0 ? poll(&pf, 1, 10000) : -1;
@@ -57,6 +48,26 @@ int main(void)
 	unlink(path);
 	usleep(1500000);
 	_exit(0);
+}
+int main(void)
+{
+	unsigned char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) return 1;
+	memcpy(code + 64, "\xeb\xfe", 2); /* jmp . */
+	snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fprintf(f, "garbage\n%lx 40 jitted_spin\nzz 10 more garbage\n%lx\n", (unsigned long)(code + 32), (unsigned long)code);
+	fclose(f);
+	static int in;
+	in = inotify_init1(IN_CLOEXEC);
+	if (in >= 0) inotify_add_watch(in, path, IN_CLOSE_NOWRITE);
+	/* The JIT code runs on the main thread. With it on a second thread, CI's ASan run once
+	 * had sampling armed at 0.507 s and 0 samples in 11.5 s of that thread's spinning: a
+	 * thread the arming missed (not yet explained; the closing note of that stop says
+	 * what is known). This test is about the map, so it keeps clear of that. */
+	pthread_t t; pthread_create(&t, NULL, remove_map, &in);
+	((void (*)(void))(code + 64))();
+	return 0;
 }
 C
 if ! cc -O2 -fomit-frame-pointer -o "$SCRATCH/split" "$SCRATCH/split.c" ||
@@ -129,10 +140,8 @@ check "a stripped binary: its code is one row, [split_stripped], never a nearby 
 	sys.exit(len(mine) != 1 or mine[0][\"name\"] != \"[split_stripped]\")' '$SCRATCH/s.json'"
 
 # --- a JIT's perf map with garbage lines, removed while the JIT still runs ---
-# CI's ASan run failed this twice in three runs (on 76019ca and 22cb9a4), with nothing to
-# read; never here in 30 runs of the ASan build, quiet or loaded. Until a failure's evidence
-# is read, a run that misses is said (what the JIT saw, the report's first functions, its
-# notes: in the log) and made once more; a second miss fails.
+# A miss says what the JIT saw (when its map was read), the report's first functions, when
+# sampling was armed, and the notes.
 jit_evidence() {
 	grep '^jit:' "$SCRATCH/j.err"
 	J "$SCRATCH/j.json" "[(f['name'], f['kind'], f['self_samples']) for f in d['hotspots']['functions'][:4]], d['hotspots']['samples'], d['hotspots'].get('armed_at_s'), d['hotspots'].get('reason')" 2>&1
@@ -145,12 +154,7 @@ jit_named() {
 if jit_named; then
 	ok "a JIT's perf map (garbage lines skipped): its function named, kind jit"
 else
-	jit_evidence | sed 's/^/# retried: the JIT run that missed: /'
-	if jit_named; then
-		ok "a JIT's perf map (garbage lines skipped): its function named, kind jit (the second run)"
-	else
-		not_ok "a JIT's perf map (garbage lines skipped): its function named, kind jit" "$(jit_evidence)"
-	fi
+	not_ok "a JIT's perf map (garbage lines skipped): its function named, kind jit" "$(jit_evidence)"
 fi
 
 # --- exec, exits between reads, a fork storm: nothing crashes, counts sane ---
