@@ -335,13 +335,15 @@ static void test_idle_process_costs_one_read(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 1 */
 	CU_ASSERT_EQUAL(find_reading(&s, 100)->stat.minflt, 500);
+	/* Its threads were new at 1: listed once more (test_thread_made_at_first_sight). */
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 2 */
 
-	/* Its stat and io change behind its back (as they cannot without a run): sample 2
+	/* Its stat and io change behind its back (as they cannot without a run): sample 3
 	 * hands on the last ones, so they were not read. */
 	write_stat_100('S', 900, 400);
 	write_file("100/io", "rchar: 9000\nwchar: 100\nsyscr: 9\nsyscw: 1\nread_bytes: 65536\n"
 			     "write_bytes: 8192\ncancelled_write_bytes: 0\n");
-	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 2 */
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 3 */
 	const struct cpw_proc_reading *pr = find_reading(&s, 100);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
 	CU_ASSERT_FALSE(pr->first);
@@ -355,15 +357,15 @@ static void test_idle_process_costs_one_read(void)
 
 	/* It ran: everything it did is read. */
 	write_file("100/task/100/schedstat", "1700000000 20000000 35\n");
-	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 3 */
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 4 */
 	pr = assert_read_100(&s, 900, 400, 65536);
 	CU_ASSERT_EQUAL(pr->io.rchar, 9000);
 	CU_ASSERT_TRUE(s.threads[pr->first_thread].ran);
 	CU_ASSERT_EQUAL(s.threads[pr->first_thread].sched.oncpu_ns, 1700000000ULL);
 
-	/* Idle again for samples 4 to 11; woken at 10 without running: R shows at 12, the
+	/* Idle again for samples 5 to 11; woken at 10 without running: R shows at 12, the
 	 * refresh, and the figures never move. */
-	for (unsigned gen = 4; gen <= 12; gen++) {
+	for (unsigned gen = 5; gen <= 12; gen++) {
 		if (gen == 10)
 			write_stat_100('R', 900, 400);
 		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0);
@@ -386,6 +388,23 @@ static void test_idle_process_costs_one_read(void)
 	cpw_proc_reader_free(r);
 }
 
+/* 101 gets a third thread, tid, in thread_state, its stat (in proc_state) saying three. */
+static void add_third_thread_101(int tid, char proc_state, char thread_state, const char *schedstat)
+{
+	char path[600], text[512];
+	snprintf(path, sizeof(path), "%s/101/task/%d", root, tid);
+	CU_ASSERT_EQUAL(mkdir(path, 0755), 0);
+	snprintf(text, sizeof(text), "101 (cc1) %c 100 100 100 0 -1 4194304 1000 0 5 0 300 100 0 0 20 0 3 0 1010 10000000 1024 "
+		 "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", proc_state);
+	write_file("101/stat", text);
+	snprintf(path, sizeof(path), "101/task/%d/stat", tid);
+	snprintf(text, sizeof(text), "%d (cc1) %c 100 100 100 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 3 0 1020 "
+		 "10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", tid, thread_state);
+	write_file(path, text);
+	snprintf(path, sizeof(path), "101/task/%d/schedstat", tid);
+	write_file(path, schedstat);
+}
+
 /* A child forked by a parent that looked idle: the fork made the parent run, so its
  * children are read again and the child is found. A thread made by an idle-looking
  * process (a clone makes it run too) is listed the same way. */
@@ -403,14 +422,7 @@ static void test_idle_parent_forks(void)
 	write_file("100/task/100/children", "101 4343");
 	write_file("100/task/100/schedstat", "1500500000 20000000 31\n");
 	/* 101 starts a third thread. */
-	char dir[600];
-	snprintf(dir, sizeof(dir), "%s/101/task/103", root);
-	CU_ASSERT_EQUAL(mkdir(dir, 0755), 0);
-	write_file("101/stat", "101 (cc1) R 100 100 100 0 -1 4194304 1000 0 5 0 300 100 0 0 20 0 3 0 1010 10000000 1024 "
-			       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	write_file("101/task/103/stat", "103 (cc1) S 100 100 100 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 3 0 1020 "
-					"10000000 1024 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	write_file("101/task/103/schedstat", "1000 0 1\n");
+	add_third_thread_101(103, 'R', 'S', "1000 0 1\n");
 	write_file("101/task/101/schedstat", "3000000000 500000000 101\n");
 	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 4 */
 	CU_ASSERT_EQUAL(s.nprocs, 3);
@@ -419,6 +431,25 @@ static void test_idle_parent_forks(void)
 	CU_ASSERT_TRUE(child->first);
 	CU_ASSERT_EQUAL(child->stat.ppid, 100);
 	CU_ASSERT_PTR_NOT_NULL(find_thread(&s, 101, 103));
+	CU_ASSERT_EQUAL(find_reading(&s, 101)->nthreads, 3);
+	cpw_proc_reader_free(r);
+}
+
+/* A process's first sample lists its threads, then reads their schedstat: a thread it made
+ * in between is in no list, and the clone's run is already in the schedstat the next sample
+ * compares with, so the process looks idle (CI: a thread never sampled for a whole run).
+ * Threads seen for the first time have their process listed once more. */
+static void test_thread_made_at_first_sight(void)
+{
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t top = 100;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 1: first sight */
+	CU_ASSERT_EQUAL(find_reading(&s, 101)->nthreads, 2);
+	add_third_thread_101(998, 'S', 'R', "5000000 0 3\n");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, &top, 1, &s), 0); /* 2 */
+	CU_ASSERT_PTR_NOT_NULL(find_thread(&s, 101, 998));
 	CU_ASSERT_EQUAL(find_reading(&s, 101)->nthreads, 3);
 	cpw_proc_reader_free(r);
 }
@@ -565,6 +596,9 @@ int main(void)
 	CU_add_test(s7, "an idle process costs its schedstat; exact when it runs", test_idle_process_costs_one_read);
 	CU_pSuite s8 = CU_add_suite("reader idle parent", setup, teardown);
 	CU_add_test(s8, "a child forked by an idle-looking parent is found", test_idle_parent_forks);
+	CU_pSuite s8a = CU_add_suite("reader first sight", setup, teardown);
+	CU_add_test(s8a, "a thread made as the process is first seen is listed at the next sample",
+		    test_thread_made_at_first_sight);
 	CU_pSuite s8b = CU_add_suite("reader idle refresh", setup, teardown);
 	CU_add_test(s8b, "an idle process's refresh reads its stat, not its task directory",
 		    test_idle_refresh_keeps_threads);
