@@ -136,6 +136,12 @@ void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, dou
 			return;
 	}
 	cpw_sampler_drain(sp->sampler, take, sp);
+	/* Threads the arming's listing did not have yet (begun since the sample before it) and
+	 * no followed thread started: the tree's listing is older than the drain, so each
+	 * thread it names that a followed one started has its FORK record drained by now. */
+	pid_t tids[ARM_TIDS_MAX];
+	size_t n = cpw_tree_live_tids(tree, tids, ARM_TIDS_MAX);
+	cpw_sampler_arm_new(sp->sampler, tids, n);
 }
 
 /* What the Python stack reader could not read (versions, refusals, torn readings). */

@@ -1,6 +1,7 @@
 /*
  * sampling.h: the session's hotspots (sampling.c): the cpu-clock sampler (source/sample/)
- * armed on the tree once it has run for CPW_SAMPLING_ARM_S, drained at every sample into
+ * armed on the tree once it has run for CPW_SAMPLING_ARM_S (and on threads it missed, as
+ * later samples list them), drained at every sample into
  * the model's hotspot tables (model/hotspots.c), and what it could not do said in the
  * report's notes. session.c calls it at five places, each marked "hotspots"; the Python stack
  * reader made on arming also names the functions Python threads wait in (for model/waits.c).
@@ -39,7 +40,8 @@ const struct cpw_hotspots *cpw_sampling_hotspots(const struct cpw_sampling *sp);
 struct cpw_python_stacks *cpw_sampling_python(const struct cpw_sampling *sp);
 /* The run's start on CLOCK_MONOTONIC. */
 void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start);
-/* After each sample of the tree (now: run seconds): arms when due, then drains. */
+/* After each sample of the tree (now: run seconds): arms when due, drains, then arms the
+ * threads the sample lists that no event follows yet. */
 void cpw_sampling_step(struct cpw_sampling *sp, const struct cpw_tree *tree, double now, struct cpw_report *r);
 /* At the end: the last drain; notes on what the samples could not show. */
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r);

@@ -10,6 +10,7 @@
 #include "source/cgroup/cgroup.h"
 #include "modes/launch.h"
 #include "source/kernel/taskstats.h"
+#include "live_tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,32 +26,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static int tests, failures;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	printf("%sok %d - ", cond ? "" : "not ", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		failures++;
-}
-
-static void skip(int n, const char *why)
-{
-	for (int i = 0; i < n; i++)
-		printf("ok %d # SKIP %s\n", ++tests, why);
-}
-
-static void diag(const char *what, const char *text)
-{
-	printf("# %s: %s\n", what, text);
-}
 
 static bool exists(const char *path)
 {
@@ -723,6 +698,6 @@ int main(void)
 	test_taskstats_query();
 	test_taskstats_exit_listener();
 	test_unprivileged_reasons();
-	printf("1..%d\n", tests);
-	return failures ? 1 : 0;
+	printf("1..%d\n", tap_tests);
+	return tap_failures ? 1 : 0;
 }

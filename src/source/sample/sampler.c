@@ -6,6 +6,12 @@
  * second waits for an RCU grace period (12-40 ms, doc/performance.md), so the session arms
  * it once the command has run long enough to be worth a profile, and a short command pays
  * nothing.
+ *
+ * Which threads an event follows is kept (followed): those armed, and those a followed
+ * thread started, whose FORK records the drains bring (an inherited event writes the record
+ * at the clone, so it is in the rings before any later listing of the tree names the
+ * thread); EXIT records take them out. cpw_sampler_arm_new() arms the rest of a listing:
+ * threads that began before arming but after the listing it was given.
  */
 #include "config.h"
 #include "source/sample/sample_private.h"
@@ -22,12 +28,17 @@
 #include <unistd.h>
 
 #include "source/kernel/kfile.h"
+#include "util/pidmap.h"
 
 /* 2^RING_PAGES_LOG2 data pages per CPU: 128 KiB holds ~200 samples of a 64-frame chain, two
  * seconds at 99 Hz of a thread on every CPU, ten times the default interval. */
 #define RING_PAGES_LOG2 5
 #define THREADS_MAX 1024
 #define CPUS_MAX 1024
+/* Threads passed over (ended, refused) remembered so that a listing that still names them
+ * (the tree refreshes a process's thread list every few samples) does not try them again;
+ * forgotten past this many, so a reused thread id is not kept out for long. */
+#define PASSED_MAX 1024
 
 struct ring {
 	int fd;                  /* the event whose buffer it is; -1 none on this CPU */
@@ -45,8 +56,10 @@ struct cpw_sampler {
 	bool armed;
 	bool kernel;             /* kernel samples allowed */
 	bool build_id;           /* MMAP2 records carry build-ids */
-	unsigned threads_armed, threads_refused;
+	unsigned threads_armed, threads_refused, threads_late;
 	uint64_t samples, lost;
+	struct cpw_pidmap followed; /* tid -> 1: an event of ours follows it */
+	struct cpw_pidmap passed;   /* tid -> 0: ended or refused when it was to be armed */
 	struct cpw_symtab *syms;
 	unsigned char *buf;      /* records copied out of the rings, per drain */
 	size_t buf_cap;
@@ -114,6 +127,8 @@ struct cpw_sampler *cpw_sampler_new(const char *proc_root, int hz, char *why, si
 	}
 	for (int c = 0; c < s->ncpu; c++)
 		s->rings[c].fd = -1;
+	cpw_pidmap_init(&s->followed);
+	cpw_pidmap_init(&s->passed);
 	return s;
 }
 
@@ -206,53 +221,107 @@ static size_t fd_budget(void)
 	return cur > 256 ? (size_t)(cur - 128) / 2 : 0;
 }
 
+/* How arming one thread went. */
+enum arm_result { ARM_DONE, ARM_ENDED, ARM_REFUSED };
+
+/* Opens one thread's event on every CPU, tied to the CPUs' rings; *first_err keeps the first
+ * refusal's errno. A thread that ended (ESRCH on every CPU) is ARM_ENDED. */
+static enum arm_result arm_thread(struct cpw_sampler *s, pid_t tid, size_t budget, int *first_err)
+{
+	if (s->threads_armed >= THREADS_MAX)
+		return ARM_REFUSED;
+	if (s->nfds + (size_t)s->ncpu > budget) {
+		if (!*first_err)
+			*first_err = EMFILE;
+		return ARM_REFUSED;
+	}
+	bool any = false, ended = false;
+	for (int cpu = 0; cpu < s->ncpu; cpu++) {
+		int fd = open_one(s, tid, cpu);
+		if (fd == -ESRCH) {
+			ended = true;
+			continue;
+		}
+		if (fd == -ENODEV)
+			continue; /* an offline CPU */
+		if (fd < 0) {
+			if (!*first_err)
+				*first_err = -fd;
+			continue;
+		}
+		int rc = keep_fd(s, fd);
+		if (rc == 0)
+			rc = attach_ring(s, cpu, fd);
+		if (rc < 0) {
+			if (!*first_err)
+				*first_err = -rc;
+			if (s->nfds && s->fds[s->nfds - 1] == fd)
+				s->nfds--;
+			close(fd);
+			continue;
+		}
+		any = true;
+	}
+	if (!any)
+		return ended ? ARM_ENDED : ARM_REFUSED;
+	s->threads_armed++;
+	/* Out of memory here costs only a second event on it, should a listing name it again
+	 * before its records say otherwise: nothing is lost. */
+	(void)cpw_pidmap_put(&s->followed, tid, 1);
+	return ARM_DONE;
+}
+
+/* Remembers a thread that could not be armed, so that it is neither tried nor counted again. */
+static void pass_over(struct cpw_sampler *s, pid_t tid)
+{
+	if (s->passed.used >= PASSED_MAX) {
+		cpw_pidmap_free(&s->passed);
+		cpw_pidmap_init(&s->passed);
+	}
+	(void)cpw_pidmap_put(&s->passed, tid, 0); /* out of memory: at worst tried again */
+}
+
 int cpw_sampler_arm(struct cpw_sampler *s, const pid_t *tids, size_t n, char *why, size_t len)
 {
 	int first_err = 0;
 	size_t budget = fd_budget();
 	s->armed = true;
-	for (size_t i = 0; i < n; i++) {
-		if (s->threads_armed >= THREADS_MAX) {
-			s->threads_refused += (unsigned)(n - i);
-			break;
+	for (size_t i = 0; i < n; i++)
+		if (arm_thread(s, tids[i], budget, &first_err) != ARM_DONE) {
+			s->threads_refused++; /* the note says: ended, or beyond the limit */
+			pass_over(s, tids[i]);
 		}
-		if (s->nfds + (size_t)s->ncpu > budget) {
-			s->threads_refused += (unsigned)(n - i);
-			if (!first_err)
-				first_err = EMFILE;
-			break;
-		}
-		bool any = false;
-		for (int cpu = 0; cpu < s->ncpu; cpu++) {
-			int fd = open_one(s, tids[i], cpu);
-			if (fd == -ENODEV || fd == -ESRCH)
-				continue; /* an offline CPU; a thread that ended */
-			if (fd < 0) {
-				if (!first_err)
-					first_err = -fd;
-				continue;
-			}
-			int rc = keep_fd(s, fd);
-			if (rc == 0)
-				rc = attach_ring(s, cpu, fd);
-			if (rc < 0) {
-				if (!first_err)
-					first_err = -rc;
-				if (s->nfds && s->fds[s->nfds - 1] == fd)
-					s->nfds--;
-				close(fd);
-				continue;
-			}
-			any = true;
-		}
-		if (any)
-			s->threads_armed++;
-		else
-			s->threads_refused++;
-	}
 	if (s->threads_armed == 0)
 		reason(first_err ? first_err : ESRCH, s->proc_root, why, len);
 	return (int)s->threads_armed;
+}
+
+int cpw_sampler_arm_new(struct cpw_sampler *s, const pid_t *tids, size_t n)
+{
+	/* A dropped record may have been a FORK: a thread armed twice would count twice. */
+	if (!s || !s->armed || s->lost)
+		return 0;
+	int first_err = 0, armed = 0;
+	size_t budget = 0;
+	bool budget_read = false;
+	for (size_t i = 0; i < n; i++) {
+		if (cpw_pidmap_get(&s->followed, tids[i]) >= 0 || cpw_pidmap_get(&s->passed, tids[i]) >= 0)
+			continue;
+		if (!budget_read) { /* only when there is one to arm */
+			budget = fd_budget();
+			budget_read = true;
+		}
+		enum arm_result res = arm_thread(s, tids[i], budget, &first_err);
+		if (res == ARM_DONE) {
+			armed++;
+			continue;
+		}
+		if (res == ARM_REFUSED)
+			s->threads_refused++;
+		pass_over(s, tids[i]);
+	}
+	s->threads_late += (unsigned)armed;
+	return armed;
 }
 
 bool cpw_sampler_armed(const struct cpw_sampler *s)
@@ -355,11 +424,13 @@ int cpw_sampler_drain(struct cpw_sampler *s, cpw_stack_fn fn, void *ctx)
 		case PERF_RECORD_COMM:
 			cpw_sample_symtab_comm(s->syms, &r);
 			break;
-		case PERF_RECORD_FORK:
+		case PERF_RECORD_FORK: /* a thread or process that inherited a followed one's event */
 			cpw_sample_symtab_fork(s->syms, &r);
+			(void)cpw_pidmap_put(&s->followed, (pid_t)r.tid, 1);
 			break;
 		case PERF_RECORD_EXIT:
 			cpw_sample_symtab_exit(s->syms, &r);
+			cpw_pidmap_remove(&s->followed, (pid_t)r.tid);
 			break;
 		case PERF_RECORD_LOST:
 			s->lost += r.lost;
@@ -384,6 +455,7 @@ void cpw_sampler_get_stats(const struct cpw_sampler *s, struct cpw_sampler_stats
 	out->lost = s->lost;
 	out->threads_armed = s->threads_armed;
 	out->threads_refused = s->threads_refused;
+	out->threads_late = s->threads_late;
 	out->hz = s->hz;
 }
 
@@ -409,6 +481,8 @@ void cpw_sampler_free(struct cpw_sampler *s)
 		close(s->fds[i]);
 	free(s->fds);
 	free(s->rings);
+	cpw_pidmap_free(&s->followed);
+	cpw_pidmap_free(&s->passed);
 	cpw_sample_symtab_free(s->syms);
 	free(s->buf);
 	free(s);

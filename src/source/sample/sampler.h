@@ -4,8 +4,8 @@
  *
  * One event per thread and CPU with inherit (the kernel refuses to map the ring buffer of an
  * inherited event that follows a task on every CPU), the events of one CPU writing into one
- * ring buffer. Armed on the tree's threads once; their children and threads are followed by
- * inherit. Each drain copies the records out of the buffers, orders them by time and turns
+ * ring buffer. Armed on the tree's threads; their children and threads are followed by
+ * inherit, and the threads a later listing names that nothing follows are armed then. Each drain copies the records out of the buffers, orders them by time and turns
  * each sample into a stack: the instruction pointer and the frame-pointer callchain, every
  * address tied to its file by the MMAP2 records (and /proc/PID/maps for what was mapped
  * before arming) and named by the file's ELF symbols or a JIT perf map (source/elf/).
@@ -65,6 +65,7 @@ struct cpw_sampler_stats {
 				  * (libdw not found), or NULL: once lines were asked for */
 	unsigned threads_armed;
 	unsigned threads_refused;
+	unsigned threads_late;   /* armed by cpw_sampler_arm_new() */
 	int hz;
 };
 
@@ -74,6 +75,14 @@ struct cpw_sampler *cpw_sampler_new(const char *proc_root, int hz, char *why, si
 /* Arms every thread of tids (one event per CPU each, inherited by what they start).
  * Returns how many threads were armed; why says why none could be. */
 int cpw_sampler_arm(struct cpw_sampler *s, const pid_t *tids, size_t n, char *why, size_t len);
+/* Arms the threads of tids that no event follows: not armed, and not started by a followed
+ * thread (its FORK record, drained). For threads that began after the listing given to
+ * cpw_sampler_arm() and before it opened the events: call it after a drain, with a listing
+ * of the tree taken before that drain. A thread that ended is passed over; a refused one is
+ * counted in threads_refused once. Returns how many it armed: none once the kernel has
+ * dropped records (a dropped FORK would have a thread armed twice, its samples counted
+ * twice). */
+int cpw_sampler_arm_new(struct cpw_sampler *s, const pid_t *tids, size_t n);
 bool cpw_sampler_armed(const struct cpw_sampler *s);
 /* Hands on every sample taken since the last drain, in time order. Returns how many. */
 int cpw_sampler_drain(struct cpw_sampler *s, cpw_stack_fn fn, void *ctx);
