@@ -850,6 +850,15 @@ size_t cpw_tree_live_tids(const struct cpw_tree *t, pid_t *tids, size_t max)
 	return n;
 }
 
+size_t cpw_tree_live_thread_count(const struct cpw_tree *t)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].alive)
+			n += t->procs[i].nthreads_used;
+	return n;
+}
+
 const struct cpw_waits *cpw_tree_waits(const struct cpw_tree *t)
 {
 	return &t->waits;

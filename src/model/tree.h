@@ -244,5 +244,8 @@ const struct cpw_waits *cpw_tree_waits(const struct cpw_tree *t);
 /* Every tid of every live process at the last sample (attach mode arms counters on them).
  * Returns the count written to tids (at most max). */
 size_t cpw_tree_live_tids(const struct cpw_tree *t, pid_t *tids, size_t max);
+/* How many threads the live processes had at the last sample (cpw_tree_live_tids() writes
+ * at most max of them). */
+size_t cpw_tree_live_thread_count(const struct cpw_tree *t);
 
 #endif

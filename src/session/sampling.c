@@ -23,6 +23,7 @@ struct cpw_sampling {
 	struct cpw_sampler *sampler;
 	double armed_at;          /* run seconds; NAN before */
 	bool given_up;
+	unsigned beyond_listing;  /* threads live at arming past the ARM_TIDS_MAX listed: never armed */
 	struct cpw_python_stacks *python; /* Python stacks (issue 26, part 3); NULL: none read */
 };
 
@@ -106,6 +107,8 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 		give_up(sp, why, r);
 		return;
 	}
+	size_t live = cpw_tree_live_thread_count(tree);
+	sp->beyond_listing = live > n ? (unsigned)(live - n) : 0;
 	sp->armed_at = now;
 }
 
@@ -174,9 +177,9 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 	struct cpw_sampler_stats st;
 	cpw_sampler_get_stats(sp->sampler, &st);
 	cpw_hotspots_set_source(sp->hotspots, &st, sp->armed_at);
-	if (st.threads_refused)
+	if (st.threads_refused + sp->beyond_listing)
 		cpw_report_note(r, "hotspots: %u thread(s) could not be sampled (ended, or beyond %d)",
-				st.threads_refused, ARM_TIDS_MAX);
+				st.threads_refused + sp->beyond_listing, ARM_TIDS_MAX);
 	if (st.lost)
 		cpw_report_note(r, "hotspots: the kernel dropped %llu sample record(s): its buffers filled "
 				"between two reads (a long --interval)", (unsigned long long)st.lost);

@@ -7,7 +7,7 @@
 # between two reads, a fork storm (nothing crashes, the counts stay sane); --folded loadable
 # by flamegraph.pl's format; --no-hotspots.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 14
+plan 15
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 cat >"$SCRATCH/split.c" <<'C'
@@ -169,6 +169,13 @@ check "processes that exit between two reads: the report is whole" \
 rc=$?
 check "a fork storm of 300 processes: exit 0, shares that add up to at most 100%" sh -c "test $rc = 0 &&
 	test \"\$(/usr/bin/python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))[\"hotspots\"]; print(sum(h[\"kinds\"].values()) <= 1.0001)' '$SCRATCH/storm.json')\" = True"
+
+# --- threads past the 1,024 that arming lists are never sampled: the note counts them ---
+"$CPW" -j -o "$SCRATCH/herd.json" -- "$CPW_WORKLOADS/sleep_herd" 1100 1.2
+# (77 here: 1,101 threads; more where the open-files limit refuses some of the 1,024.)
+unsampled=$(J "$SCRATCH/herd.json" "next((int(n.split()[1]) for n in d['notes'] if n.endswith('could not be sampled (ended, or beyond 1024)')), 0)")
+check "1,100 threads at arming: the note counts those past the 1,024 listed ($unsampled, at least 77)" \
+	test "$unsampled" -ge 77 -a "$unsampled" -le 1101
 
 "$CPW" -j -o "$SCRATCH/n.json" --no-hotspots -- "$SCRATCH/split" 0.7
 check "--no-hotspots: hotspots is null" test "$(J "$SCRATCH/n.json" "d['hotspots']")" = None

@@ -96,6 +96,10 @@ static void test_discovery_and_figures(void)
 	long page_kib = sysconf(_SC_PAGESIZE) / 1024;
 	CU_ASSERT_EQUAL(tt->rss_kib, (uint64_t)(256 + 1024) * (uint64_t)page_kib);
 	CU_ASSERT_EQUAL(tt->peak_rss_kib, tt->rss_kib);
+	/* The threads sampling arms, listed up to a limit, and how many there are past it. */
+	pid_t tids[2];
+	CU_ASSERT_EQUAL(cpw_tree_live_tids(t, tids, 2), 2);
+	CU_ASSERT_EQUAL(cpw_tree_live_thread_count(t), 3);
 
 	struct cpw_metrics m;
 	cpw_metrics_init(&m);

@@ -222,14 +222,14 @@ static size_t fd_budget(void)
 }
 
 /* How arming one thread went. */
-enum arm_result { ARM_DONE, ARM_ENDED, ARM_REFUSED };
+enum arm_result { ARM_DONE, ARM_ENDED, ARM_REFUSED, ARM_FULL };
 
 /* Opens one thread's event on every CPU, tied to the CPUs' rings; *first_err keeps the first
  * refusal's errno. A thread that ended (ESRCH on every CPU) is ARM_ENDED. */
 static enum arm_result arm_thread(struct cpw_sampler *s, pid_t tid, size_t budget, int *first_err)
 {
 	if (s->threads_armed >= THREADS_MAX)
-		return ARM_REFUSED;
+		return ARM_FULL;
 	if (s->nfds + (size_t)s->ncpu > budget) {
 		if (!*first_err)
 			*first_err = EMFILE;
@@ -316,6 +316,8 @@ int cpw_sampler_arm_new(struct cpw_sampler *s, const pid_t *tids, size_t n)
 			armed++;
 			continue;
 		}
+		/* Past THREADS_MAX: the session counted the threads past its listing at arming,
+		 * and a thread listed now may be one of those. */
 		if (res == ARM_REFUSED)
 			s->threads_refused++;
 		pass_over(s, tids[i]);

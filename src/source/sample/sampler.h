@@ -79,7 +79,8 @@ int cpw_sampler_arm(struct cpw_sampler *s, const pid_t *tids, size_t n, char *wh
  * thread (its FORK record, drained). For threads that began after the listing given to
  * cpw_sampler_arm() and before it opened the events: call it after a drain, with a listing
  * of the tree taken before that drain. A thread that ended is passed over; a refused one is
- * counted in threads_refused once. Returns how many it armed: none once the kernel has
+ * counted in threads_refused once, but for one refused as past the limit of threads (the
+ * caller counts those its listing for cpw_sampler_arm() left out). Returns how many it armed: none once the kernel has
  * dropped records (a dropped FORK would have a thread armed twice, its samples counted
  * twice). */
 int cpw_sampler_arm_new(struct cpw_sampler *s, const pid_t *tids, size_t n);
