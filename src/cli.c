@@ -31,11 +31,11 @@ void cpw_options_defaults(struct cpw_config *cfg)
 	cfg->format = CPW_FORMAT_TEXT;
 	const char *root = getenv("CPERFWATCH_PROC");
 	cfg->proc_root = root && root[0] ? root : "/proc";
-	/* The sampling rate of the hotspots: tests that compare shares with perf's raise it for
-	 * more samples in the same time. */
+	/* The sampling rate of the hotspots (--freq, which overrides it): tests that compare
+	 * shares with perf's raise it for more samples in the same time. */
 	const char *hz = getenv("CPERFWATCH_SAMPLING_HZ");
 	long hz_given = hz && hz[0] ? strtol(hz, NULL, 10) : 0;
-	cfg->sampling_hz = hz_given >= 1 && hz_given <= 10000 ? (int)hz_given : 0;
+	cfg->sampling_hz = hz_given >= 1 && hz_given <= CPW_SAMPLING_HZ_MAX ? (int)hz_given : 0;
 	const char *cgroups = getenv("CPERFWATCH_CGROUP");
 	cfg->cgroup_root = cgroups && cgroups[0] ? cgroups : "/sys/fs/cgroup";
 	cfg->rank = -1;
@@ -67,6 +67,8 @@ void cpw_cli_usage(FILE *out)
 	      "                           (flamegraph.pl), the process's name as the root frame\n"
 	      "      --flame=FILE         also draw the stacks as an SVG flame graph in FILE\n"
 	      "      --no-hotspots        do not sample where the CPU time goes by function\n"
+	      "  -F, --freq=HZ            sample the hotspots HZ times a second per running\n"
+	      "                           thread (default 199, 1 to 10000), as perf -F\n"
 	      "      --series=FILE        write each sample to FILE as it is taken, one JSON\n"
 	      "                           object a line (JSON Lines), flushed: a killed run\n"
 	      "                           leaves what it had measured until then\n"
@@ -300,6 +302,7 @@ static const struct option long_options[] = {
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "flame", required_argument, NULL, OPT_FLAME },
 	{ "no-hotspots", no_argument, NULL, OPT_NO_HOTSPOTS },
+	{ "freq", required_argument, NULL, 'F' },
 	{ "wait-all", no_argument, NULL, 'a' },
 	{ "events", required_argument, NULL, 'e' },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
@@ -328,7 +331,7 @@ static const struct option long_options[] = {
 
 /* What the options said beyond cfg. */
 struct seen_options {
-	bool have_pid, interval_given, kill_after_given;
+	bool have_pid, interval_given, kill_after_given, freq_given;
 };
 
 /* One pass of getopt over argv with optstring into cfg (from its defaults). CPW_CLI_OK:
@@ -337,7 +340,7 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 					 struct cpw_config *cfg, struct seen_options *seen,
 					 FILE *out, FILE *err)
 {
-	bool have_pid = false, interval_given = false, kill_after_given = false;
+	bool have_pid = false, interval_given = false, kill_after_given = false, freq_given = false;
 	double seconds;
 	int c;
 
@@ -405,6 +408,17 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 		case OPT_NO_HOTSPOTS:
 			cfg->no_hotspots = true;
 			break;
+		case 'F': {
+			char *end;
+			errno = 0;
+			long hz = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || hz < 1 || hz > CPW_SAMPLING_HZ_MAX)
+				FAIL("invalid sampling rate '%s' for --freq: expected a whole number of samples a "
+				     "second, 1 to %d", optarg, CPW_SAMPLING_HZ_MAX);
+			cfg->sampling_hz = (int)hz;
+			freq_given = true;
+			break;
+		}
 		case 'a':
 			cfg->wait_all = true;
 			break;
@@ -483,6 +497,7 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 	seen->have_pid = have_pid;
 	seen->interval_given = interval_given;
 	seen->kill_after_given = kill_after_given;
+	seen->freq_given = freq_given;
 	return CPW_CLI_OK;
 }
 
@@ -492,7 +507,7 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 	struct seen_options seen;
 	/* '+': stop at the first non-option, as GNU time does: COMMAND's own options stay its
 	 * own (cperfwatch -o r.txt python3 -c ... needs no "--"; a "--" still ends ours). */
-	enum cpw_cli_result rc = parse_options(argc, argv, "+:p:i:d:jo:ae:hV", cfg, &seen, out, err);
+	enum cpw_cli_result rc = parse_options(argc, argv, "+:p:i:d:jo:ae:F:hV", cfg, &seen, out, err);
 	if (rc != CPW_CLI_OK)
 		return rc;
 	/* --merge's operands are reports, not a command: options may come after them too
@@ -500,7 +515,7 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 	 * with getopt's own ordering, which moves the reports to the end; a "--" still ends
 	 * the options. */
 	if (cfg->mode == CPW_MODE_MERGE && optind < argc && strcmp(argv[optind - 1], "--") != 0) {
-		rc = parse_options(argc, argv, ":p:i:d:jo:ae:hV", cfg, &seen, out, err);
+		rc = parse_options(argc, argv, ":p:i:d:jo:ae:F:hV", cfg, &seen, out, err);
 		if (rc != CPW_CLI_OK)
 			return rc;
 	}
@@ -517,6 +532,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 		FAIL("--folded writes the sampled stacks: it cannot go with --no-hotspots");
 	if (cfg->flame_path && cfg->no_hotspots)
 		FAIL("--flame draws the sampled stacks: it cannot go with --no-hotspots");
+	if (seen.freq_given && cfg->no_hotspots)
+		FAIL("--freq is the hotspots' sampling rate: it cannot go with --no-hotspots");
 	if (expand_output(cfg, err) < 0)
 		return CPW_CLI_ERROR;
 	if (cfg->mode == CPW_MODE_MERGE) {
@@ -528,8 +545,8 @@ enum cpw_cli_result cpw_cli_parse(int argc, char **argv, struct cpw_config *cfg,
 			FAIL("--merge writes text, JSON or prometheus, not openmetrics");
 		if (cfg->plot_path)
 			FAIL("--plot draws a run or a watch over time; --merge has no time series");
-		if (cfg->folded_path || cfg->flame_path || cfg->no_hotspots)
-			FAIL("--folded, --flame and --no-hotspots apply to a run or a watch; --merge has no samples");
+		if (cfg->folded_path || cfg->flame_path || cfg->no_hotspots || seen.freq_given)
+			FAIL("--folded, --flame, --freq and --no-hotspots apply to a run or a watch; --merge has no samples");
 		/* What only a run or a watch has: a budget here could never be broken. */
 		if (cfg->max_wall_s > 0 || cfg->max_cpu_s > 0 || cfg->max_rss_kib > 0 || cfg->fail_on_mask ||
 		    cfg->timeout_s > 0 || seen.kill_after_given)

@@ -23,6 +23,9 @@ enum cpw_format { CPW_FORMAT_TEXT, CPW_FORMAT_JSON, CPW_FORMAT_OPENMETRICS, CPW_
 #define CPW_INTERVAL_DEFAULT_MS 100u
 #define CPW_INTERVAL_MIN_MS 10u
 #define CPW_INTERVAL_MAX_MS 3600000u
+/* The highest hotspot sampling rate --freq takes (perf's own default is 4000; the kernel
+ * caps it at perf_event_max_sample_rate, which it lowers when sampling costs too much). */
+#define CPW_SAMPLING_HZ_MAX 10000
 
 struct cpw_config {
 	enum cpw_mode mode;
@@ -45,7 +48,7 @@ struct cpw_config {
 				  * by main.c before anything runs, made when the report is) */
 	/* Hotspots (issue 26): on-CPU samples by function. */
 	bool no_hotspots;        /* --no-hotspots: no sampling */
-	int sampling_hz;         /* CPERFWATCH_SAMPLING_HZ (tests); 0: the default rate */
+	int sampling_hz;         /* --freq, or CPERFWATCH_SAMPLING_HZ (tests); 0: the default rate */
 	const char *folded_path; /* --folded FILE: collapsed stacks; NULL for none (checked by
 				  * main.c before anything runs, made when the report is) */
 	const char *flame_path;  /* --flame FILE: the stacks as an SVG flame graph; NULL for none

@@ -88,6 +88,18 @@ static void test_run_mode(void)
 	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--flame=f.svg", "--folded", "f.txt", "--", "x")), CPW_CLI_OK);
 	CU_ASSERT_STRING_EQUAL(cfg.flame_path, "f.svg");
 	CU_ASSERT_STRING_EQUAL(cfg.folded_path, "f.txt");
+	/* --freq: the hotspots' rate, over CPERFWATCH_SAMPLING_HZ; 0 is the default's */
+	CU_ASSERT_EQUAL(cfg.sampling_hz, 0);
+	setenv("CPERFWATCH_SAMPLING_HZ", "499", 1);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--", "x")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.sampling_hz, 499);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("-F", "999", "--", "x")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.sampling_hz, 999);
+	unsetenv("CPERFWATCH_SAMPLING_HZ");
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--freq=1", "--pid", "1")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.sampling_hz, 1);
+	CU_ASSERT_EQUAL(parse(&cfg, ARGS("--freq", "10000", "--", "x")), CPW_CLI_OK);
+	CU_ASSERT_EQUAL(cfg.sampling_hz, 10000);
 }
 
 /* --format prometheus, --label (checked), -o with %r and %q{VAR} expanded at parse time. */
@@ -273,6 +285,13 @@ static void test_bad_inputs(void)
 	expect_error(ARGS("--merge", "--flame", "f.svg", "a.json"), "--merge has no samples");
 	expect_error(ARGS("--merge", "a.json", "--flame", "f.svg"), "--merge has no samples");
 	expect_error(ARGS("--list-events", "--", "x"), "takes no command");
+	expect_error(ARGS("-F", "0", "--", "x"), "invalid sampling rate '0' for --freq");
+	expect_error(ARGS("--freq", "10001", "--", "x"), "1 to 10000");
+	expect_error(ARGS("--freq", "99.5", "--", "x"), "invalid sampling rate '99.5'");
+	expect_error(ARGS("--freq", "", "--", "x"), "invalid sampling rate ''");
+	expect_error(ARGS("--freq", "99999999999999999999", "--", "x"), "invalid sampling rate");
+	expect_error(ARGS("-F", "999", "--no-hotspots", "--", "x"), "--freq is the hotspots' sampling rate");
+	expect_error(ARGS("--merge", "a.json", "-F", "99"), "--merge has no samples");
 }
 
 static void test_help_version(void)
