@@ -23,6 +23,8 @@
 #include "util/round.h"
 #include "util/escape.h"
 
+static int parse_whole(const char *text, long lo, long hi, long *out);
+
 void cpw_options_defaults(struct cpw_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -33,9 +35,9 @@ void cpw_options_defaults(struct cpw_config *cfg)
 	cfg->proc_root = root && root[0] ? root : "/proc";
 	/* The sampling rate of the hotspots (--freq, which overrides it): tests that compare
 	 * shares with perf's raise it for more samples in the same time. */
-	const char *hz = getenv("CPERFWATCH_SAMPLING_HZ");
-	long hz_given = hz && hz[0] ? strtol(hz, NULL, 10) : 0;
-	cfg->sampling_hz = hz_given >= 1 && hz_given <= CPW_SAMPLING_HZ_MAX ? (int)hz_given : 0;
+	long hz;
+	bool hz_set = parse_whole(getenv("CPERFWATCH_SAMPLING_HZ"), 1, CPW_SAMPLING_HZ_MAX, &hz) == 0;
+	cfg->sampling_hz = hz_set ? (int)hz : 0;
 	const char *cgroups = getenv("CPERFWATCH_CGROUP");
 	cfg->cgroup_root = cgroups && cgroups[0] ? cgroups : "/sys/fs/cgroup";
 	cfg->rank = -1;
@@ -175,14 +177,24 @@ int cpw_cli_parse_bytes_kib(const char *text, uint64_t *kib)
 	return 0;
 }
 
-int cpw_cli_parse_pid(const char *text, pid_t *pid)
+/* A whole number of digits only (no sign, no blank), lo to hi: 0, or -EINVAL. */
+static int parse_whole(const char *text, long lo, long hi, long *out)
 {
 	char *end;
 	if (!text || *text < '0' || *text > '9')
 		return -EINVAL;
 	errno = 0;
 	long v = strtol(text, &end, 10);
-	if (*end || errno || v <= 0 || v > 4194304) /* PID_MAX_LIMIT */
+	if (*end || errno || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cpw_cli_parse_pid(const char *text, pid_t *pid)
+{
+	long v;
+	if (parse_whole(text, 1, 4194304 /* PID_MAX_LIMIT */, &v) < 0)
 		return -EINVAL;
 	*pid = (pid_t)v;
 	return 0;
@@ -409,10 +421,8 @@ static enum cpw_cli_result parse_options(int argc, char **argv, const char *opts
 			cfg->no_hotspots = true;
 			break;
 		case 'F': {
-			char *end;
-			errno = 0;
-			long hz = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || hz < 1 || hz > CPW_SAMPLING_HZ_MAX)
+			long hz;
+			if (parse_whole(optarg, 1, CPW_SAMPLING_HZ_MAX, &hz) < 0)
 				FAIL("invalid sampling rate '%s' for --freq: expected a whole number of samples a "
 				     "second, 1 to %d", optarg, CPW_SAMPLING_HZ_MAX);
 			cfg->sampling_hz = (int)hz;

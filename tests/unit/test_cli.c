@@ -289,6 +289,8 @@ static void test_bad_inputs(void)
 	expect_error(ARGS("--freq", "10001", "--", "x"), "1 to 10000");
 	expect_error(ARGS("--freq", "99.5", "--", "x"), "invalid sampling rate '99.5'");
 	expect_error(ARGS("--freq", "", "--", "x"), "invalid sampling rate ''");
+	expect_error(ARGS("--freq", " 99", "--", "x"), "invalid sampling rate ' 99'");
+	expect_error(ARGS("--freq", "+99", "--", "x"), "invalid sampling rate '+99'");
 	expect_error(ARGS("--freq", "99999999999999999999", "--", "x"), "invalid sampling rate");
 	expect_error(ARGS("-F", "999", "--no-hotspots", "--", "x"), "--freq is the hotspots' sampling rate");
 	expect_error(ARGS("--merge", "a.json", "-F", "99"), "--merge has no samples");

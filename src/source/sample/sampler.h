@@ -5,7 +5,8 @@
  * One event per thread and CPU with inherit (the kernel refuses to map the ring buffer of an
  * inherited event that follows a task on every CPU), the events of one CPU writing into one
  * ring buffer. Armed on the tree's threads; their children and threads are followed by
- * inherit, and the threads a later listing names that nothing follows are armed then. Each drain copies the records out of the buffers, orders them by time and turns
+ * inherit, and the threads a later listing names that nothing follows are armed then. Each
+ * drain copies the records out of the buffers, orders them by time and turns
  * each sample into a stack: the instruction pointer and the frame-pointer callchain, every
  * address tied to its file by the MMAP2 records (and /proc/PID/maps for what was mapped
  * before arming) and named by the file's ELF symbols or a JIT perf map (source/elf/).
@@ -80,9 +81,9 @@ int cpw_sampler_arm(struct cpw_sampler *s, const pid_t *tids, size_t n, char *wh
  * cpw_sampler_arm() and before it opened the events: call it after a drain, with a listing
  * of the tree taken before that drain. A thread that ended is passed over; a refused one is
  * counted in threads_refused once, but for one refused as past the limit of threads (the
- * caller counts those its listing for cpw_sampler_arm() left out). Returns how many it armed: none once the kernel has
- * dropped records (a dropped FORK would have a thread armed twice, its samples counted
- * twice). */
+ * caller counts those its listing for cpw_sampler_arm() left out). Returns how many it
+ * armed: none once the kernel has dropped records (a dropped FORK would have a thread armed
+ * twice, its samples counted twice). */
 int cpw_sampler_arm_new(struct cpw_sampler *s, const pid_t *tids, size_t n);
 bool cpw_sampler_armed(const struct cpw_sampler *s);
 /* Hands on every sample taken since the last drain, in time order. Returns how many. */
