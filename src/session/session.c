@@ -101,6 +101,7 @@ struct cpw_session {
 	double next_pss_s;                 /* when the next sample reads the PSS */
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
+	int children_fd;                   /* run mode: its children file, kept open; -1: not */
 	struct cpw_sampling *sampling;     /* hotspots: on-CPU samples by function; NULL: none */
 	char delayacct_why[320];           /* why delay accounting is off; "" when on */
 	struct cpw_gpu_watch *gpu;         /* gpu: the GPUs, read once a second; NULL: none */
@@ -112,6 +113,9 @@ static void close_sources(struct cpw_session *s)
 	cpw_psi_files_close(&s->psi_files);
 	cpw_psi_files_close(&s->view_psi_files);
 	cpw_kfile_held_close(&s->vmstat_file);
+	if (s->children_fd >= 0)
+		close(s->children_fd);
+	s->children_fd = -1;
 	cpw_taskstats_unlisten(s->exits);
 	s->exits = NULL;
 	cpw_proc_events_close(s->execs); /* exec args */
@@ -185,6 +189,7 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 	s->run.page_kib = s->report.page_size > 0 ? (double)s->report.page_size / 1024 : NAN;
 	s->quota_cores = NAN;
 	s->last_drain_s = -INFINITY;
+	s->children_fd = -1;
 	s->reader = cpw_proc_reader_new(cfg->proc_root);
 	s->timeline = cpw_timeline_new();
 	s->tree = cpw_tree_new(cfg->mode == CPW_MODE_ATTACH);
@@ -628,7 +633,7 @@ static size_t sample_roots(struct cpw_session *s)
 		return 1;
 	}
 	/* cperfwatch is single-threaded: its main thread's children file lists them all. */
-	int n = cpw_proc_pid_children(s->cfg->proc_root, getpid(), s->roots, MAX_ROOTS);
+	int n = cpw_proc_pid_children(s->cfg->proc_root, getpid(), &s->children_fd, s->roots, MAX_ROOTS);
 	return n > 0 ? (size_t)n : 0;
 }
 

@@ -157,21 +157,29 @@ static void test_wchan(void)
 	CU_ASSERT_FALSE(cpw_proc_parse_wchan_is_storage("nfs_wait_bit_killable"));
 }
 
+/* LIST parses to COUNT CPUs and prints back as WANT. */
+static void list_prints(const char *list, int count, const char *want)
+{
+	struct cpw_cpuset set;
+	char out[64];
+
+	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list(list, strlen(list), &set), count);
+	cpw_proc_parse_cpuset_format(&set, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, want);
+}
+
 static void test_cpu_list(void)
 {
 	struct cpw_cpuset set, other;
 	char out[64];
 
-	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("0-3,8,10-11\n", 12, &set), 7);
-	cpw_proc_parse_cpuset_format(&set, out, sizeof(out));
-	CU_ASSERT_STRING_EQUAL(out, "0-3,8,10-11");
-	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("0", 1, &set), 1);
-	cpw_proc_parse_cpuset_format(&set, out, sizeof(out));
-	CU_ASSERT_STRING_EQUAL(out, "0");
-	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("", 0, &set), 0);
-	cpw_proc_parse_cpuset_format(&set, out, sizeof(out));
-	CU_ASSERT_STRING_EQUAL(out, "");
-	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("8191", 4, &set), 1);
+	list_prints("0-3,8,10-11\n", 7, "0-3,8,10-11");
+	list_prints("0", 1, "0");
+	list_prints("", 0, "");
+	list_prints("8191", 1, "8191");
+	/* Ranges across and past the 64-CPU words the format skips when empty. */
+	list_prints("60-70,127-128,4000", 14, "60-70,127-128,4000");
+	list_prints("63,64", 2, "63-64");
 	/* Malformed: reversed, out of range, junk, trailing comma, empty range ends. */
 	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("3-1", 3, &set), -EINVAL);
 	CU_ASSERT_EQUAL(cpw_proc_parse_cpu_list("8192", 4, &set), -EINVAL);

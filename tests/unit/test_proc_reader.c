@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "source/proc/proc_pid.h"
@@ -508,6 +510,44 @@ static void test_pid_start_ticks(void)
 	CU_ASSERT_EQUAL(ticks, st.starttime_ticks);
 }
 
+/* cperfwatch's own children, through the file it keeps open between samples: a child
+ * forked since is there at the next read, one reaped is gone; a text changed in place is
+ * read anew; a process with no such file leaves no descriptor. */
+static void test_pid_children_kept(void)
+{
+	pid_t kids[8];
+	int fd = -1;
+	CU_ASSERT_EQUAL(cpw_proc_pid_children("/proc", getpid(), &fd, kids, 8), 0);
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	int kept = fd;
+	pid_t child = fork();
+	CU_ASSERT_TRUE_FATAL(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(cpw_proc_pid_children("/proc", getpid(), &fd, kids, 8), 1);
+	CU_ASSERT_EQUAL(kids[0], child);
+	CU_ASSERT_EQUAL(fd, kept); /* the same descriptor, read again */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CU_ASSERT_EQUAL(cpw_proc_pid_children("/proc", getpid(), &fd, kids, 8), 0);
+	close(fd);
+
+	/* Under the fixture root: its text, read again after it changed in place. */
+	fd = -1;
+	make_proc(700, 1, "701 702");
+	CU_ASSERT_EQUAL(cpw_proc_pid_children(root, 700, &fd, kids, 8), 2);
+	CU_ASSERT_EQUAL(kids[1], 702);
+	write_file("700/task/700/children", "703 ");
+	CU_ASSERT_EQUAL(cpw_proc_pid_children(root, 700, &fd, kids, 8), 1);
+	CU_ASSERT_EQUAL(kids[0], 703);
+	close(fd);
+	fd = -1;
+	CU_ASSERT_EQUAL(cpw_proc_pid_children(root, 4321, &fd, kids, 8), -ENOENT);
+	CU_ASSERT_EQUAL(fd, -1);
+}
+
 /* How many of this process's descriptors read a schedstat under the fixture root. */
 static int kept_schedstats(void)
 {
@@ -604,6 +644,7 @@ int main(void)
 		    test_idle_refresh_keeps_threads);
 	CU_pSuite s8c = CU_add_suite("reader start time", setup, teardown);
 	CU_add_test(s8c, "a process's start time from its main thread's stat", test_pid_start_ticks);
+	CU_add_test(s8c, "a process's children, through the file kept open", test_pid_children_kept);
 	CU_pSuite s9 = CU_add_suite("reader budget", setup, teardown);
 	CU_add_test(s9, "a thread's schedstat is kept before any other file", test_budget_keeps_schedstat_first);
 	return cpw_cunit_run_tap();

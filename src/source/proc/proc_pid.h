@@ -22,8 +22,9 @@ int cpw_proc_pid_stat(const char *proc_root, pid_t pid, struct cpw_stat_fields *
  * cpw_proc_pid_stat(). */
 int cpw_proc_pid_start_ticks(const char *proc_root, pid_t pid, uint64_t *ticks);
 /* The children of pid's main thread, from PROC_ROOT/PID/task/PID/children: for a
- * single-threaded process (cperfwatch), all of its children. Returns the count (at most
- * max), or -errno. */
-int cpw_proc_pid_children(const char *proc_root, pid_t pid, pid_t *out, size_t max);
+ * process whose threads start none (cperfwatch), all of its children. *fd is the file
+ * kept open between calls: -1 at first, opened here, closed here on an error, else the
+ * caller's to close. Returns the count (at most max), or -errno. */
+int cpw_proc_pid_children(const char *proc_root, pid_t pid, int *fd, pid_t *out, size_t max);
 
 #endif

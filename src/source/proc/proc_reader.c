@@ -40,6 +40,7 @@ struct thread_handle {
 	pid_t tid;
 	unsigned generation;                  /* last sample that read it */
 	int schedstat_fd, stat_fd, status_fd; /* kept open; -1 when not */
+	int children_fd;                      /* kept open too: read at each of its runs */
 	uint64_t last_slices, last_oncpu_ns;  /* to tell whether it ran since the last sample */
 	char state;                           /* at its last stat read; 0 before the first */
 	uint64_t vol, invol;                  /* at its last status read */
@@ -242,6 +243,7 @@ static void close_thread(struct cpw_proc_reader *r, struct thread_handle *th)
 	close_sched(r, &th->schedstat_fd);
 	close_kept(r, &th->stat_fd);
 	close_kept(r, &th->status_fd);
+	close_kept(r, &th->children_fd);
 	free(th->kids);
 	th->kids = NULL;
 	th->nkids = th->kids_alloc = 0;
@@ -360,7 +362,7 @@ static struct thread_handle *thread_handle(struct cpw_proc_reader *r, struct pro
 	struct thread_handle *th = &h->threads[h->nthreads++];
 	memset(th, 0, sizeof(*th));
 	th->tid = tid;
-	th->schedstat_fd = th->stat_fd = th->status_fd = -1;
+	th->schedstat_fd = th->stat_fd = th->status_fd = th->children_fd = -1;
 	r->thread_handles++;
 	if (r->threads_coming)
 		r->threads_coming--;
@@ -392,13 +394,37 @@ static size_t list_tids(struct cpw_proc_reader *r, pid_t pid, long num_threads)
 	return n;
 }
 
+/* A children file through its kept descriptor (opened and kept as read_kept() does):
+ * unlike the others it is empty for a thread with no children, which is no error. */
+static long read_children(struct cpw_proc_reader *r, int *fd, const char *path, char *buf, size_t size)
+{
+	bool kept = *fd >= 0;
+	int f = kept ? *fd : open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ssize_t n = pread(f, buf, size - 1, 0);
+	int err = n < 0 ? errno : 0;
+	if (kept && n < 0) {
+		close_kept(r, fd);
+	} else if (!kept && n >= 0 && may_keep(r, false)) {
+		*fd = f;
+		r->kept_fds++;
+	} else if (!kept) {
+		close(f);
+	}
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	return (long)n;
+}
+
 /* Re-reads a thread's children list into its cache, however long it is. */
 static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, const char *path)
 {
 	long len;
 
 	for (;;) {
-		len = cpw_proc_parse_read_file(path, r->text, r->text_size);
+		len = read_children(r, &th->children_fd, path, r->text, r->text_size);
 		if (len < 0 || (size_t)len + 1 < r->text_size)
 			break;
 		char *bigger = realloc(r->text, r->text_size * 2);
