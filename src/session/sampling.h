@@ -25,10 +25,12 @@
  * +-4 points (binomial); 199 halves the variance for ~0.3 % of a 2 s program's CPU
  * (contrib/bench/hotspots.sh), most of it the one-off opening and symbol reading. */
 #define CPW_SAMPLING_HZ 199
-/* Python stacks are read at half that rate, py-spy's 100 a second: each reading serves
- * the two cpu-clock samples nearest it. At 199 the reader cost a 2 s pure-Python loop
- * about 0.6 % of its CPU, as much as all the rest of the watch (issue 26: 1 % in all). */
-#define CPW_PYTHON_READ_DIVISOR 2
+/* Python stacks are read at a quarter of that rate (49 a second at 199): each reading
+ * serves the four cpu-clock samples nearest it. A reading costs ~100 us of CPU here, half
+ * of it the wake-up itself (a hypervisor's): at half the rate the reader alone cost a 2 s
+ * pure-Python loop 1 % of its CPU, the whole target of issue 26; at a quarter, 0.5 %. The
+ * price is precision: a 70 % share of a 4 s run is off by ~3 points, not ~2 (--freq). */
+#define CPW_PYTHON_READ_DIVISOR 4
 
 struct cpw_sampling;
 

@@ -4,7 +4,7 @@
 # - two functions that split the CPU about 70/30, the program measuring its own split with
 #   time.thread_time(): each share (of the two) within 5 points of that truth, on 3.11
 #   (Debian's /usr/bin/python3), 3.12 and 3.13 (pyenv's builds: skipped with the reason
-#   where this machine has none), sampled at 999 a second (-F) for enough readings in 4 s, and
+#   where this machine has none), sampled at 1999 a second (-F) for enough readings in 4 s, and
 #   cpu-bound advice naming the Python function;
 # - a multiprocessing pool: its worker function found in the children and summed;
 # - frames that change while read (recursion 1,000 deep going up and down, threads coming
@@ -46,13 +46,14 @@ PY
 # The total share (its samples on the stack) of the function NAME in the python process.
 total() { J "$1" "next((round(f['total_share']*100,1) for f in d['hotspots']['functions'] if f['name']=='$2' and f['kind']=='python'), -1)"; }
 
-# At 999 samples a second (-F 999, readings at 499): at the default 199 a 4 s run has about 400
-# readings, so a share's standard error is 2.3 points (2.9 measured over 10 runs of 3.11, one
-# of them 6.4 off), and a 5-point check fails about one run in ten, as it did in CI; at 999, 10
-# runs each of 3.11, 3.12 and 3.13 were within 0.9 points. The code path is the default's (a
-# reading each two samples); julia.py below checks the default rate.
+# At 1999 samples a second (-F 1999, readings at 499): with readings at half the default 199
+# a 4 s run had about 400 of them, a share's standard error 2.3 points (2.9 measured over 10
+# runs of 3.11, one of them 6.4 off), and a 5-point check failed about one run in ten, as it
+# did in CI; with 2,000 readings 10 runs each of 3.11, 3.12 and 3.13 were within 0.9 points.
+# The code path is the default's (a reading each four samples); julia.py below checks the
+# default rate.
 split_on() { # LABEL PYTHON
-	"$CPW" -F 999 -j -o "$SCRATCH/$1.json" -- "$2" "$SCRATCH/split.py" 4 "$SCRATCH/$1.truth"
+	"$CPW" -F 1999 -j -o "$SCRATCH/$1.json" -- "$2" "$SCRATCH/split.py" 4 "$SCRATCH/$1.truth"
 	th=$(cut -d' ' -f1 "$SCRATCH/$1.truth"); tl=$(cut -d' ' -f2 "$SCRATCH/$1.truth")
 	h=$(total "$SCRATCH/$1.json" heavy); l=$(total "$SCRATCH/$1.json" light)
 	both=$(awk -v h="$h" -v l="$l" 'BEGIN { print h + l }')
@@ -63,7 +64,7 @@ split_on() { # LABEL PYTHON
 	# The two functions hold most samples (the rest: the loop, the interpreter's start);
 	# each one's share of the two is the program's own measure within 5 points.
 	check "$1: heavy (split.py:2) ${h2}% of the two, truth ${th}% ($h% and $l% of $n samples at $hz Hz)" \
-		sh -c "test '$hz' = 999 && awk -v b=$both 'BEGIN { exit !(b >= 80) }' && awk -v a=$h2 -v b=$th 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 5) }' &&
+		sh -c "test '$hz' = 1999 && awk -v b=$both 'BEGIN { exit !(b >= 80) }' && awk -v a=$h2 -v b=$th 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 5) }' &&
 		test \"\$(/usr/bin/python3 -c 'import json,sys; print([f[\"file\"] for f in json.load(open(sys.argv[1]))[\"hotspots\"][\"functions\"] if f[\"name\"]==\"heavy\"][0])' '$SCRATCH/$1.json')\" = split.py:2"
 	check "$1: light ${l2}% of the two, truth ${tl}%" near "$l2" "$tl" 5
 }
