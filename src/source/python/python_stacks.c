@@ -38,6 +38,13 @@
 #define FN_MAX 4096
 #define FN_HASH 8192
 #define CODE_CACHE 4096
+/* A code object whose bytes matched its cached name within this long is named from the
+ * cache by its address alone, unread. A frame holds a reference to its code object, so the
+ * address is a live code object; only one freed and another made at the same address in
+ * that second would take the old name, for at most that second (echion trusts the address
+ * for good). Reading each frame's code object at each reading was most of a reading's cost:
+ * a pool worker's 14 frames, 14 more pages pinned (issue 26). */
+#define CODE_TRUST_S 1.0
 #define NAME_LEN 128
 #define FILE_LEN 160
 #define INTERPS_MAX 8
@@ -100,6 +107,7 @@ struct code_ent {
 	int32_t first;
 	uint16_t fn;
 	pid_t pid;
+	double checked_s; /* when its bytes last matched (mono_now()) */
 };
 
 struct note {
@@ -404,13 +412,32 @@ static uint16_t intern_fn(struct cpw_python_stacks *ps, const char *name, const 
 
 /* The function of the code object at code, whose code_size bytes are in b where the caller
  * read them (NULL: read here): 0 and *fn, or -errno (-EFAULT: not a code object). */
+static struct code_ent *code_slot(struct cpw_python_stacks *ps, pid_t pid, uint64_t code)
+{
+	/* The pid in the slot's hash: a pool's workers, forked, hold their code objects at the
+	 * same addresses, and one slot for all of them had each evict the others' names. */
+	return &ps->code[((code >> 4) ^ ((uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull >> 40)) % CODE_CACHE];
+}
+
+/* The cached entry that names code unread (CODE_TRUST_S), or NULL. */
+static const struct code_ent *trusted_code(struct cpw_python_stacks *ps, pid_t pid, uint64_t code, double now)
+{
+	const struct code_ent *c = code_slot(ps, pid, code);
+	return c->addr == code && c->pid == pid && now - c->checked_s < CODE_TRUST_S ? c : NULL;
+}
+
 static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, const uint8_t *b,
-		   uint16_t *fn)
+		   double now, uint16_t *fn)
 {
 	const struct cpw_py_layout *l = &pr->l;
 	uint8_t own[BLOCK_MAX];
 	if (!cpw_python_frames_plausible(code))
 		return -EFAULT;
+	const struct code_ent *t = b ? NULL : trusted_code(ps, pr->pid, code, now);
+	if (t) {
+		*fn = t->fn;
+		return 0;
+	}
 	if (!b) {
 		int rc = rd(pr->pid, code, own, l->code_size);
 		if (rc < 0)
@@ -424,11 +451,9 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 	memcpy(&first, b + l->code_firstlineno, sizeof(first));
 	if (first < 0 || first > 10000000)
 		return -EFAULT;
-	/* The pid in the slot's hash: a pool's workers, forked, hold their code objects at the
-	 * same addresses, and one slot for all of them had each evict the others' names. */
-	struct code_ent *c = &ps->code[((code >> 4) ^ ((uint64_t)(uint32_t)pr->pid * 0x9E3779B97F4A7C15ull >> 40)) %
-				       CODE_CACHE];
+	struct code_ent *c = code_slot(ps, pr->pid, code);
 	if (c->addr == code && c->pid == pr->pid && c->name_p == name_p && c->file_p == file_p && c->first == first) {
+		c->checked_s = now;
 		*fn = c->fn;
 		return 0;
 	}
@@ -439,7 +464,7 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	snprintf(where, sizeof(where), "%s:%d", base, (int)first);
 	*fn = intern_fn(ps, name, where);
-	*c = (struct code_ent){ code, name_p, file_p, first, *fn, pr->pid };
+	*c = (struct code_ent){ code, name_p, file_p, first, *fn, pr->pid, now };
 	return 0;
 }
 
@@ -481,6 +506,7 @@ static int codes_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, const
 	_Static_assert(PY_DEPTH <= 1024, "one iovec per code object (IOV_MAX)");
 	uint64_t size = pr->l.code_size;
 	uint8_t *buf = ps->codes_read;
+	double now = mono_now();
 	struct iovec local[PY_DEPTH], remote[PY_DEPTH];
 	const uint8_t *bytes[PY_DEPTH];
 	int uniq[PY_DEPTH], nu = 0; /* each distinct object once: recursion reads its code once */
@@ -497,9 +523,10 @@ static int codes_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, const
 		for (int k = 0; ah && k < ah->ncodes && !bytes[nu]; k++)
 			if (ah->code[k] == codes[i])
 				bytes[nu] = ah->bytes[k];
-		/* An implausible address is not read (code_fn refuses it); the batch reads the
-		 * others, in order, so that what it copied is known whole. */
-		if (!bytes[nu] && cpw_python_frames_plausible(codes[i])) {
+		/* An implausible address is not read (code_fn refuses it), nor a trusted one
+		 * (code_fn names it unread); the batch reads the others, in order, so that what
+		 * it copied is known whole. */
+		if (!bytes[nu] && cpw_python_frames_plausible(codes[i]) && !trusted_code(ps, pr->pid, codes[i], now)) {
 			local[nread] = (struct iovec){ buf + (size_t)nread * size, size };
 			remote[nread] = (struct iovec){ (void *)(uintptr_t)codes[i], size };
 			nread++;
@@ -511,13 +538,13 @@ static int codes_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, const
 		return -errno;
 	size_t whole = got > 0 ? (size_t)got / size : 0;
 	for (int j = 0, k = 0; j < nu; j++) {
-		if (bytes[j] || !cpw_python_frames_plausible(codes[uniq[j]]))
+		if (bytes[j] || !cpw_python_frames_plausible(codes[uniq[j]]) || trusted_code(ps, pr->pid, codes[uniq[j]], now))
 			continue;
 		bytes[j] = (size_t)k < whole ? buf + (size_t)k * size : NULL; /* NULL: code_fn reads it */
 		k++;
 	}
 	for (int i = 0; i < n; i++) {
-		int rc = code_fn(ps, pr, codes[i], bytes[slot[i]], &fn[i]);
+		int rc = code_fn(ps, pr, codes[i], bytes[slot[i]], now, &fn[i]);
 		if (rc < 0)
 			return rc;
 	}
@@ -657,7 +684,7 @@ static bool ran(const struct cpw_python_stacks *ps, struct pythread *t)
  * own: the tid checked), the frame chain from its current frame. The same process_vm_readv
  * that reads the thread state reads ahead where its last reading found the stack (t's
  * guess: its _PyCFrame's current frame, the window under its innermost frame, its code
- * objects), so that a stack that stayed in place costs one read. 0; -ESRCH when the
+ * objects but those trusted unread), so that a stack that stayed in place costs one read. 0; -ESRCH when the
  * process is gone (marked); -EAGAIN when the state is not the thread's (listed again);
  * -EFAULT when torn (counted); -ENODATA when it has no frame yet. */
 static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
@@ -682,16 +709,23 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 	size_t piece0_at = n;
 	if (np)
 		AHEAD(win + (pieces[0].addr - base), pieces[0].addr, pieces[0].len);
+	/* The code objects not trusted unread (CODE_TRUST_S): in a steady stack, none. */
 	size_t codes_at = n;
+	double now = mono_now();
+	uint64_t g_code[PY_DEPTH];
+	unsigned g_ncodes = 0;
 	for (unsigned k = 0; k < t->g_ncodes; k++)
-		AHEAD(cbuf + (size_t)k * l->code_size, t->g_code[k], l->code_size);
+		if (!trusted_code(ps, pr->pid, t->g_code[k], now)) {
+			AHEAD(cbuf + (size_t)g_ncodes * l->code_size, t->g_code[k], l->code_size);
+			g_code[g_ncodes++] = t->g_code[k];
+		}
 	size_t below_at = n;
 	for (size_t i = 1; i < np; i++)
 		AHEAD(win + (pieces[i].addr - base), pieces[i].addr, pieces[i].len);
 #undef AHEAD
 	ssize_t got = process_vm_readv(pr->pid, local, n, remote, n, 0);
 	int rc = got < 0 ? -errno : 0;
-	size_t done = 0, g_ncodes = t->g_ncodes; /* the iovecs copied whole */
+	size_t done = 0; /* the iovecs copied whole */
 	for (size_t left = got > 0 ? (size_t)got : 0; done < n && left >= local[done].iov_len; done++)
 		left -= local[done].iov_len;
 	t->g_frame = 0;
@@ -727,7 +761,7 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 		cpw_python_frames_window(pieces, np, base, wgot, &ah.w);
 	}
 	for (size_t k = 0; k < g_ncodes && codes_at + k < done; k++) {
-		ah.code[ah.ncodes] = t->g_code[k];
+		ah.code[ah.ncodes] = g_code[k];
 		ah.bytes[ah.ncodes++] = cbuf + k * l->code_size;
 	}
 	uint64_t codes[PY_DEPTH], lo;
