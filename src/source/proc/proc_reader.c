@@ -40,7 +40,7 @@ struct thread_handle {
 	pid_t tid;
 	unsigned generation;                  /* last sample that read it */
 	int schedstat_fd, stat_fd, status_fd; /* kept open; -1 when not */
-	int children_fd;                      /* kept open too: read at each of its runs */
+	int children_fd;                      /* kept open too, for a main thread: read at each of its runs */
 	uint64_t last_slices, last_oncpu_ns;  /* to tell whether it ran since the last sample */
 	char state;                           /* at its last stat read; 0 before the first */
 	uint64_t vol, invol;                  /* at its last status read */
@@ -394,9 +394,9 @@ static size_t list_tids(struct cpw_proc_reader *r, pid_t pid, long num_threads)
 	return n;
 }
 
-/* A children file through its kept descriptor (opened and kept as read_kept() does):
- * unlike the others it is empty for a thread with no children, which is no error. */
-static long read_children(struct cpw_proc_reader *r, int *fd, const char *path, char *buf, size_t size)
+/* A children file through its kept descriptor (opened and kept as read_kept() does, where
+ * keep): unlike the others it is empty for a thread with no children, which is no error. */
+static long read_children(struct cpw_proc_reader *r, int *fd, bool keep, const char *path, char *buf, size_t size)
 {
 	bool kept = *fd >= 0;
 	int f = kept ? *fd : open(path, O_RDONLY | O_CLOEXEC);
@@ -406,7 +406,7 @@ static long read_children(struct cpw_proc_reader *r, int *fd, const char *path, 
 	int err = n < 0 ? errno : 0;
 	if (kept && n < 0) {
 		close_kept(r, fd);
-	} else if (!kept && n >= 0 && may_keep(r, false)) {
+	} else if (!kept && n >= 0 && keep && may_keep(r, false)) {
 		*fd = f;
 		r->kept_fds++;
 	} else if (!kept) {
@@ -418,13 +418,15 @@ static long read_children(struct cpw_proc_reader *r, int *fd, const char *path, 
 	return (long)n;
 }
 
-/* Re-reads a thread's children list into its cache, however long it is. */
-static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, const char *path)
+/* Re-reads a thread's children list into its cache, however long it is; through a kept
+ * descriptor where keep (a main thread's: 4,000 threads' would take the budget the files
+ * read at every sample need, for files read only when a thread ran). */
+static void read_kids(struct cpw_proc_reader *r, struct thread_handle *th, bool keep, const char *path)
 {
 	long len;
 
 	for (;;) {
-		len = read_children(r, &th->children_fd, path, r->text, r->text_size);
+		len = read_children(r, &th->children_fd, keep, path, r->text, r->text_size);
 		if (len < 0 || (size_t)len + 1 < r->text_size)
 			break;
 		char *bigger = realloc(r->text, r->text_size * 2);
@@ -612,7 +614,7 @@ static bool read_thread(struct cpw_proc_reader *r, struct proc_handle *h, struct
 			th->vol = out->status.vol_ctxsw;
 			th->invol = out->status.invol_ctxsw;
 		}
-		read_kids(r, th, thread_file(r, h->pid, th->tid, &tp, "children"));
+		read_kids(r, th, th->tid == h->pid, thread_file(r, h->pid, th->tid, &tp, "children"));
 	}
 	if (!out->has_status)
 		memset(&out->status, 0, sizeof(out->status));
