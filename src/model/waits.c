@@ -16,6 +16,7 @@
 #include "model/waits.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,20 @@ void cpw_waits_sort(struct cpw_waits *w)
 	qsort(w->targets, w->ntargets, sizeof(w->targets[0]), by_target_seconds);
 	qsort(w->fns, w->nfns, sizeof(w->fns[0]), by_fn_seconds);
 	qsort(w->procs, w->nprocs, sizeof(w->procs[0]), by_proc_seconds);
+}
+
+struct cpw_waits *cpw_waits_sorted_copy(const struct cpw_waits *w)
+{
+	struct cpw_waits *s = calloc(1, sizeof(*s)); /* its pages untouched but those written */
+	if (!s)
+		return NULL;
+	memcpy(s, w, offsetof(struct cpw_waits, threads));
+	s->adds = w->adds;
+	s->oldest = s->newest = CPW_WAIT_THREADS_MAX; /* none: the records stay behind */
+	s->probed = w->probed;
+	s->probe = w->probe;
+	cpw_waits_sort(s);
+	return s;
 }
 
 /* The largest of seconds[], the child kind aside unless it is all there is. */

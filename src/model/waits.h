@@ -137,6 +137,11 @@ void cpw_waits_set_probe_stats(struct cpw_waits *w, const struct cpw_wait_probe_
 /* Orders targets, functions and processes by thread-seconds, largest first (before
  * reporting). */
 void cpw_waits_sort(struct cpw_waits *w);
+/* A copy of w for a report, sorted (cpw_waits_sort()): everything but the per-thread
+ * records and their index, which no report reads (copied whole, they were most of the
+ * struct's 0.5 MB, written twice a run into fresh pages). NULL when out of memory; free()
+ * it. */
+struct cpw_waits *cpw_waits_sorted_copy(const struct cpw_waits *w);
 
 /* The kind that took the most thread-seconds, waits for a child left aside unless they
  * are all there is (a parent waiting for its child waits for what the child waits on);

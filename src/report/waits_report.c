@@ -98,11 +98,9 @@ int cpw_waits_report_write_text(const struct cpw_waits *w, FILE *out)
 
 	if (!w || !(w->total_s > 0 || w->idle_s > 0))
 		return 0;
-	struct cpw_waits *sorted = malloc(sizeof(*sorted));
+	struct cpw_waits *sorted = cpw_waits_sorted_copy(w);
 	if (!sorted)
 		return -ENOMEM;
-	*sorted = *w;
-	cpw_waits_sort(sorted);
 
 	fputs("Waits (thread-seconds off the CPU, by what was waited on):\n", out);
 	int nkinds = kinds_by_time(sorted->seconds, order);
@@ -227,11 +225,9 @@ struct json_object *cpw_waits_report_to_json(const struct cpw_waits *w)
 
 	if (!w)
 		return NULL;
-	struct cpw_waits *sorted = malloc(sizeof(*sorted));
+	struct cpw_waits *sorted = cpw_waits_sorted_copy(w);
 	if (!sorted)
 		return NULL;
-	*sorted = *w;
-	cpw_waits_sort(sorted);
 	struct json_object *o = cpw_json_value_doc_object(d);
 	cpw_json_value_put(d, o, "total_thread_s", cpw_json_value_doc_number(d, sorted->total_s));
 	cpw_json_value_put(d, o, "kinds", kinds_json(d, sorted));

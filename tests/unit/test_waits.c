@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ROOT FIXTURES "/procroot-waits"
@@ -369,6 +370,19 @@ static void test_model_waits(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(top);
 	CU_ASSERT_STRING_EQUAL(top->target, "TCP 10.0.0.2:80");
 	CU_ASSERT_PTR_NULL(cpw_waits_top_target(&w, CPW_WAIT_LOCK));
+	/* The reports' copy: sorted, its figures w's, the thread records left behind; w as it was. */
+	struct cpw_waits *copy = cpw_waits_sorted_copy(&w);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+	CU_ASSERT_STRING_EQUAL(copy->targets[0].target, "TCP 10.0.0.2:80");
+	CU_ASSERT_STRING_EQUAL(w.targets[0].target, "TCP 10.0.0.1:80");
+	CU_ASSERT_EQUAL(copy->procs[0].pid, 11);
+	CU_ASSERT_EQUAL(copy->ntargets, w.ntargets);
+	CU_ASSERT_EQUAL(copy->nprocs, w.nprocs);
+	CU_ASSERT_DOUBLE_EQUAL(copy->total_s, w.total_s, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(copy->seconds[CPW_WAIT_NETWORK], 4.5, 1e-9);
+	CU_ASSERT_EQUAL(copy->adds, w.adds);
+	CU_ASSERT_EQUAL(copy->nthreads, 0);
+	free(copy);
 	cpw_waits_sort(&w);
 	CU_ASSERT_EQUAL(w.procs[0].pid, 11);
 	CU_ASSERT_STRING_EQUAL(w.targets[0].target, "TCP 10.0.0.2:80");
