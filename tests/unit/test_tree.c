@@ -300,8 +300,18 @@ static void test_cpu_pct_exact(void)
 	watch_free(t);
 }
 
+/* cc1's stat as the fixture has it but for 100 more minor faults, then for a larger resident
+ * size too. */
+#define CC1_STAT_FAULTED                                                                          \
+	"101 (cc1) R 100 100 100 0 -1 4194304 1100 0 5 0 300 100 0 0 20 0 2 0 1010 10000000 1024 " \
+	"18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+#define CC1_STAT_GREW                                                                             \
+	"101 (cc1) R 100 100 100 0 -1 4194304 1100 0 5 0 300 100 0 0 20 0 2 0 1010 10000000 2048 " \
+	"18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+
 /* The tree's proportional set sizes, at the samples that read them: their sum, its peak,
- * and processes whose PSS cannot be read counted, never taken as 0. */
+ * and processes whose PSS cannot be read counted, never taken as 0; re-read for a process
+ * that faulted or changed its resident size since its last reading. */
 static void test_pss_sum(void)
 {
 	struct cpw_tree *t = watch_new(root, false);
@@ -313,12 +323,19 @@ static void test_pss_sum(void)
 	CU_ASSERT_DOUBLE_EQUAL(tt->pss_kib, 3000, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->pss_kib, 2000, 1e-9);
 
-	/* A sample that does not read them leaves them be. */
+	/* cc1 runs without a page fault or a change of size: its reading stands. */
 	write_file("101/smaps_rollup", "Pss: 9000 kB\n");
+	write_file("101/task/101/schedstat", "3400000000 500000000 110\n"); /* cc1 ran */
+	cpw_proc_reader_want_pss(reader);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.15), 2);
+	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 101)->pss_kib, 2000, 1e-9);
+
+	/* A sample that does not read them leaves them be, even after a fault. */
+	write_file("101/stat", CC1_STAT_FAULTED);
 	write_file("101/task/101/schedstat", "3500000000 500000000 120\n"); /* cc1 ran */
 	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.2), 2);
-	CU_ASSERT_EQUAL(tt->pss_samples, 1);
-	cpw_proc_reader_want_pss(reader);
+	CU_ASSERT_EQUAL(tt->pss_samples, 2);
+	cpw_proc_reader_want_pss(reader); /* it faulted since its reading: read again */
 	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
 	CU_ASSERT_DOUBLE_EQUAL(tt->peak_pss_kib, 10000, 1e-9);
 
@@ -330,6 +347,7 @@ static void test_pss_sum(void)
 
 	/* cc1's cannot be read: the sum is partial, and says so. */
 	write_file("101/smaps_rollup", "garbage\n");
+	write_file("101/stat", CC1_STAT_GREW);
 	write_file("101/task/101/schedstat", "3600000000 500000000 121\n");
 	write_file("100/smaps_rollup", "Pss: 500 kB\n");
 	cpw_proc_reader_want_pss(reader);

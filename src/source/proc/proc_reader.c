@@ -62,7 +62,8 @@ struct proc_handle {
 	bool python;         /* it runs Python: its executable is python, or it maps libpython
 			      * (as asked above): its waits are named by Python function */
 	bool pss_cached;     /* last_pss_kib holds its last PSS reading */
-	bool ran_since_pss;  /* a thread ran since then */
+	uint64_t pss_faults; /* its page faults (minor and major) at that reading */
+	long pss_rss_pages;  /* and its resident pages */
 	double last_pss_kib;
 	unsigned pss_membership; /* the reader's membership count at that reading */
 	char comm[64];       /* at the last reading: a change is an exec, when it is asked again */
@@ -864,15 +865,21 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		read_io(r, h, pr);
 	h->last_stat = st;
 	h->have_stat = true;
-	h->ran_since_pss |= ran;
+	/* Its PSS moves when a page is mapped, copied on write or dropped: a fault or a change
+	 * of its resident size. One that runs without either (a loop of arithmetic) keeps its
+	 * reading: walking its page tables cost 36 % of the watch's own CPU for a pool of four
+	 * such workers. (A page another process stops sharing moves it too, unseen until the
+	 * tree's membership changes or the refresh, as for one that did not run.) */
+	uint64_t faults = st.minflt + st.majflt;
 	if (r->want_pss) {
-		if (!h->pss_cached || h->ran_since_pss || h->pss_membership != r->membership ||
-		    r->pss_passes % PSS_REFRESH == 0) {
+		if (!h->pss_cached || faults != h->pss_faults || st.rss_pages != h->pss_rss_pages ||
+		    h->pss_membership != r->membership || r->pss_passes % PSS_REFRESH == 0) {
 			read_pss(r, pr);
 			h->pss_cached = !isnan(pr->pss_kib);
 			h->last_pss_kib = pr->pss_kib;
 			h->pss_membership = r->membership;
-			h->ran_since_pss = false;
+			h->pss_faults = faults;
+			h->pss_rss_pages = st.rss_pages;
 		} else {
 			pr->pss_kib = h->last_pss_kib;
 		}
