@@ -16,6 +16,8 @@
 #include "view/tui.h"
 
 #define ARM_TIDS_MAX 1024
+/* Processes whose mappings are read at the arming (those that ran in the last sample). */
+#define PRIME_MAX 64
 
 struct cpw_sampling {
 	const struct cpw_config *cfg;
@@ -110,6 +112,20 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 	size_t live = cpw_tree_live_thread_count(tree);
 	sp->beyond_listing = live > n ? (unsigned)(live - n) : 0;
 	sp->armed_at = now;
+	/* The mappings of those that ran in the last sample, read now: one may end before the
+	 * next drain. The idle ones are read at their first sample (a tree of 500 sleepers
+	 * would pay 500 reads at once for nothing). */
+	pid_t busy[PRIME_MAX];
+	size_t nbusy = 0;
+	for (size_t i = 0; i < cpw_tree_size(tree) && nbusy < PRIME_MAX; i++) {
+		const struct cpw_proc *p = cpw_tree_proc(tree, i);
+		if (!p->alive || !(p->cpu_pct > 0))
+			continue;
+		busy[nbusy++] = p->pid;
+		if (p->python_exe == 1) /* and its Python stacks, read from now */
+			cpw_python_stacks_prime(sp->python, p->pid, p->comm);
+	}
+	cpw_sampler_prime(sp->sampler, busy, nbusy);
 }
 
 /* Python stacks: each sample passes through the reader, which gives a CPython process's

@@ -9,6 +9,7 @@
 # - a multiprocessing pool: its worker function found in the children and summed;
 # - code objects made one after another at the same address: each named anew (the cache
 #   that names a code object unread trusts it a second at most);
+# - a command that ends between the arming and the first drain: its samples named;
 # - frames that change while read (recursion 1,000 deep going up and down, threads coming
 #   and going) and a fake interpreter whose memory is garbage rewritten all the time: nothing
 #   crashes, no name comes from garbage, the torn readings are counted;
@@ -19,7 +20,7 @@
 # - attach mode without the rights of ptrace (as nobody, on a process that made itself
 #   non-dumpable after sampling was armed): the refusal said in Notes.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 22
+plan 24
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
@@ -176,6 +177,28 @@ chmod +x "$SCRATCH/wrap.sh"
 "$CPW" -j -o "$SCRATCH/wrap.json" -- "$SCRATCH/wrap.sh" "$SCRATCH/split.py" 2 "$SCRATCH/wrap.truth"
 check "a shell script that execs python: heavy and light named after the exec" \
 	test "$(J "$SCRATCH/wrap.json" "{'heavy', 'light'} <= {f['name'] for f in d['hotspots']['functions'] if f['kind']=='python'}")" = True
+
+# --- a command that ends between the arming and the first drain: its samples named ---
+# With -i 1s sampling is armed at the 1 s sample and drained at the next, 2 s; the program
+# spins 1.4 s and is gone by then. Its mappings and its Python stack are read at the arming
+# (it ran in the last sample): without that its samples were all "[unknown]" (a command of
+# 0.58 s had its 15 so at the default interval).
+cat >"$SCRATCH/brief.py" <<'PY'
+import time
+def spin(t):
+    end = time.monotonic() + t
+    while time.monotonic() < end:
+        pass
+spin(1.4)
+PY
+"$CPW" -i 1s -j -o "$SCRATCH/brief.json" -- /usr/bin/python3 "$SCRATCH/brief.py" >/dev/null 2>&1
+brief=$(J "$SCRATCH/brief.json" "', '.join('%s %.0f%%' % (f['name'], 100 * f['total_share']) for f in d['hotspots']['functions'][:3])")
+check "a command that ends before the first drain after the arming: its samples named ($brief)" \
+	test "$(J "$SCRATCH/brief.json" "d['hotspots']['samples'] >= 20 and any(f['name'] == 'spin' and f['kind'] == 'python' and f['total_share'] >= 0.5 for f in d['hotspots']['functions']) and not any(f['file'] == '[unknown]' and f['self_share'] > 0.1 for f in d['hotspots']['functions'])")" = True
+# time.monotonic() runs in the vDSO, whose image is read from memory: from cperfwatch's own
+# once the process has ended (the same image), not named "[vdso]" and noted unreadable.
+check "its vDSO frames named after the process ended ($(J "$SCRATCH/brief.json" "[f['name'] for f in d['hotspots']['functions'] if f['file'] == '[vdso]']"))" \
+	test "$(J "$SCRATCH/brief.json" "all(not f['name'].startswith('[') for f in d['hotspots']['functions'] if f['file'] == '[vdso]') and not any('could not be read' in n for n in d['notes'])")" = True
 
 # --- a code object freed and another made at its address: named anew within a second ---
 # Code objects are named from a cache by address for up to a second (CODE_TRUST_S) without

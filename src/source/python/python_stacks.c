@@ -1030,6 +1030,22 @@ static const struct reading *nearest(const struct pythread *t, double when, doub
 	return best;
 }
 
+void cpw_python_stacks_prime(struct cpw_python_stacks *ps, pid_t pid, const char *comm)
+{
+	if (!ps)
+		return;
+	const struct cpw_stack st = { .pid = pid, .tid = pid, .comm = comm, .mono_s = mono_now() };
+	if (lock_reading(ps, &st, true)) {
+		struct pythread *t = thread_of(ps, pid, pid, true);
+		if (t) {
+			t->hot_until = mono_now() + HOT_S;
+			if (!t->tstate)
+				mark_need_list(ps, pid);
+		}
+	}
+	pthread_mutex_unlock(&ps->lock);
+}
+
 void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *st)
 {
 	if (!ps || st->nframes <= 0)
@@ -1046,12 +1062,16 @@ void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *s
 			return;
 		keep = st->nframes;
 	}
-	if (!lock_reading(ps, st, keep < st->nframes)) {
+	bool reading = lock_reading(ps, st, keep < st->nframes);
+	/* A process that ended before this drain is no longer read, but the readings taken
+	 * while it ran still serve its last samples (a command's last 0.1 s, all of a short
+	 * one's). */
+	struct pythread *t = thread_of(ps, st->pid, st->tid, reading);
+	if (!reading && (!t || t->count == 0)) {
 		pthread_mutex_unlock(&ps->lock);
 		return;
 	}
-	struct pythread *t = thread_of(ps, st->pid, st->tid, true);
-	if (t) { /* it runs: read it from now on (its state found by the next list walk) */
+	if (reading && t) { /* it runs: read it from now on (its state found by the next list walk) */
 		t->hot_until = mono_now() + HOT_S;
 		if (!t->tstate)
 			mark_need_list(ps, st->pid);

@@ -54,6 +54,10 @@ struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, c
 /* Gives st (a sample of the tree) the Python frames of its thread where it ran in a CPython
  * interpreter; a process seen for the first time is looked at first. */
 void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *st);
+/* Takes on pid, a Python process that was running when sampling was armed, and reads its
+ * main thread from now, as its first sample in the interpreter would: samples taken before
+ * the first drain (all of a command's last 0.1 s) find a reading near them. */
+void cpw_python_stacks_prime(struct cpw_python_stacks *ps, pid_t pid, const char *comm);
 /* The Python functions waiting thread tid of pid waits in, for the wait probe's waits:
  * its innermost Python frame and that frame's caller into out, innermost first; returns
  * how many (0: none, not a Python thread, or not readable). Called from the sampling

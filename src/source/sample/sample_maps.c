@@ -3,8 +3,9 @@
  * the turning of a sample's addresses into named frames (sample_private.h).
  *
  * A process's mappings come from its MMAP2 records, a child's from its parent's at the
- * FORK, and what was mapped before the events were armed from /proc/PID/maps the first
- * time one of its samples is seen. An exec (COMM with the exec flag) empties them. The
+ * FORK, and what was mapped before the events were armed from /proc/PID/maps at the
+ * arming for processes that were running (cpw_sampler_prime()), else the first time one
+ * of its samples is seen. An exec (COMM with the exec flag) empties them. The
  * files are shared between processes and read once, when a frame first falls in them.
  * Everything is bounded: processes, mappings per process, files.
  */
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -431,14 +433,29 @@ static int8_t hold_root(struct cpw_symtab *t, pid_t pid)
 	return (int8_t)t->nroots++;
 }
 
-/* Reads the file of mapping m of process p. The vDSO, which no file holds, is read from p's
- * memory: the kernel maps the same image into every process, so it is read once. */
+/* Reads the vDSO of mapping m of process p from its memory, or, where it has ended (its
+ * last samples drained after its exit), from cperfwatch's own: the kernel maps the same
+ * image into every process of an architecture, and one of another (a 32-bit process's)
+ * has another size, which the read or the parse refuses. */
+static int load_vdso(struct cpw_symtab *t, const struct proc *p, const struct mapping *m, struct cpw_elf_info *elf,
+		     char *why, size_t len)
+{
+	uint64_t size = m->end - m->start + m->pgoff;
+	if (cpw_elf_file_load_memory(t->proc_root, p->pid, m->start - m->pgoff, size, elf, why, len) == 0)
+		return 0;
+	unsigned long own = getauxval(AT_SYSINFO_EHDR);
+	if (!own || strcmp(t->proc_root, "/proc") != 0)
+		return -1;
+	return cpw_elf_file_load_memory("/proc", getpid(), own, size, elf, why, len);
+}
+
+/* Reads the file of mapping m of process p. The vDSO, which no file holds, is read from
+ * memory (load_vdso()), once. */
 static void load_file(struct cpw_symtab *t, struct mapped_file *f, const struct proc *p, const struct mapping *m)
 {
 	char why[600];
 	if (strcmp(f->path, "[vdso]") == 0)
-		f->state = cpw_elf_file_load_memory(t->proc_root, p->pid, m->start - m->pgoff, m->end - m->start + m->pgoff,
-						    &f->elf, why, sizeof(why)) == 0 ? 1 : -1;
+		f->state = load_vdso(t, p, m, &f->elf, why, sizeof(why)) == 0 ? 1 : -1;
 	else
 		f->state = cpw_elf_file_load(t->proc_root, f->reader, f->path, f->build_id, f->build_id_len, f->ino,
 					     &f->elf, why, sizeof(why)) == 0 ? 1 : -1;
@@ -506,6 +523,13 @@ static bool name_frame(struct cpw_symtab *t, struct proc *p, uint64_t addr, bool
 		fr->func = scratch;
 	}
 	return true;
+}
+
+void cpw_sample_symtab_prime(struct cpw_symtab *t, pid_t pid)
+{
+	struct proc *p = find_proc(t, pid, true);
+	if (p && !p->maps_read)
+		read_maps(t, p);
 }
 
 bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cpw_stack *st)

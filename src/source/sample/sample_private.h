@@ -71,6 +71,10 @@ void cpw_sample_symtab_exit(struct cpw_symtab *t, const struct cpw_rec *r);
 /* Processes that exited before this drain are forgotten (their last samples may come in
  * another CPU's buffer in the same drain). */
 void cpw_sample_symtab_end_drain(struct cpw_symtab *t);
+/* Reads now what pid mapped before the events were armed, and its name, where nothing did
+ * yet (those are otherwise read at its first sample, which a process that ends before the
+ * next drain no longer has). */
+void cpw_sample_symtab_prime(struct cpw_symtab *t, pid_t pid);
 /* Turns a sample into a stack; false when it is not one (no frames). */
 bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, struct cpw_stack *st);
 /* Where function func (a frame's name) of file (a frame's file) is declared: "file.c:LINE"

@@ -326,6 +326,12 @@ int cpw_sampler_arm_new(struct cpw_sampler *s, const pid_t *tids, size_t n)
 	return armed;
 }
 
+void cpw_sampler_prime(struct cpw_sampler *s, const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		cpw_sample_symtab_prime(s->syms, pids[i]);
+}
+
 bool cpw_sampler_armed(const struct cpw_sampler *s)
 {
 	return s && s->armed;

@@ -85,6 +85,10 @@ int cpw_sampler_arm(struct cpw_sampler *s, const pid_t *tids, size_t n, char *wh
  * armed: none once the kernel has dropped records (a dropped FORK would have a thread armed
  * twice, its samples counted twice). */
 int cpw_sampler_arm_new(struct cpw_sampler *s, const pid_t *tids, size_t n);
+/* Reads at once the mappings of processes that were running when the events were armed,
+ * as perf record does at its start: one that ends before the next drain would otherwise
+ * have its samples named "[unknown]" (a command that ran 0.58 s had all its samples so). */
+void cpw_sampler_prime(struct cpw_sampler *s, const pid_t *pids, size_t n);
 bool cpw_sampler_armed(const struct cpw_sampler *s);
 /* Hands on every sample taken since the last drain, in time order. Returns how many. */
 int cpw_sampler_drain(struct cpw_sampler *s, cpw_stack_fn fn, void *ctx);
