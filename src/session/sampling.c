@@ -5,7 +5,6 @@
 #include "config.h"
 #include "session/sampling.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +12,14 @@
 
 #include "source/python/python_stacks.h"
 #include "source/sample/sampler.h"
+#include "util/arith.h"
 #include "view/tui.h"
 
 #define ARM_TIDS_MAX 1024
 /* Processes whose mappings are read at the arming (those that ran in the last sample). */
 #define PRIME_MAX 64
+/* Fewer samples than this: the shares are noted as rough. */
+#define FEW_SAMPLES 100
 
 struct cpw_sampling {
 	const struct cpw_config *cfg;
@@ -196,6 +198,12 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 	if (st.threads_refused + sp->beyond_listing)
 		cpw_report_note(r, "hotspots: %u thread(s) could not be sampled (ended, or beyond %d)",
 				st.threads_refused + sp->beyond_listing, ARM_TIDS_MAX);
+	/* A share of n samples is off by up to sqrt(p(1-p)/n); twice that at p = 1/2 is 1/sqrt(n):
+	 * 10 points at 100 samples. Under that many, the table is a sketch, and says so. */
+	if (st.samples > 0 && st.samples < FEW_SAMPLES)
+		cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points "
+				"(a longer run, or a higher -F, takes more)",
+				(unsigned long long)st.samples, 100.0 / cpw_sqrt((double)st.samples));
 	if (st.lost)
 		cpw_report_note(r, "hotspots: the kernel dropped %llu sample record(s): its buffers filled "
 				"between two reads (a long --interval)", (unsigned long long)st.lost);
