@@ -2,9 +2,9 @@
  * python_stacks.c: the Python stacks of the tree's CPython processes (python_stacks.h).
  *
  * Bounds: 64 processes (an ended one's record reused), 256 threads, 128 readings per thread
- * (2.6 s at the default 49 a second, 0.26 s at --freq 2000: a drain comes every --interval), 48 Python frames per reading, 4,096
- * distinct functions; the
- * thread's own walk stops at 48 frames (the root end of a deeper stack is left out), at 8
+ * (2.6 s at the default 49 a second, 0.26 s at --freq 2000: a drain comes every
+ * --interval), 48 Python frames per reading, 4,096 distinct functions; the thread's own
+ * walk stops at 48 frames (the root end of a deeper stack is left out), at 8
  * interpreters per process and 256 threads per interpreter. Functions are named by their
  * qualified name and "file:first line" (co_qualname, co_filename's base name,
  * co_firstlineno): the line a function starts at, not the line running, so that a
@@ -410,8 +410,6 @@ static uint16_t intern_fn(struct cpw_python_stacks *ps, const char *name, const 
 	return 0;
 }
 
-/* The function of the code object at code, whose code_size bytes are in b where the caller
- * read them (NULL: read here): 0 and *fn, or -errno (-EFAULT: not a code object). */
 static struct code_ent *code_slot(struct cpw_python_stacks *ps, pid_t pid, uint64_t code)
 {
 	/* The pid in the slot's hash: a pool's workers, forked, hold their code objects at the
@@ -426,6 +424,9 @@ static const struct code_ent *trusted_code(struct cpw_python_stacks *ps, pid_t p
 	return c->addr == code && c->pid == pid && now - c->checked_s < CODE_TRUST_S ? c : NULL;
 }
 
+/* The function of the code object at code, whose code_size bytes are in b where the caller
+ * read them (NULL: named from the cache where trusted, else read here): 0 and *fn, or -errno
+ * (-EFAULT: not a code object). */
 static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, const uint8_t *b,
 		   double now, uint16_t *fn)
 {
@@ -684,8 +685,8 @@ static bool ran(const struct cpw_python_stacks *ps, struct pythread *t)
  * own: the tid checked), the frame chain from its current frame. The same process_vm_readv
  * that reads the thread state reads ahead where its last reading found the stack (t's
  * guess: its _PyCFrame's current frame, the window under its innermost frame, its code
- * objects but those trusted unread), so that a stack that stayed in place costs one read. 0; -ESRCH when the
- * process is gone (marked); -EAGAIN when the state is not the thread's (listed again);
+ * objects but those trusted unread), so that a stack that stayed in place costs one read.
+ * 0; -ESRCH when the process is gone (marked); -EAGAIN when the state is not the thread's (listed again);
  * -EFAULT when torn (counted); -ENODATA when it has no frame yet. */
 static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
 		      struct reading *r, int depth)
