@@ -644,8 +644,7 @@ static void arm_counters(struct cpw_session *s)
 	if (!s->counters || s->cfg->mode != CPW_MODE_ATTACH)
 		return;
 	size_t n = cpw_tree_live_tids(s->tree, tids, sizeof(tids) / sizeof(tids[0]));
-	for (size_t i = 0; i < n; i++)
-		cpw_perf_attach_thread(s->counters, tids[i]);
+	cpw_perf_attach_threads(s->counters, tids, n);
 }
 
 /* The CPUs the threads themselves may use now: the command may narrow them (taskset,

@@ -787,6 +787,23 @@ static void test_attach_skips_inherited_threads(void)
 	cpw_perf_free(c);
 }
 
+/* The first listing's threads are all armed, their start times unread (20's, in the
+ * future, would have it skipped); a later listing's new ones are told by theirs. */
+static void test_attach_first_listing_whole(void)
+{
+	use_fake(PERF_FIX "/proc-paranoid2", PERF_FIX "/sys-nopmu", 0);
+	struct cpw_counters *c;
+	char err[200];
+	CU_ASSERT_EQUAL_FATAL(cpw_perf_new(&c, "page-faults,task-clock", err, sizeof(err)), 0);
+	const pid_t first[] = { 10, 20, 10 }, later[] = { 10, 20, 21, 20 };
+	cpw_perf_attach_threads(c, first, 3);
+	CU_ASSERT_EQUAL(open_calls, 4); /* 10 and 20, once each */
+	cpw_perf_attach_threads(c, later, 4);
+	CU_ASSERT_EQUAL(open_calls, 6); /* 21, older than the attach */
+	cpw_perf_attach_threads(NULL, later, 4);
+	cpw_perf_free(c);
+}
+
 /* ---- the real kernel ---- */
 
 static void test_real_child(void)
@@ -982,6 +999,8 @@ int main(void)
 	CU_add_test(s, "attach: threads sum, vanished keep last", test_attach_threads_sum_and_vanish);
 	CU_add_test(s, "attach: an event refused as such is not retried per thread", test_attach_refused_event_once);
 	CU_add_test(s, "attach: threads born later are inherited", test_attach_skips_inherited_threads);
+	CU_add_test(s, "attach: the first listing's threads all armed, their start times unread",
+		    test_attach_first_listing_whole);
 	CU_add_test(s, "real child through the kernel", test_real_child);
 	CU_add_test(s, "--list-events", test_list_events);
 	CU_add_test(s, "encoded events travel over a pipe unchanged", test_transfer_over_pipe);

@@ -637,6 +637,21 @@ int cpw_perf_attach_thread(struct cpw_counters *c, pid_t tid)
 	return open_on(c, tid, false);
 }
 
+void cpw_perf_attach_threads(struct cpw_counters *c, const pid_t *tids, size_t n)
+{
+	if (!c)
+		return;
+	bool first = isnan(c->attach_epoch_ticks);
+	if (first)
+		c->attach_epoch_ticks = boot_ticks_now();
+	for (size_t i = 0; i < n; i++) {
+		if (!first)
+			cpw_perf_attach_thread(c, tids[i]);
+		else if (tids[i] > 0 && !find_target(c, tids[i]))
+			open_on(c, tids[i], false);
+	}
+}
+
 /* ---- reading ---- */
 
 void cpw_perf_read(struct cpw_counters *c)
