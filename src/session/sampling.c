@@ -200,10 +200,20 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 				st.threads_refused + sp->beyond_listing, ARM_TIDS_MAX);
 	/* A share of n samples is off by up to sqrt(p(1-p)/n); twice that at p = 1/2 is 1/sqrt(n):
 	 * 10 points at 100 samples. Under that many, the table is a sketch, and says so. */
-	if (st.samples > 0 && st.samples < FEW_SAMPLES)
-		cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points "
+	if (st.samples > 0 && st.samples < FEW_SAMPLES) {
+		/* Python functions come from the stack readings, a quarter as many: twice as rough. */
+		struct cpw_python_stacks_stats ps = { 0 };
+		if (sp->python)
+			cpw_python_stacks_get_stats(sp->python, &ps);
+		double err = 100.0 / cpw_sqrt((double)st.samples);
+		char python[64] = "";
+		if (ps.matched)
+			snprintf(python, sizeof(python), ", a Python function's to +-%.0f",
+				 err * cpw_sqrt((double)CPW_PYTHON_READ_DIVISOR));
+		cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points%s "
 				"(a longer run, or a higher -F, takes more)",
-				(unsigned long long)st.samples, 100.0 / cpw_sqrt((double)st.samples));
+				(unsigned long long)st.samples, err, python);
+	}
 	if (st.lost)
 		cpw_report_note(r, "hotspots: the kernel dropped %llu sample record(s): its buffers filled "
 				"between two reads (a long --interval)", (unsigned long long)st.lost);

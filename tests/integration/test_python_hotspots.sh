@@ -197,7 +197,7 @@ check "a command that ends before the first drain after the arming: its samples 
 	test "$(J "$SCRATCH/brief.json" "d['hotspots']['samples'] >= 20 and any(f['name'] == 'spin' and f['kind'] == 'python' and f['total_share'] >= 0.5 for f in d['hotspots']['functions']) and not any(f['file'] == '[unknown]' and f['self_share'] > 0.1 for f in d['hotspots']['functions'])")" = True
 # Under 100 samples the Notes say how rough a share is; 7,000 (the split above) say nothing.
 check "under 100 samples the shares are noted as rough ($(J "$SCRATCH/brief.json" "[n for n in d['notes'] if 'samples only' in n]"))" \
-	test "$(J "$SCRATCH/brief.json" "d['hotspots']['samples'] < 100 and any(n.startswith('hotspots: %d samples only: a share is known to about +-' % d['hotspots']['samples']) for n in d['notes'])")/$(J "$SCRATCH/py311.json" "any('samples only' in n for n in d['notes'])" 2>/dev/null || echo False)" = True/False
+	test "$(J "$SCRATCH/brief.json" "d['hotspots']['samples'] < 100 and any(n.startswith('hotspots: %d samples only: a share is known to about +-' % d['hotspots']['samples']) and 'a Python function' in n for n in d['notes'])")/$(J "$SCRATCH/py311.json" "any('samples only' in n for n in d['notes'])" 2>/dev/null || echo False)" = True/False
 # time.monotonic() runs in the vDSO, whose image is read from memory: from cperfwatch's own
 # once the process has ended (the same image), not named "[vdso]" and noted unreadable.
 check "its vDSO frames named after the process ended ($(J "$SCRATCH/brief.json" "[f['name'] for f in d['hotspots']['functions'] if f['file'] == '[vdso]']"))" \

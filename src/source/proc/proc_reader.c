@@ -867,7 +867,7 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 	h->have_stat = true;
 	/* Its PSS moves when a page is mapped, copied on write or dropped: a fault or a change
 	 * of its resident size. One that runs without either (a loop of arithmetic) keeps its
-	 * reading: walking its page tables cost 36 % of the watch's own CPU for a pool of four
+	 * reading: walking its page tables cost 36 % of the main thread's CPU for a pool of four
 	 * such workers. (A page another process stops sharing moves it too, unseen until the
 	 * tree's membership changes or the refresh, as for one that did not run.) */
 	uint64_t faults = st.minflt + st.majflt;
