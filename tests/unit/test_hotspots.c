@@ -3,7 +3,8 @@
  * binary, a stripped system binary, every truncation and corruption of it), the perf-map
  * parser (garbage lines), the ring-buffer record parser, /proc/PID/maps lines, and the
  * model's tables (shares against the truth, recursion, the memory bound under a flood of
- * distinct functions, the folded stacks, the time slices).
+ * distinct functions, the folded stacks, the time slices), and the symbol table's processes
+ * (ended ones dropped, their room taken again).
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classify/hotspot_advice.h"
 #include "model/gpu.h"
@@ -254,6 +256,63 @@ static void test_record_parse(void)
 	CU_ASSERT_EQUAL(cpw_sample_parse(rec, 8, &r), 1);
 }
 
+static void comm_rec(struct cpw_symtab *t, uint32_t pid, const char *comm)
+{
+	struct cpw_rec r = { .type = PERF_RECORD_COMM, .pid = pid, .tid = pid, .comm = comm };
+	cpw_sample_symtab_comm(t, &r);
+}
+
+static const char *comm_of(struct cpw_symtab *t, uint32_t pid, struct cpw_stack *st)
+{
+	struct cpw_rec r = { .type = PERF_RECORD_SAMPLE, .pid = pid, .tid = pid, .ip = 0x1000 };
+	cpw_sample_symtab_resolve(t, &r, st);
+	return st->comm;
+}
+
+/* The table holds 4,096 processes. Those that ended leave at the end of a drain, and their
+ * room is taken again: a run of make -j starts many more than 4,096 over its life. */
+static void test_symtab_processes(void)
+{
+	char root[] = "/tmp/cpw-symtab-XXXXXX"; /* an empty /proc: no maps, no comm read */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	struct cpw_symtab *t = cpw_sample_symtab_new(root);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	static struct cpw_stack st;
+	char name[16];
+	for (uint32_t pid = 1; pid <= 4096; pid++) {
+		snprintf(name, sizeof(name), "p%u", pid);
+		comm_rec(t, pid, name);
+	}
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 1, &st), "p1");
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 4096, &st), "p4096");
+	comm_rec(t, 5000, "full");
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 5000, &st), "?"); /* no room: unnamed */
+	/* All but two end; one of those pids is taken again by a fork before the drain. */
+	for (uint32_t pid = 1; pid <= 4094; pid++) {
+		struct cpw_rec ex = { .type = PERF_RECORD_EXIT, .pid = pid, .tid = pid, .ppid = 1 };
+		cpw_sample_symtab_exit(t, &ex);
+	}
+	struct cpw_rec fk = { .type = PERF_RECORD_FORK, .pid = 7, .tid = 7, .ppid = 4095 };
+	cpw_sample_symtab_fork(t, &fk);
+	cpw_sample_symtab_end_drain(t);
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 4095, &st), "p4095");
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 7, &st), "p4095"); /* the fork's child, its parent's name */
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 3, &st), "?");     /* ended: dropped */
+	/* The room they left is taken by 4,000 new ones (the 3 just looked at hold slots too). */
+	for (uint32_t pid = 10001; pid <= 14000; pid++) {
+		snprintf(name, sizeof(name), "n%u", pid);
+		comm_rec(t, pid, name);
+	}
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 10001, &st), "n10001");
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 14000, &st), "n14000");
+	/* A second drain with nothing ended keeps them all. */
+	cpw_sample_symtab_end_drain(t);
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 12345, &st), "n12345");
+	CU_ASSERT_STRING_EQUAL(comm_of(t, 4095, &st), "p4095");
+	cpw_sample_symtab_free(t);
+	rmdir(root);
+}
+
 static void test_maps_lines(void)
 {
 	struct cpw_maps_line m;
@@ -488,6 +547,7 @@ int main(void)
 	CU_add_test(s, "kallsyms: the kernel's code symbols", test_kallsyms);
 	CU_add_test(s, "records: a sample parsed, every cut refused", test_record_parse);
 	CU_add_test(s, "maps lines and kinds of code", test_maps_lines);
+	CU_add_test(s, "symbol table: ended processes dropped, their room taken again", test_symtab_processes);
 	CU_add_test(s, "model: 70/30 shares, a pool summed, phases' top", test_model_shares);
 	CU_add_test(s, "model: the host's spin in the GPU driver, none from a handful", test_gpu_spin_share);
 	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
