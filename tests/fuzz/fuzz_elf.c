@@ -1,6 +1,7 @@
 /*
  * fuzz_elf.c: fuzz target for the ELF reader (cpw_elf_symbols_parse, cpw_elf_symbols_lookup,
- * cpw_elf_offset_to_vaddr) and the ring-buffer record parser (cpw_sample_parse).
+ * cpw_elf_offset_to_vaddr, the lookups by name: cpw_elf_symbols_find and its .gnu.hash part)
+ * and the ring-buffer record parser (cpw_sample_parse).
  *
  * The whole input is the file, in a buffer of exactly its size. Invariants: the symbols
  * are sorted and distinct, every name lies in the names buffer, and a lookup returns only
@@ -39,6 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)cpw_elf_offset_to_vaddr(&e, e.seg[i].offset, &v);
 		cpw_elf_symbols_info_free(&e);
 	}
+	/* The Python reader's lookups by name: through .gnu.hash, then the scan. */
+	struct cpw_elf_wanted w[] = { { "_PyRuntime", 0, false }, { "main", 0, false }, { "", 0, false } };
+	rc = cpw_elf_symbols_find_exported(buf, size, w, 3);
+	FUZZ_ASSERT(rc == -EINVAL || rc == -ENOMEM || (rc >= 0 && rc <= 3));
+	uint64_t load0;
+	struct cpw_elf_wanted v[] = { { "_PyRuntime", 0, false }, { "main", 0, false } };
+	rc = cpw_elf_symbols_find(buf, size, v, 2, &load0);
+	FUZZ_ASSERT(rc == -EINVAL || rc == -ENOMEM || (rc >= 0 && rc <= 2));
 	/* The same bytes as a perf record. */
 	struct cpw_rec r;
 	rc = cpw_sample_parse(buf, size, &r);

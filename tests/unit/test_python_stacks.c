@@ -3,11 +3,16 @@
  * and 3.12 (the figures offsetof() gives on their Include/internal headers), the
  * _Py_DebugOffsets of 3.13 read from a buffer built as 3.13 lays it out (and every way it
  * can be refused: cookie, version, cut short, an offset outside its structure), the version
- * and string-state decoding, the ELF lookup of data symbols the reader starts from, and the
+ * and string-state decoding, the ELF lookup of data symbols the reader starts from (libc's
+ * exported ones through its .gnu.hash, where the dynamic linker finds them), and the
  * frame chain parsed from a window of memory built as 3.11 lays its frames out (the pieces
  * a window is read in, what a partial read leaves, torn chains, random bytes).
  */
+#include "config.h"
+
 #include <CUnit/CUnit.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,11 +145,11 @@ static void test_version_and_strings(void)
 	CU_ASSERT_FALSE(cpw_python_layout_compact_ascii(1u << 2 | 1u << 6));                   /* not compact */
 }
 
-/* This test's own executable, mapped read-only; its length in *len. */
-static const unsigned char *map_self(size_t *len)
+/* A file mapped read-only; its length in *len. */
+static const unsigned char *map_file(const char *path, size_t *len)
 {
 	*len = 0;
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
 		if (fd >= 0)
@@ -155,6 +160,12 @@ static const unsigned char *map_self(size_t *len)
 	close(fd);
 	*len = (size_t)st.st_size;
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* This test's own executable. */
+static const unsigned char *map_self(size_t *len)
+{
+	return map_file("/proc/self/exe", len);
 }
 
 int cpw_test_python_data;
@@ -181,6 +192,46 @@ static void test_elf_wanted(void)
 		CU_ASSERT_TRUE(n <= 1);
 	}
 	munmap((void *)(uintptr_t)buf, len);
+}
+
+/* libc's exported symbols through its .gnu.hash: where dlsym() finds them. This test's own
+ * variable, not exported, is not in the hash (cpw_elf_symbols_find scans for it). */
+static void test_elf_exported(void)
+{
+	/* libc itself, not a sanitizer's interceptor of its functions: its link map gives its
+	 * file and its load bias. */
+	void *libc = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(libc);
+	struct link_map *lm = NULL;
+	CU_ASSERT_FATAL(dlinfo(libc, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL && lm->l_name[0] == '/');
+	size_t len = 0;
+	const unsigned char *buf = map_file(lm->l_name, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	const char *names[] = { "qsort", "getenv", "environ", "no_such_symbol_here" };
+	struct cpw_elf_wanted w[4];
+	for (int i = 0; i < 4; i++)
+		w[i] = (struct cpw_elf_wanted){ names[i], 0, false };
+	CU_ASSERT_EQUAL(cpw_elf_symbols_find_exported(buf, len, w, 4), 3);
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_TRUE(w[i].found);
+		CU_ASSERT_EQUAL((uintptr_t)lm->l_addr + w[i].value, (uintptr_t)dlsym(libc, names[i]));
+	}
+	CU_ASSERT_FALSE(w[3].found);
+	/* Every truncation of libc: in bounds, and what is found is found right. */
+	for (size_t cut = 0; cut < len; cut += len / 89 + 1) {
+		struct cpw_elf_wanted v[] = { { "getenv", 0, false } };
+		int n = cpw_elf_symbols_find_exported(buf, cut, v, 1);
+		CU_ASSERT_TRUE(n <= 1);
+		CU_ASSERT_TRUE(n <= 0 || v[0].value == w[1].value);
+	}
+	munmap((void *)(uintptr_t)buf, len);
+	dlclose(libc);
+	size_t own_len = 0;
+	const unsigned char *own = map_self(&own_len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(own);
+	struct cpw_elf_wanted mine[] = { { "cpw_test_python_data", 0, false } };
+	CU_ASSERT_EQUAL(cpw_elf_symbols_find_exported(own, own_len, mine, 1), 0);
+	munmap((void *)(uintptr_t)own, own_len);
 }
 
 static void test_frames_plan(void)
@@ -336,6 +387,7 @@ int main(void)
 	CU_add_test(s, "_Py_DebugOffsets: 3.13 read, another version or garbage refused", test_debug_offsets);
 	CU_add_test(s, "version and string state decoded", test_version_and_strings);
 	CU_add_test(s, "elf: data symbols found by name, load bias, truncations in bounds", test_elf_wanted);
+	CU_add_test(s, "elf: exported symbols through .gnu.hash where dlsym finds them", test_elf_exported);
 	CU_add_test(s, "frames: a window read in whole pages down from the frame's; what a partial read leaves",
 		    test_frames_plan);
 	CU_add_test(s, "frames: a chain walked in a window (3.11's layout), shims, ends, torn, random bytes",

@@ -70,6 +70,10 @@ struct cpw_elf_wanted {
  * where the process maps offset 0, less it). Returns how many were found, or -EINVAL as
  * cpw_elf_symbols_parse does. */
 int cpw_elf_symbols_find(const void *buf, size_t len, struct cpw_elf_wanted *w, size_t n, uint64_t *load0);
+/* The part of it that looks the wanted symbols up in .gnu.hash, as the dynamic linker does
+ * (the exported ones only; those found before are passed over): how many it found, or
+ * -EINVAL, -ENOMEM. cpw_elf_symbols_find() scans the symbol tables only for the rest. */
+int cpw_elf_symbols_find_exported(const void *buf, size_t len, struct cpw_elf_wanted *w, size_t n);
 
 /* In an array of n structs of size bytes, sorted by the uint64_t at offset: how many hold a
  * value at or below key (the index of the first above it). The lookups' binary search. */
