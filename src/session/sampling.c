@@ -180,6 +180,36 @@ static void python_notes(struct cpw_sampling *sp, struct cpw_report *r)
 				"for them", (unsigned long long)ps.unmatched);
 }
 
+/* A share of n samples is off by up to sqrt(p(1-p)/n); twice that at p = 1/2 is 1/sqrt(n):
+ * 10 points at 100 samples. Under that many, the table is a sketch, and says so. A Python
+ * function's share comes from the stack readings the samples took (fewer: they are read at
+ * an eighth of the rate), and is noted on their count. */
+static void few_samples_note(struct cpw_sampling *sp, const struct cpw_sampler_stats *st, struct cpw_report *r)
+{
+	struct cpw_python_stacks_stats ps = { 0 };
+	if (sp->python)
+		cpw_python_stacks_get_stats(sp->python, &ps);
+	/* The readings that served a sample: at most one each. */
+	uint64_t readings = ps.readings < ps.matched ? ps.readings : ps.matched;
+	bool few = st->samples > 0 && st->samples < FEW_SAMPLES;
+	bool few_python = readings > 0 && readings < FEW_SAMPLES;
+	if (!few && !few_python)
+		return;
+	double err = few ? 100.0 / cpw_sqrt((double)st->samples) : 0;
+	double python_err = readings ? 100.0 / cpw_sqrt((double)readings) : 0;
+	if (few && readings)
+		cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points, a Python "
+				"function's to +-%.0f (%llu stack readings) (a longer run, or a higher -F, takes more)",
+				(unsigned long long)st->samples, err, python_err, (unsigned long long)readings);
+	else if (few)
+		cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points (a longer "
+				"run, or a higher -F, takes more)", (unsigned long long)st->samples, err);
+	else
+		cpw_report_note(r, "hotspots: %llu Python stack readings only: a Python function's share is known "
+				"to about +-%.0f points (a longer run, or a higher -F, takes more)",
+				(unsigned long long)readings, python_err);
+}
+
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 {
 	if (!sp)
@@ -198,22 +228,7 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 	if (st.threads_refused + sp->beyond_listing)
 		cpw_report_note(r, "hotspots: %u thread(s) could not be sampled (ended, or beyond %d)",
 				st.threads_refused + sp->beyond_listing, ARM_TIDS_MAX);
-	/* A share of n samples is off by up to sqrt(p(1-p)/n); twice that at p = 1/2 is 1/sqrt(n):
-	 * 10 points at 100 samples. Under that many, the table is a sketch, and says so. */
-	if (st.samples > 0 && st.samples < FEW_SAMPLES) {
-		/* Python functions come from the stack readings, a quarter as many: twice as rough. */
-		struct cpw_python_stacks_stats ps = { 0 };
-		if (sp->python)
-			cpw_python_stacks_get_stats(sp->python, &ps);
-		double err = 100.0 / cpw_sqrt((double)st.samples);
-		char python[64] = "";
-		if (ps.matched)
-			snprintf(python, sizeof(python), ", a Python function's to +-%.0f",
-				 err * cpw_sqrt((double)CPW_PYTHON_READ_DIVISOR));
-		cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points%s "
-				"(a longer run, or a higher -F, takes more)",
-				(unsigned long long)st.samples, err, python);
-	}
+	few_samples_note(sp, &st, r);
 	if (st.lost)
 		cpw_report_note(r, "hotspots: the kernel dropped %llu sample record(s): its buffers filled "
 				"between two reads (a long --interval)", (unsigned long long)st.lost);

@@ -25,12 +25,14 @@
  * +-4 points (binomial); 199 halves the variance for ~0.3 % of a 2 s program's CPU
  * (contrib/bench/hotspots.sh), most of it the one-off opening and symbol reading. */
 #define CPW_SAMPLING_HZ 199
-/* Python stacks are read at a quarter of that rate (49 a second at 199): each reading
- * serves the four cpu-clock samples nearest it. A reading costs ~100 us of CPU here, half
+/* Python stacks are read at an eighth of that rate (24 a second at 199): each reading
+ * serves the eight cpu-clock samples nearest it. A reading costs ~95 us of CPU here, half
  * of it the wake-up itself (a hypervisor's): at half the rate the reader alone cost a 2 s
- * pure-Python loop 1 % of its CPU, the whole target of issue 26; at a quarter, 0.5 %. The
- * price is precision: a 70 % share of a 4 s run is off by ~3 points, not ~2 (--freq). */
-#define CPW_PYTHON_READ_DIVISOR 4
+ * pure-Python loop 1 % of its CPU, the whole target of issue 26; at a quarter 0.45 %, at
+ * an eighth 0.22 %. The price is precision: a 70 % share of a 4 s run is off by ~4.5
+ * points (binomial over ~100 readings), not ~2 as the native functions' (--freq raises it;
+ * under 100 readings the Notes say how rough a Python function's share is). */
+#define CPW_PYTHON_READ_DIVISOR 8
 
 struct cpw_sampling;
 

@@ -2,7 +2,7 @@
  * python_stacks.c: the Python stacks of the tree's CPython processes (python_stacks.h).
  *
  * Bounds: 64 processes (an ended one's record reused), 256 threads, 128 readings per thread
- * (2.6 s at the default 49 a second, 0.26 s at --freq 2000: a drain comes every
+ * (5.1 s at the default 24 a second, 0.5 s at --freq 2000: a drain comes every
  * --interval), 48 Python frames per reading, 4,096 distinct functions; the thread's own
  * walk stops at 48 frames (the root end of a deeper stack is left out), at 8
  * interpreters per process and 256 threads per interpreter. Functions are named by their
