@@ -180,10 +180,34 @@ static void python_notes(struct cpw_sampling *sp, struct cpw_report *r)
 				"for them", (unsigned long long)ps.unmatched);
 }
 
+/* The Python function whose share the stack readings leave roughest: a function on the
+ * stack in a part p of the samples that took Python frames (a part q of all) has a share
+ * q p, off by about q sqrt(p(1-p)/n) over n readings. Its error in points; 0 where none. */
+static double roughest_python(const struct cpw_sampling *sp, uint64_t samples, uint64_t matched, uint64_t readings,
+			      struct cpw_hot_fn *fn)
+{
+	struct cpw_hot_fn top[16];
+	size_t n = cpw_hotspots_top(sp->hotspots, top, 16);
+	double worst = 0, q = (double)matched / (double)samples;
+	for (size_t i = 0; i < n; i++) {
+		if (top[i].kind != CPW_CODE_PYTHON)
+			continue;
+		double p = top[i].total < matched ? (double)top[i].total / (double)matched : 1.0;
+		double err = 100.0 * q * cpw_sqrt(p * (1.0 - p) / (double)readings);
+		if (err > worst) {
+			worst = err;
+			*fn = top[i];
+		}
+	}
+	return worst;
+}
+
 /* A share of n samples is off by up to sqrt(p(1-p)/n); twice that at p = 1/2 is 1/sqrt(n):
  * 10 points at 100 samples. Under that many, the table is a sketch, and says so. A Python
  * function's share comes from the stack readings the samples took (fewer: they are read at
- * an eighth of the rate), and is noted on their count. */
+ * an eighth of the rate); under 100 of them, the one left roughest is named where it is off
+ * by 3 points or more (one function that holds all the time is not, however few). */
+#define PYTHON_ROUGH_POINTS 3.0
 static void few_samples_note(struct cpw_sampling *sp, const struct cpw_sampler_stats *st, struct cpw_report *r)
 {
 	struct cpw_python_stacks_stats ps = { 0 };
@@ -192,22 +216,28 @@ static void few_samples_note(struct cpw_sampling *sp, const struct cpw_sampler_s
 	/* The readings that served a sample: at most one each. */
 	uint64_t readings = ps.readings < ps.matched ? ps.readings : ps.matched;
 	bool few = st->samples > 0 && st->samples < FEW_SAMPLES;
-	bool few_python = readings > 0 && readings < FEW_SAMPLES;
-	if (!few && !few_python)
+	if (few) {
+		double err = 100.0 / cpw_sqrt((double)st->samples);
+		if (readings)
+			cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points, a "
+					"Python function's to +-%.0f (%llu stack readings) (a longer run, or a higher -F, "
+					"takes more)", (unsigned long long)st->samples, err,
+					100.0 / cpw_sqrt((double)readings), (unsigned long long)readings);
+		else
+			cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points (a "
+					"longer run, or a higher -F, takes more)", (unsigned long long)st->samples, err);
 		return;
-	double err = few ? 100.0 / cpw_sqrt((double)st->samples) : 0;
-	double python_err = readings ? 100.0 / cpw_sqrt((double)readings) : 0;
-	if (few && readings)
-		cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points, a Python "
-				"function's to +-%.0f (%llu stack readings) (a longer run, or a higher -F, takes more)",
-				(unsigned long long)st->samples, err, python_err, (unsigned long long)readings);
-	else if (few)
-		cpw_report_note(r, "hotspots: %llu samples only: a share is known to about +-%.0f points (a longer "
-				"run, or a higher -F, takes more)", (unsigned long long)st->samples, err);
-	else
-		cpw_report_note(r, "hotspots: %llu Python stack readings only: a Python function's share is known "
-				"to about +-%.0f points (a longer run, or a higher -F, takes more)",
-				(unsigned long long)readings, python_err);
+	}
+	if (readings == 0 || readings >= FEW_SAMPLES || st->samples == 0)
+		return;
+	struct cpw_hot_fn fn = { 0 };
+	double err = roughest_python(sp, st->samples, ps.matched < st->samples ? ps.matched : st->samples, readings,
+				     &fn);
+	if (err >= PYTHON_ROUGH_POINTS)
+		cpw_report_note(r, "hotspots: %llu Python stack readings only: the share of %s (%s), %.0f%%, is known to "
+				"about +-%.0f points (a longer run, or a higher -F, takes more)",
+				(unsigned long long)readings, fn.name, fn.file,
+				100.0 * (double)fn.total / (double)st->samples, err);
 }
 
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)

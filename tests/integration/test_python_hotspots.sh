@@ -201,13 +201,11 @@ check "a command that ends before the first drain after the arming: its samples 
 check "under 100 samples the shares are noted as rough ($(J "$SCRATCH/brief.json" "[n for n in d['notes'] if 'samples only' in n]"))" \
 	test "$(J "$SCRATCH/brief.json" "d['hotspots']['samples'] < 100 and any(n.startswith('hotspots: %d samples only: a share is known to about +-' % d['hotspots']['samples']) and 'a Python function' in n for n in d['notes'])")/$(J "$SCRATCH/py311.json" "any('samples only' in n or 'readings only' in n for n in d['notes'])" 2>/dev/null || echo False)" = True/False
 # Python functions' shares come from the stack readings, an eighth as many as the samples:
-# julia.py's ~1.2 s has over 100 samples and fewer than 100 readings, and says so.
-if [ -f "$SCRATCH/julia-py311.json" ]; then
-	check "over 100 samples, under 100 Python stack readings: a Python function's share noted as rough ($(J "$SCRATCH/julia-py311.json" "[n for n in d['notes'] if 'readings only' in n]"))" \
-		test "$(J "$SCRATCH/julia-py311.json" "d['hotspots']['samples'] >= 100 and any(n.startswith('hotspots: ') and 'Python stack readings only: a Python function' in n and \"share is known to about +-\" in n for n in d['notes'])")" = True
-else
-	skip "over 100 samples, under 100 Python stack readings: noted" "no julia.py run on 3.11 (above)"
-fi
+# the 70/30 split for 3 s at the default rate has over 100 samples and ~60 readings, and
+# names the share they leave roughest; julia.py, one function all the time, says nothing.
+"$CPW" -j -o "$SCRATCH/split-default.json" -- /usr/bin/python3 "$SCRATCH/split.py" 3 "$SCRATCH/split-default.truth" >/dev/null 2>&1
+check "over 100 samples, under 100 Python stack readings: the roughest Python share noted ($(J "$SCRATCH/split-default.json" "[n for n in d['notes'] if 'readings only' in n]"))" \
+	test "$(J "$SCRATCH/split-default.json" "d['hotspots']['samples'] >= 100 and any(n.startswith('hotspots: ') and 'Python stack readings only: the share of ' in n and ('heavy (split.py:2)' in n or 'light (split.py:' in n) and 'is known to about +-' in n for n in d['notes'])")/$(J "$SCRATCH/julia-py311.json" "any('readings only' in n for n in d['notes'])" 2>/dev/null || echo False)" = True/False
 # time.monotonic() runs in the vDSO, whose image is read from memory: from cperfwatch's own
 # once the process has ended (the same image), not named "[vdso]" and noted unreadable.
 check "its vDSO frames named after the process ended ($(J "$SCRATCH/brief.json" "[f['name'] for f in d['hotspots']['functions'] if f['file'] == '[vdso]']"))" \
