@@ -29,8 +29,8 @@
  * serves the eight cpu-clock samples nearest it. A reading costs ~95 us of CPU here, half
  * of it the wake-up itself (a hypervisor's): at half the rate the reader alone cost a 2 s
  * pure-Python loop 1 % of its CPU, the whole target of issue 26; at a quarter 0.45 %, at
- * an eighth 0.22 %. The price is precision: a 70 % share of a 4 s run is off by ~4.5
- * points (binomial over ~100 readings), not ~2 as the native functions' (--freq raises it;
+ * an eighth 0.22 %. The price is precision: a 70 % share of a 4 s run is off by ~5
+ * points (binomial over its ~85 readings), not ~2 as the native functions' (--freq raises it;
  * under 100 readings the Notes name the Python share they leave roughest, 3 points off or
  * more). */
 #define CPW_PYTHON_READ_DIVISOR 8

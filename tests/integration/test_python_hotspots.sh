@@ -53,8 +53,8 @@ total() { J "$1" "next((round(f['total_share']*100,1) for f in d['hotspots']['fu
 # a 4 s run had about 400 of them, a share's standard error 2.3 points (2.9 measured over 10
 # runs of 3.11, one of them 6.4 off), and a 5-point check failed about one run in ten, as it
 # did in CI; with ~870 readings 5 runs each of 3.11, 3.12 and 3.13 were within 1.0 point (at
-# the default rate, 85 readings, 6 runs of 3.11 were off by -10.1 to +4.6: the Notes say
-# +-11).
+# the default rate, 85 readings, 6 runs of 3.11 were off by -10.1 to +4.6: the Notes name
+# heavy's share, +-5).
 # The code path is the default's (a reading each eight samples); julia.py below checks the
 # default rate.
 split_on() { # LABEL PYTHON

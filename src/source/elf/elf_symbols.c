@@ -278,6 +278,23 @@ static bool has_debug_info(const uint8_t *buf, size_t len, const Elf64_Ehdr *eh,
 	return false;
 }
 
+/* The section table of buf, copied (aligned); NULL with *rc 0 where it has none in bounds,
+ * -ENOMEM where it could not be copied. */
+static Elf64_Shdr *section_table(const uint8_t *buf, size_t len, const Elf64_Ehdr *eh, int *rc)
+{
+	*rc = 0;
+	if (!eh->e_shnum || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    !in_bounds(len, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
+		return NULL;
+	Elf64_Shdr *copy = malloc((size_t)eh->e_shnum * sizeof(*copy));
+	if (!copy) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	memcpy(copy, buf + eh->e_shoff, (size_t)eh->e_shnum * sizeof(*copy));
+	return copy;
+}
+
 int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out)
 {
 	const uint8_t *buf = data;
@@ -299,13 +316,11 @@ int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out
 	}
 	/* Section headers: the symbol tables (a file cut short has none: no names, no error). */
 	struct builder b = { 0 };
-	if (eh.e_shnum && eh.e_shentsize == sizeof(Elf64_Shdr) &&
-	    in_bounds(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr))) {
-		Elf64_Shdr *sh = malloc((size_t)eh.e_shnum * sizeof(*sh));
-		if (!sh)
-			return -ENOMEM;
-		memcpy(sh, buf + eh.e_shoff, (size_t)eh.e_shnum * sizeof(*sh));
-		int rc = 0;
+	int rc;
+	Elf64_Shdr *sh = section_table(buf, len, &eh, &rc);
+	if (rc < 0)
+		return rc;
+	if (sh) {
 		for (int pass = 0; pass < 2 && rc == 0; pass++) {
 			uint32_t want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
 			for (unsigned i = 0; i < eh.e_shnum && rc == 0; i++) {
@@ -336,24 +351,29 @@ int cpw_elf_symbols_parse(const void *data, size_t len, struct cpw_elf_info *out
 	return 0;
 }
 
+/* The wanted symbols through each .gnu.hash section of the section table shdrs. */
+static int find_in_gnu_hashes(const uint8_t *buf, size_t len, const Elf64_Shdr *shdrs, uint16_t shnum,
+			      struct cpw_elf_wanted *w, size_t n)
+{
+	int found = 0;
+	for (unsigned i = 0; i < shnum && found < (int)n; i++)
+		if (shdrs[i].sh_type == SHT_GNU_HASH)
+			found += find_in_gnu_hash(buf, len, &shdrs[i], shdrs, shnum, w, n);
+	return found;
+}
+
 int cpw_elf_symbols_find_exported(const void *data, size_t len, struct cpw_elf_wanted *w, size_t n)
 {
 	const uint8_t *buf = data;
 	Elf64_Ehdr eh;
 	if (read_ehdr(buf, len, &eh) < 0)
 		return -EINVAL;
-	if (!eh.e_shnum || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-	    !in_bounds(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)))
-		return 0;
-	Elf64_Shdr *copy = malloc((size_t)eh.e_shnum * sizeof(*copy));
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, buf + eh.e_shoff, (size_t)eh.e_shnum * sizeof(*copy));
-	int found = 0;
-	for (unsigned i = 0; i < eh.e_shnum && found < (int)n; i++)
-		if (copy[i].sh_type == SHT_GNU_HASH)
-			found += find_in_gnu_hash(buf, len, &copy[i], copy, eh.e_shnum, w, n);
-	free(copy);
+	int rc;
+	Elf64_Shdr *shdrs = section_table(buf, len, &eh, &rc);
+	if (!shdrs)
+		return rc;
+	int found = find_in_gnu_hashes(buf, len, shdrs, eh.e_shnum, w, n);
+	free(shdrs);
 	return found;
 }
 
@@ -373,24 +393,16 @@ int cpw_elf_symbols_find(const void *data, size_t len, struct cpw_elf_wanted *w,
 			have_load0 = true;
 		}
 	}
-	int found = 0;
-	if (eh.e_shnum && eh.e_shentsize == sizeof(Elf64_Shdr) &&
-	    in_bounds(len, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr))) {
-		Elf64_Shdr *copy = malloc((size_t)eh.e_shnum * sizeof(*copy));
-		if (!copy)
-			return -ENOMEM;
-		memcpy(copy, buf + eh.e_shoff, (size_t)eh.e_shnum * sizeof(*copy));
-		/* The exported ones through the hash table; the rest (and the rest only) by a scan. */
-		found = cpw_elf_symbols_find_exported(data, len, w, n);
-		if (found < 0) {
-			free(copy);
-			return found;
-		}
-		for (unsigned i = 0; i < eh.e_shnum && found < (int)n; i++)
-			if (copy[i].sh_type == SHT_SYMTAB || copy[i].sh_type == SHT_DYNSYM)
-				found += find_in_symtab(buf, len, &copy[i], copy, eh.e_shnum, w, n);
-		free(copy);
-	}
+	int rc;
+	Elf64_Shdr *shdrs = section_table(buf, len, &eh, &rc);
+	if (!shdrs)
+		return rc;
+	/* The exported ones through the hash table; the rest (and the rest only) by a scan. */
+	int found = find_in_gnu_hashes(buf, len, shdrs, eh.e_shnum, w, n);
+	for (unsigned i = 0; i < eh.e_shnum && found < (int)n; i++)
+		if (shdrs[i].sh_type == SHT_SYMTAB || shdrs[i].sh_type == SHT_DYNSYM)
+			found += find_in_symtab(buf, len, &shdrs[i], shdrs, eh.e_shnum, w, n);
+	free(shdrs);
 	return found;
 }
 

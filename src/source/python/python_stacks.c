@@ -1035,19 +1035,22 @@ static const struct reading *nearest(const struct pythread *t, double when, doub
 	return best;
 }
 
+/* Thread t runs: it is read from now on (its state found by the next list walk). */
+static void read_from_now(struct cpw_python_stacks *ps, struct pythread *t)
+{
+	t->hot_until = mono_now() + HOT_S;
+	if (!t->tstate)
+		mark_need_list(ps, t->pid);
+}
+
 void cpw_python_stacks_prime(struct cpw_python_stacks *ps, pid_t pid, const char *comm)
 {
 	if (!ps)
 		return;
 	const struct cpw_stack st = { .pid = pid, .tid = pid, .comm = comm, .mono_s = mono_now() };
-	if (lock_reading(ps, &st, true)) {
-		struct pythread *t = thread_of(ps, pid, pid, true);
-		if (t) {
-			t->hot_until = mono_now() + HOT_S;
-			if (!t->tstate)
-				mark_need_list(ps, pid);
-		}
-	}
+	struct pythread *t = lock_reading(ps, &st, true) ? thread_of(ps, pid, pid, true) : NULL;
+	if (t)
+		read_from_now(ps, t);
 	pthread_mutex_unlock(&ps->lock);
 }
 
@@ -1076,11 +1079,8 @@ void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *s
 		pthread_mutex_unlock(&ps->lock);
 		return;
 	}
-	if (reading && t) { /* it runs: read it from now on (its state found by the next list walk) */
-		t->hot_until = mono_now() + HOT_S;
-		if (!t->tstate)
-			mark_need_list(ps, st->pid);
-	}
+	if (reading && t)
+		read_from_now(ps, t);
 	const struct reading *r = t ? nearest(t, st->mono_s, 2.0 / ps->hz + 0.002) : NULL;
 	if (!r || r->n == 0) {
 		if (keep < st->nframes) /* in the interpreter: its own frames stand, counted */

@@ -76,7 +76,7 @@ struct cpw_symtab {
 	struct proc *procs;     /* open addressing by pid */
 	/* The slots in use, and how many of them hold an ended process: freeing the table and
 	 * dropping the ended touch only these (the whole table is ~370 KB, most of it never
-	 * written: a pass over it faulted in ~90 pages, 0.4 ms at each run's end). */
+	 * written: a pass over it faulted in ~90 pages, 0.5 ms at each run's end). */
 	uint16_t *used_slots;
 	size_t nused, ndead;
 	struct mapped_file *files;
