@@ -3,9 +3,11 @@
  *
  *   timeit [-q|-p] [-o FILE] -- COMMAND [ARG]...
  *
- * Prints one line: wall_s user_s sys_s maxrss_kib exit_status. The wall clock spans
- * fork to wait4 only (not the shell that starts timeit); CPU and max RSS come from
- * wait4, so they cover the command and every descendant it waited for. -q sends the
+ * Prints one line: wall_s user_s sys_s maxrss_kib exit_status self_cpu_s. The wall clock
+ * spans fork to wait4 only (not the shell that starts timeit); CPU and max RSS come from
+ * wait4, so they cover the command and every descendant it waited for. self_cpu_s is
+ * timeit's own CPU until then (its exec included): run as the command of a watcher, timeit
+ * tells the watched program's CPU from its own. -q sends the
  * command's stdout and stderr to /dev/null; -p sends them to a pipe that timeit reads
  * and drops, as a CI log or a pager would take them (each write then costs what it
  * costs there); -o FILE appends the line to FILE instead of stdout (the command may own
@@ -98,9 +100,13 @@ int main(int argc, char **argv)
 	}
 	double wall = now_s() - t0;
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	fprintf(out, "%.6f %.6f %.6f %ld %d\n", wall,
+	struct rusage self;
+	getrusage(RUSAGE_SELF, &self);
+	fprintf(out, "%.6f %.6f %.6f %ld %d %.6f\n", wall,
 		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
-		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss, code);
+		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss, code,
+		(double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+			(double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6);
 	if (out != stdout)
 		fclose(out);
 	return 0;
