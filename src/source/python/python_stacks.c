@@ -51,6 +51,9 @@
 #define TSTATES_MAX 256
 #define NOTES_MAX 8
 #define BLOCK_MAX 512 /* bytes of a frame, code object or thread state read at once */
+#define NAMES_AHEAD (2 * PY_DEPTH) /* strings read ahead of naming (struct names_ahead) */
+#define NAME_AHEAD_MAX 256         /* characters of one such string, at most */
+#define STR_HEADER_MAX 128         /* bytes of a string object's header, at most */
 
 enum proc_state { P_READING, P_NOT_PYTHON, P_UNSUPPORTED, P_REFUSED, P_GONE };
 
@@ -63,6 +66,10 @@ struct pyproc {
 	enum proc_state state;
 	struct cpw_py_layout l;
 	uint64_t runtime, code_type, unicode_type;
+	/* Its exec's fingerprint (a hash of /proc/PID/auxv; 0: unread), and 8 bytes of its
+	 * interpreter that say where it is mapped (_Py_DebugOffsets' cookie or Py_Version) with
+	 * their address: a process forked from it without an exec maps it at the same place. */
+	uint64_t exec_id, mark_addr, mark;
 };
 
 struct reading {
@@ -142,6 +149,9 @@ struct cpw_python_stacks {
 	 * one walked, the code objects read ahead and those read after. */
 	uint8_t win_ahead[CPW_PY_WINDOW_MAX], win_walk[CPW_PY_WINDOW_MAX];
 	uint8_t codes_ahead[PY_DEPTH * BLOCK_MAX], codes_read[PY_DEPTH * BLOCK_MAX];
+	/* And the names read ahead of naming (struct names_ahead): their headers, their texts. */
+	uint8_t names_headers[NAMES_AHEAD * STR_HEADER_MAX];
+	char names_text[NAMES_AHEAD * NAME_AHEAD_MAX];
 };
 
 static double mono_now(void)
@@ -298,11 +308,63 @@ static bool first_read(struct cpw_python_stacks *ps, struct pyproc *pr, uint64_t
 	return rc == 0;
 }
 
+/* A fingerprint of pid's exec: an FNV-1a hash of its auxiliary vector, which the kernel
+ * writes at exec and a fork copies. It holds the addresses the exec drew at random (its
+ * stack's random bytes, the vDSO, the program headers, the dynamic linker), so two
+ * processes with the same one were forked from one exec and map their files at the same
+ * places. 0 where it cannot be read. */
+static uint64_t exec_id(const char *proc_root, pid_t pid)
+{
+	char p[300];
+	uint8_t buf[1024];
+	snprintf(p, sizeof(p), "%s/%d/auxv", proc_root, (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0)
+		return 0;
+	uint64_t h = 14695981039346656037ull;
+	for (ssize_t i = 0; i < n; i++)
+		h = (h ^ buf[i]) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+/* Takes pr on as its twin was (same exec, a fork of it or forked from the same process):
+ * the same interpreter at the same addresses, checked by the twin's mark read again in pr.
+ * Finding the interpreter costs a read of the maps and of its ELF symbols (~300 us here);
+ * a pool's workers are each a twin of the pool. */
+static bool take_on_as_twin(struct cpw_python_stacks *ps, struct pyproc *pr)
+{
+	const struct pyproc *twin = NULL;
+	for (size_t i = 0; i < ps->nprocs && !twin; i++)
+		if (&ps->procs[i] != pr && ps->procs[i].state == P_READING && ps->procs[i].exec_id == pr->exec_id &&
+		    ps->procs[i].mark_addr)
+			twin = &ps->procs[i];
+	uint64_t mark = 0;
+	if (!twin || rd(pr->pid, twin->mark_addr, &mark, sizeof(mark)) < 0 || mark != twin->mark)
+		return false;
+	pr->l = twin->l;
+	pr->runtime = twin->runtime;
+	pr->code_type = twin->code_type;
+	pr->unicode_type = twin->unicode_type;
+	pr->mark_addr = twin->mark_addr;
+	pr->mark = twin->mark;
+	pr->state = P_READING;
+	ps->stats.processes++;
+	ps->stats.twins++;
+	return true;
+}
+
 static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
 {
 	char path[4096], why[300] = "";
 	uint64_t start = 0;
 	pr->state = P_NOT_PYTHON;
+	pr->exec_id = exec_id(ps->proc_root, pr->pid);
+	if (pr->exec_id && take_on_as_twin(ps, pr))
+		return;
 	int rc = find_interpreter(ps->proc_root, pr->pid, path, sizeof(path), &start);
 	if (rc == -EACCES || rc == -EPERM) {
 		refused(ps, pr);
@@ -331,6 +393,8 @@ static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
 		if (!first_read(ps, pr, bias + w[1].value, &hex, sizeof(hex)))
 			return;
 		cpw_python_layout_version(hex, &major, &minor);
+		pr->mark_addr = bias + w[1].value;
+		pr->mark = hex;
 	}
 	if (!w[2].found || !w[3].found) {
 		unsupported(ps, pr, major, minor, "no PyCode_Type or PyUnicode_Type symbol to check objects by");
@@ -340,10 +404,13 @@ static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
 	if (!first_read(ps, pr, bias + w[0].value, dbg, sizeof(dbg)))
 		return;
 	bool ok;
-	if (memcmp(dbg, "xdebugpy", 8) == 0)
+	if (memcmp(dbg, "xdebugpy", 8) == 0) {
 		ok = cpw_python_layout_from_debug(dbg, sizeof(dbg), &pr->l, why, sizeof(why));
-	else
+		pr->mark_addr = bias + w[0].value;
+		memcpy(&pr->mark, dbg, sizeof(pr->mark));
+	} else {
 		ok = cpw_python_layout_for(major, minor, &pr->l, why, sizeof(why));
+	}
 	if (!ok || pr->l.frame_size > BLOCK_MAX || pr->l.code_size > BLOCK_MAX) {
 		unsupported(ps, pr, major, minor, why[0] ? why : "a layout larger than the reader reads");
 		return;
@@ -357,35 +424,116 @@ static void take_on(struct cpw_python_stacks *ps, struct pyproc *pr)
 
 /* ---- the reader's thread ---- */
 
+/* The header h of a string object: its length into *n; 1 for a compact ASCII string, 0 for
+ * another kind (named "?"), -EFAULT where it is not a str of at most 4,096 characters. */
+static int str_header(const struct pyproc *pr, const uint8_t *h, uint64_t *n)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	uint32_t state;
+	memcpy(&state, h + l->unicode_state, sizeof(state));
+	*n = u64_at(h, l->unicode_length);
+	if (u64_at(h, l->ob_type) != pr->unicode_type || *n > 4096)
+		return -EFAULT;
+	return cpw_python_layout_compact_ascii(state) ? 1 : 0;
+}
+
+/* A name's n characters s into out (cap bytes with the NUL): -EFAULT where one is not
+ * printable (ASCII says the state, printable says a name). */
+static int str_text(const char *s, uint64_t n, char *out, size_t cap)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return -EFAULT;
+	snprintf(out, cap, "%.*s", (int)n, s);
+	return 0;
+}
+
 /* A compact ASCII string object at p, copied into out (cap bytes with the NUL). */
 static int read_str(const struct pyproc *pr, uint64_t p, char *out, size_t cap)
 {
 	const struct cpw_py_layout *l = &pr->l;
-	uint8_t h[128];
+	uint8_t h[STR_HEADER_MAX];
 	if (!cpw_python_frames_plausible(p) || l->unicode_ascii_size > sizeof(h))
 		return -EFAULT;
 	int rc = rd(pr->pid, p, h, l->unicode_ascii_size);
 	if (rc < 0)
 		return rc;
-	uint32_t state;
-	memcpy(&state, h + l->unicode_state, sizeof(state));
-	uint64_t n = u64_at(h, l->unicode_length);
-	if (u64_at(h, l->ob_type) != pr->unicode_type || n > 4096)
-		return -EFAULT;
-	if (!cpw_python_layout_compact_ascii(state)) {
-		snprintf(out, cap, "?");
-		return 0;
+	uint64_t n;
+	int kind = str_header(pr, h, &n);
+	if (kind <= 0) {
+		if (kind == 0)
+			snprintf(out, cap, "?");
+		return kind;
 	}
 	char s[4097];
 	rc = rd(pr->pid, p + l->unicode_ascii_size, s, n);
-	if (rc < 0)
-		return rc;
-	s[n] = '\0';
-	for (uint64_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			return -EFAULT; /* ASCII says the state, printable says a name */
-	snprintf(out, cap, "%s", s);
-	return 0;
+	return rc < 0 ? rc : str_text(s, n, out, cap);
+}
+
+/* The names of the code objects a walk did not know, read ahead of code_fn: the strings'
+ * headers in one process_vm_readv, their texts in a second, where each string alone takes
+ * two (a pool worker's first reading names ~15 functions: 60 reads). A string not read
+ * whole, longer than NAME_AHEAD_MAX or not compact ASCII is left to read_str. */
+struct names_ahead {
+	size_t n;
+	uint64_t addr[NAMES_AHEAD];
+	int len[NAMES_AHEAD]; /* the text's length where read whole, else -1 */
+	char *text;           /* NAMES_AHEAD texts of NAME_AHEAD_MAX bytes */
+};
+
+static void name_ahead(struct names_ahead *na, uint64_t p)
+{
+	if (!cpw_python_frames_plausible(p) || na->n == NAMES_AHEAD)
+		return;
+	for (size_t i = 0; i < na->n; i++)
+		if (na->addr[i] == p)
+			return;
+	na->len[na->n] = -1;
+	na->addr[na->n++] = p;
+}
+
+/* How many of the n iovecs in v a read of got bytes copied whole. */
+static size_t copied_whole(const struct iovec *v, size_t n, ssize_t got)
+{
+	size_t done = 0;
+	for (size_t left = got > 0 ? (size_t)got : 0; done < n && left >= v[done].iov_len; done++)
+		left -= v[done].iov_len;
+	return done;
+}
+
+static void read_names_ahead(const struct pyproc *pr, uint8_t *headers, struct names_ahead *na)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	size_t hs = l->unicode_ascii_size;
+	struct iovec local[NAMES_AHEAD], remote[NAMES_AHEAD];
+	if (na->n == 0 || hs > STR_HEADER_MAX)
+		return;
+	for (size_t i = 0; i < na->n; i++) {
+		local[i] = (struct iovec){ headers + i * hs, hs };
+		remote[i] = (struct iovec){ (void *)(uintptr_t)na->addr[i], hs };
+	}
+	size_t whole = copied_whole(local, na->n, process_vm_readv(pr->pid, local, na->n, remote, na->n, 0));
+	size_t nt = 0, of[NAMES_AHEAD] = { 0 };
+	for (size_t i = 0; i < whole; i++) {
+		uint64_t len;
+		if (str_header(pr, headers + i * hs, &len) != 1 || len > NAME_AHEAD_MAX)
+			continue;
+		local[nt] = (struct iovec){ na->text + i * NAME_AHEAD_MAX, (size_t)len };
+		remote[nt] = (struct iovec){ (void *)(uintptr_t)(na->addr[i] + hs), (size_t)len };
+		of[nt++] = i;
+	}
+	whole = nt ? copied_whole(local, nt, process_vm_readv(pr->pid, local, nt, remote, nt, 0)) : 0;
+	for (size_t k = 0; k < whole; k++)
+		na->len[of[k]] = (int)local[k].iov_len;
+}
+
+/* The string at p from what was read ahead, else read now. */
+static int name_str(const struct pyproc *pr, const struct names_ahead *na, uint64_t p, char *out, size_t cap)
+{
+	for (size_t i = 0; na && i < na->n; i++)
+		if (na->addr[i] == p && na->len[i] >= 0)
+			return str_text(na->text + i * NAME_AHEAD_MAX, (uint64_t)na->len[i], out, cap);
+	return read_str(pr, p, out, cap);
 }
 
 static uint32_t hash_str(const char *s, uint32_t h)
@@ -428,11 +576,34 @@ static const struct code_ent *trusted_code(struct cpw_python_stacks *ps, pid_t p
 	return c->addr == code && c->pid == pid && now - c->checked_s < CODE_TRUST_S ? c : NULL;
 }
 
+/* What the code object's bytes b say: its name's and file's string objects, its first line.
+ * -EFAULT where b is not a code object. */
+static int code_fields(const struct pyproc *pr, const uint8_t *b, uint64_t *name_p, uint64_t *file_p, int32_t *first)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	if (u64_at(b, l->ob_type) != pr->code_type)
+		return -EFAULT;
+	*name_p = u64_at(b, l->code_qualname);
+	*file_p = u64_at(b, l->code_filename);
+	memcpy(first, b + l->code_firstlineno, sizeof(*first));
+	return *first < 0 || *first > 10000000 ? -EFAULT : 0;
+}
+
+/* The cached entry of code where its bytes still say what they said when it was named. */
+static struct code_ent *code_known(struct cpw_python_stacks *ps, pid_t pid, uint64_t code, uint64_t name_p,
+				   uint64_t file_p, int32_t first)
+{
+	struct code_ent *c = code_slot(ps, pid, code);
+	return c->addr == code && c->pid == pid && c->name_p == name_p && c->file_p == file_p && c->first == first
+		       ? c
+		       : NULL;
+}
+
 /* The function of the code object at code, whose code_size bytes are in b where the caller
- * read them (NULL: named from the cache where trusted, else read here): 0 and *fn, or -errno
- * (-EFAULT: not a code object). */
+ * read them (NULL: named from the cache where trusted, else read here), its strings from na
+ * where read ahead: 0 and *fn, or -errno (-EFAULT: not a code object). */
 static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, const uint8_t *b,
-		   double now, uint16_t *fn)
+		   const struct names_ahead *na, double now, uint16_t *fn)
 {
 	const struct cpw_py_layout *l = &pr->l;
 	uint8_t own[BLOCK_MAX];
@@ -449,26 +620,25 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 			return rc;
 		b = own;
 	}
-	if (u64_at(b, l->ob_type) != pr->code_type)
-		return -EFAULT;
-	uint64_t name_p = u64_at(b, l->code_qualname), file_p = u64_at(b, l->code_filename);
+	uint64_t name_p, file_p;
 	int32_t first;
-	memcpy(&first, b + l->code_firstlineno, sizeof(first));
-	if (first < 0 || first > 10000000)
+	if (code_fields(pr, b, &name_p, &file_p, &first) < 0)
 		return -EFAULT;
-	struct code_ent *c = code_slot(ps, pr->pid, code);
-	if (c->addr == code && c->pid == pr->pid && c->name_p == name_p && c->file_p == file_p && c->first == first) {
+	struct code_ent *c = code_known(ps, pr->pid, code, name_p, file_p, first);
+	if (c) {
 		c->checked_s = now;
 		*fn = c->fn;
 		return 0;
 	}
 	char name[NAME_LEN], file[1024], where[FILE_LEN];
 	int rc;
-	if ((rc = read_str(pr, name_p, name, sizeof(name))) < 0 || (rc = read_str(pr, file_p, file, sizeof(file))) < 0)
+	if ((rc = name_str(pr, na, name_p, name, sizeof(name))) < 0 ||
+	    (rc = name_str(pr, na, file_p, file, sizeof(file))) < 0)
 		return rc;
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	snprintf(where, sizeof(where), "%s:%d", base, (int)first);
 	*fn = intern_fn(ps, name, where);
+	c = code_slot(ps, pr->pid, code);
 	*c = (struct code_ent){ code, name_p, file_p, first, *fn, pr->pid, now };
 	return 0;
 }
@@ -548,8 +718,20 @@ static int codes_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, const
 		bytes[j] = (size_t)k < whole ? buf + (size_t)k * size : NULL; /* NULL: code_fn reads it */
 		k++;
 	}
+	/* The names of those whose bytes are here and not what the cache knows, read ahead. */
+	struct names_ahead na = { .text = ps->names_text };
+	for (int j = 0; j < nu; j++) {
+		uint64_t name_p, file_p;
+		int32_t first;
+		if (bytes[j] && code_fields(pr, bytes[j], &name_p, &file_p, &first) == 0 &&
+		    !code_known(ps, pr->pid, codes[uniq[j]], name_p, file_p, first)) {
+			name_ahead(&na, name_p);
+			name_ahead(&na, file_p);
+		}
+	}
+	read_names_ahead(pr, ps->names_headers, &na);
 	for (int i = 0; i < n; i++) {
-		int rc = code_fn(ps, pr, codes[i], bytes[slot[i]], now, &fn[i]);
+		int rc = code_fn(ps, pr, codes[i], bytes[slot[i]], &na, now, &fn[i]);
 		if (rc < 0)
 			return rc;
 	}
@@ -730,9 +912,7 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 #undef AHEAD
 	ssize_t got = process_vm_readv(pr->pid, local, n, remote, n, 0);
 	int rc = got < 0 ? -errno : 0;
-	size_t done = 0; /* the iovecs copied whole */
-	for (size_t left = got > 0 ? (size_t)got : 0; done < n && left >= local[done].iov_len; done++)
-		left -= local[done].iov_len;
+	size_t done = copied_whole(local, n, got);
 	t->g_frame = 0;
 	t->g_ncodes = 0;
 	if (rc == -ESRCH || rc == -EPERM) {

@@ -4,9 +4,11 @@
  *
  * A process is taken on when its first sample arrives: the interpreter it maps (libpython or
  * the python executable, in /proc/PID/maps), its version (Py_Version) and layout (from 3.13
- * _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12 from python_layout.c's table).
- * A thread of the reader then reads, at the rate it is given (the session gives half the
- * sampling rate), the frame chain of each thread of
+ * _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12 from python_layout.c's table);
+ * a process forked from one taken on (the same /proc/PID/auxv: the same exec) takes its
+ * interpreter's place, checked by one read. A thread of the reader then reads, at the rate
+ * it is given (the session gives an eighth of the sampling rate), the frame chain of each
+ * thread of
  * those interpreters that the samples saw run in the last second and that ran since its last
  * read (its schedstat run time moved; a thread found running at 8 looks in a row is looked
  * at every 8th), and keeps each reading with its time; the threads' lists are walked every
@@ -40,6 +42,7 @@ struct cpw_python_stacks_stats {
 	uint64_t matched;       /* samples given Python frames */
 	uint64_t unmatched;     /* samples of such a process in the interpreter with no reading near */
 	unsigned refused;       /* processes process_vm_readv refused (EPERM) */
+	unsigned twins;         /* processes taken on as a twin (same exec: a fork) was, unsearched */
 };
 
 /* A Python function as the reader names it: its qualified name and "file:first line",
