@@ -20,7 +20,7 @@
 # - attach mode without the rights of ptrace (as nobody, on a process that made itself
 #   non-dumpable after sampling was armed): the refusal said in Notes.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 26
+plan 27
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
@@ -172,6 +172,10 @@ PY
 check "a pool: crunch (pool.py:2) found in the workers and summed over them (>= 2 processes, >= 50% of the samples)" \
 	test "$(J "$SCRATCH/pool.json" "[(f['processes'] >= 2 and f['total_share'] >= 0.5) for f in d['hotspots']['functions'] if f['name']=='crunch' and f['file']=='pool.py:2'] == [True]")" = True
 check "the JSON document is valid against the schema" validate_json "$SCRATCH/pool.json"
+# 3 workers on 2 cores each run part of the time: read once per period of their CPU, not at
+# every look, their samples must still find a reading near (else they stay the interpreter's).
+check "a pool: its workers, on a CPU part of the time, have their samples' Python stacks (interpreter <= 5%)" \
+	test "$(J "$SCRATCH/pool.json" "d['hotspots']['kinds']['interpreter'] <= 0.05 and d['hotspots']['kinds']['python'] >= 0.8")" = True
 
 # --- a shell script that execs python (pyenv's shims do): read from the exec on ---
 printf '#!/bin/sh\ni=0; while [ $i -lt 20000 ]; do i=$((i+1)); done\nexec /usr/bin/python3 "$@"\n' >"$SCRATCH/wrap.sh"

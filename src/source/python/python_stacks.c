@@ -838,16 +838,29 @@ static bool run_time(const struct cpw_python_stacks *ps, const struct pythread *
 	return true;
 }
 
-/* A thread that ran at each of its last RUN_STREAK looks is taken to run on between them:
- * its schedstat is read at every RUN_EVERY-th look only (a read of schedstat cost as much as
- * the stack's own read), until a look finds it did not run. A thread that stops running is
- * read at most RUN_EVERY - 1 times more: its stack as it stopped. */
+/* A thread that ran a whole period at each of its last RUN_STREAK looks is taken to run on
+ * between them: its schedstat is read at every RUN_EVERY-th look only (a read of schedstat
+ * cost as much as the stack's own read), until a look finds it did not run. A thread that
+ * stops running is read at most RUN_EVERY - 1 times more: its stack as it stopped. */
 #define RUN_STREAK 8
 #define RUN_EVERY 8
 
-/* Whether the thread ran since the last look (its run time in schedstat moved); t->ran_known
- * says whether ran_ns is its run time now. */
-static bool ran(const struct cpw_python_stacks *ps, struct pythread *t)
+/* Whether a thread that ran since the last look is read at this one: one that ran most of
+ * a period (3/4 of the reader's) is; one on a CPU part of the time (a pool's workers sharing
+ * too few cores, threads taking turns on the GIL) is read once it has run that long since
+ * its last reading, or when that reading is 1.5 periods old. The readings then come at the
+ * same rate per second of its CPU as a busy thread's, and at least every other look, so that
+ * each sample has one within nearest()'s tolerance (two periods). Pure: the run times in ns,
+ * ran_ns since the last look, since_read_ns since the last reading (UINT64_MAX: unknown). */
+static bool read_due(uint64_t period_ns, uint64_t ran_ns, uint64_t since_read_ns, double reading_age_s)
+{
+	uint64_t most = period_ns / 4 * 3;
+	return ran_ns >= most || since_read_ns >= most || reading_age_s * 1e9 >= 1.5 * (double)period_ns;
+}
+
+/* Whether thread t is read at this look (see read_due()); t->ran_known says whether ran_ns is
+ * its run time now. */
+static bool ran(const struct cpw_python_stacks *ps, struct pythread *t, double now)
 {
 	t->ran_known = false;
 	if (t->fd < 0 && !t->by_path)
@@ -860,11 +873,15 @@ static bool ran(const struct cpw_python_stacks *ps, struct pythread *t)
 		t->streak = 0;
 		return false;
 	}
+	uint64_t period = 1000000000ull / (uint64_t)ps->hz, step = ns - t->ran_ns;
 	t->ran_ns = ns;
 	t->ran_known = true;
-	if (t->streak < RUN_STREAK)
+	if (step < period / 4 * 3)
+		t->streak = 0;
+	else if (t->streak < RUN_STREAK)
 		t->streak++;
-	return true;
+	const struct reading *last = t->count ? &t->ring[(t->head + RING - 1) % RING] : NULL;
+	return read_due(period, step, t->have_read ? ns - t->read_ns : UINT64_MAX, last ? now - last->t : 1e9);
 }
 
 /* Reads the stack of thread t into r, at most depth frames: its thread state (still its
@@ -977,7 +994,7 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 static void read_thread(struct cpw_python_stacks *ps, struct pyproc *pr, struct pythread *t, uint64_t ts_size,
 			double now)
 {
-	if (!ran(ps, t) || (!t->ring && !(t->ring = calloc(RING, sizeof(*t->ring)))))
+	if (!ran(ps, t, now) || (!t->ring && !(t->ring = calloc(RING, sizeof(*t->ring)))))
 		return;
 	struct reading *r = &t->ring[t->head];
 	if (read_stack(ps, pr, t, ts_size, r, PY_DEPTH) < 0)

@@ -11,7 +11,8 @@
  * thread of
  * those interpreters that the samples saw run in the last second and that ran since its last
  * read (its schedstat run time moved; a thread found running at 8 looks in a row is looked
- * at every 8th), and keeps each reading with its time; the threads' lists are walked every
+ * at every 8th; one on a CPU part of the time is read once per period of its CPU time, at
+ * least at every other look), and keeps each reading with its time; the threads' lists are walked every
  * 0.25 s (idle threads cost nothing more). A reading is one process_vm_readv where the
  * stack stayed where the last one found it: the thread state, the frames' pages and the
  * code objects read together (python_frames.h), more reads only for what moved. Each cpu-clock sample of such a thread is then given the
