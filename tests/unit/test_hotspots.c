@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "classify/hotspot_advice.h"
@@ -267,6 +268,60 @@ static const char *comm_of(struct cpw_symtab *t, uint32_t pid, struct cpw_stack 
 	struct cpw_rec r = { .type = PERF_RECORD_SAMPLE, .pid = pid, .tid = pid, .ip = 0x1000 };
 	cpw_sample_symtab_resolve(t, &r, st);
 	return st->comm;
+}
+
+/* This process's addresses, named through its mappings as PROCMAP_QUERY gives them (/proc,
+ * Linux 6.11 on) and as its maps text gives them (a root whose maps is a copy of that text,
+ * a plain file the ioctl fails on): the same frames. On an older kernel both read the text. */
+static void test_symtab_query_as_text(void)
+{
+	char root[] = "/tmp/cpw-symtab-XXXXXX", dir[64], path[128], *text = NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/%d", root, (int)getpid());
+	CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
+	FILE *in = fopen("/proc/self/maps", "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+	size_t cap = 0;
+	ssize_t n = getdelim(&text, &cap, '\0', in);
+	fclose(in);
+	CU_ASSERT_FATAL(n > 0);
+	snprintf(path, sizeof(path), "%s/maps", dir);
+	FILE *out = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	fwrite(text, 1, (size_t)n, out);
+	fclose(out);
+	snprintf(path, sizeof(path), "%s/root", dir); /* the files themselves, through / */
+	CU_ASSERT_EQUAL(symlink("/", path), 0);
+	struct cpw_symtab *q = cpw_sample_symtab_new("/proc"), *x = cpw_sample_symtab_new(root);
+	CU_ASSERT_FATAL(q && x);
+	const uint64_t addrs[] = { (uint64_t)(uintptr_t)&test_symtab_query_as_text, (uint64_t)(uintptr_t)&qsort,
+				   (uint64_t)(uintptr_t)&getdelim, (uint64_t)(uintptr_t)&cpw_sample_symtab_new };
+	static struct cpw_stack a, b;
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		struct cpw_rec r = { .type = PERF_RECORD_SAMPLE, .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+				     .ip = addrs[i] + 1 };
+		cpw_sample_symtab_resolve(q, &r, &a);
+		cpw_sample_symtab_resolve(x, &r, &b);
+		CU_ASSERT_TRUE_FATAL(a.nframes >= 1 && b.nframes == a.nframes);
+		CU_ASSERT_STRING_EQUAL(a.frames[0].func, b.frames[0].func);
+		CU_ASSERT_STRING_EQUAL(a.frames[0].file, b.frames[0].file);
+		CU_ASSERT_EQUAL(a.frames[0].kind, b.frames[0].kind);
+	}
+	struct cpw_rec own = { .type = PERF_RECORD_SAMPLE, .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+			       .ip = addrs[0] + 1 };
+	cpw_sample_symtab_resolve(q, &own, &a);
+	CU_ASSERT_STRING_EQUAL(a.frames[0].func, "test_symtab_query_as_text");
+	cpw_sample_symtab_resolve(q, &(struct cpw_rec){ .type = PERF_RECORD_SAMPLE, .pid = (uint32_t)getpid(),
+							.tid = (uint32_t)getpid(), .ip = addrs[1] + 1 }, &a);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a.frames[0].func, "qsort")); /* libc's, or ASan's interceptor */
+	cpw_sample_symtab_free(q);
+	cpw_sample_symtab_free(x);
+	free(text);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/maps", dir);
+	unlink(path);
+	rmdir(dir);
+	rmdir(root);
 }
 
 /* The table holds 4,096 processes. Those that ended leave at the end of a drain, and their
@@ -548,6 +603,8 @@ int main(void)
 	CU_add_test(s, "records: a sample parsed, every cut refused", test_record_parse);
 	CU_add_test(s, "maps lines and kinds of code", test_maps_lines);
 	CU_add_test(s, "symbol table: ended processes dropped, their room taken again", test_symtab_processes);
+	CU_add_test(s, "symbol table: mappings through PROCMAP_QUERY name as the maps text does",
+		    test_symtab_query_as_text);
 	CU_add_test(s, "model: 70/30 shares, a pool summed, phases' top", test_model_shares);
 	CU_add_test(s, "model: the host's spin in the GPU driver, none from a handful", test_gpu_spin_share);
 	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
