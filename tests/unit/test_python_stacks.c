@@ -12,6 +12,7 @@
 
 #include <CUnit/CUnit.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -192,6 +193,87 @@ static void test_elf_wanted(void)
 		CU_ASSERT_TRUE(n <= 1);
 	}
 	munmap((void *)(uintptr_t)buf, len);
+}
+
+/* The table the parser builds from libc and from this test's own file, against one built
+ * here the plain way: their function symbols (.symtab, then .dynsym) sorted with qsort by
+ * value, the larger first among aliases, then as seen, and one kept per value. libc's
+ * thousands in the order its linker left them: the parser's own sort must give the same. */
+struct ref_sym {
+	uint64_t value, size;
+	size_t seen;
+	const char *name;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref_sym *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->seen < y->seen ? -1 : x->seen > y->seen;
+}
+
+static size_t sorted_as_qsort_would(const unsigned char *buf, size_t len)
+{
+	struct cpw_elf_info info;
+	CU_ASSERT_EQUAL_FATAL(cpw_elf_symbols_parse(buf, len, &info), 0);
+	Elf64_Ehdr eh;
+	memcpy(&eh, buf, sizeof(eh));
+	Elf64_Shdr *sh = malloc((size_t)eh.e_shnum * sizeof(*sh));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sh);
+	memcpy(sh, buf + eh.e_shoff, (size_t)eh.e_shnum * sizeof(*sh));
+	size_t total = 0, n = 0;
+	for (unsigned i = 0; i < eh.e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB || sh[i].sh_type == SHT_DYNSYM)
+			total += sh[i].sh_size / sizeof(Elf64_Sym);
+	struct ref_sym *ref = malloc((total + 1) * sizeof(*ref));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < eh.e_shnum; i++) {
+			if (sh[i].sh_type != (pass == 0 ? SHT_SYMTAB : SHT_DYNSYM))
+				continue;
+			const char *str = (const char *)buf + sh[sh[i].sh_link].sh_offset;
+			for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++) {
+				Elf64_Sym sym;
+				memcpy(&sym, buf + sh[i].sh_offset + k * sizeof(sym), sizeof(sym));
+				int type = ELF64_ST_TYPE(sym.st_info);
+				if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym.st_size && sym.st_shndx != SHN_UNDEF &&
+				    str[sym.st_name])
+					ref[n] = (struct ref_sym){ sym.st_value, sym.st_size, n, str + sym.st_name }, n++;
+			}
+		}
+	qsort(ref, n, sizeof(*ref), ref_cmp);
+	size_t kept = n ? 1 : 0;
+	for (size_t i = 1; i < n; i++)
+		if (ref[i].value != ref[kept - 1].value)
+			ref[kept++] = ref[i];
+	CU_ASSERT_EQUAL(info.nsyms, kept);
+	size_t same = 0;
+	for (size_t i = 0; i < kept && i < info.nsyms; i++)
+		same += info.syms[i].value == ref[i].value && info.syms[i].size == ref[i].size &&
+			strncmp(cpw_elf_sym_name(&info, &info.syms[i]), ref[i].name, CPW_ELF_NAME_MAX) == 0;
+	CU_ASSERT_EQUAL(same, kept);
+	free(ref);
+	free(sh);
+	cpw_elf_symbols_info_free(&info);
+	munmap((void *)(uintptr_t)buf, len);
+	return kept;
+}
+
+static void test_elf_sorted(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+	struct link_map *lm = NULL;
+	CU_ASSERT_FATAL(libc && dlinfo(libc, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL && lm->l_name[0] == '/');
+	size_t len = 0;
+	const unsigned char *buf = map_file(lm->l_name, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	CU_ASSERT_TRUE(sorted_as_qsort_would(buf, len) > 1000);
+	buf = map_self(&len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	CU_ASSERT_TRUE(sorted_as_qsort_would(buf, len) > 10);
 }
 
 /* libc's exported symbols through its .gnu.hash: where dlsym() finds them. This test's own
@@ -388,6 +470,7 @@ int main(void)
 	CU_add_test(s, "version and string state decoded", test_version_and_strings);
 	CU_add_test(s, "elf: data symbols found by name, load bias, truncations in bounds", test_elf_wanted);
 	CU_add_test(s, "elf: exported symbols through .gnu.hash where dlsym finds them", test_elf_exported);
+	CU_add_test(s, "elf: the function table sorted by address, aliases dropped, as qsort would", test_elf_sorted);
 	CU_add_test(s, "frames: a window read in whole pages down from the frame's; what a partial read leaves",
 		    test_frames_plan);
 	CU_add_test(s, "frames: a chain walked in a window (3.11's layout), shims, ends, torn, random bytes",

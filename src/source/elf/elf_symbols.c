@@ -234,13 +234,95 @@ static void read_notes(const uint8_t *buf, size_t len, uint64_t off, uint64_t si
 	}
 }
 
-static int cmp_sym(const void *a, const void *b)
+/* The order of the table: by value, the larger first among aliases (it is the one kept),
+ * then as seen (names are appended as symbols are read, .symtab first): a total order. */
+static bool sym_before(const struct cpw_elf_sym *a, const struct cpw_elf_sym *b)
 {
-	const struct cpw_elf_sym *x = a, *y = b;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	/* The larger first among aliases: it is the one kept. */
-	return x->size > y->size ? -1 : x->size < y->size;
+	if (a->value != b->value)
+		return a->value < b->value;
+	if (a->size != b->size)
+		return a->size > b->size;
+	return a->name < b->name;
+}
+
+static void swap_syms(struct cpw_elf_sym *a, struct cpw_elf_sym *b)
+{
+	struct cpw_elf_sym t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Heapsort: the introsort's way out of a partitioning that goes badly (a file made to). */
+static void sift_down(struct cpw_elf_sym *s, size_t at, size_t n)
+{
+	for (size_t child; (child = 2 * at + 1) < n; at = child) {
+		if (child + 1 < n && sym_before(&s[child], &s[child + 1]))
+			child++;
+		if (!sym_before(&s[at], &s[child]))
+			return;
+		swap_syms(&s[at], &s[child]);
+	}
+}
+
+static void heap_sort(struct cpw_elf_sym *s, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(s, i, n);
+	for (size_t end = n; end-- > 1;) {
+		swap_syms(&s[0], &s[end]);
+		sift_down(s, 0, end);
+	}
+}
+
+/* Sorts s[0, n) by sym_before(): an introsort (quicksort on the median of three, heapsort past
+ * a depth of 2 log n, insertion sort under 16), the comparison inlined. glibc's qsort moved
+ * each 24-byte entry with memcpy through a comparison function: 80 % of reading libc's debug
+ * file (10,000 symbols), 1.5 ms of the 2.5 a run paid at its first sample in libc. */
+static void sort_syms(struct cpw_elf_sym *s, size_t n, unsigned depth)
+{
+	while (n > 16) {
+		if (depth-- == 0) {
+			heap_sort(s, n);
+			return;
+		}
+		struct cpw_elf_sym *a = &s[0], *m = &s[n / 2], *z = &s[n - 1];
+		if (sym_before(m, a))
+			swap_syms(a, m);
+		if (sym_before(z, m)) {
+			swap_syms(m, z);
+			if (sym_before(m, a))
+				swap_syms(a, m);
+		}
+		/* Hoare's partition around the median's value: s[0, j] before s[j + 1, n), both
+		 * parts non-empty (the keys are distinct, the pivot is neither end's). */
+		const struct cpw_elf_sym pivot = *m;
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (sym_before(&s[i], &pivot))
+				i++;
+			while (sym_before(&pivot, &s[j]))
+				j--;
+			if (i >= j)
+				break;
+			swap_syms(&s[i++], &s[j--]);
+		}
+		size_t left = j + 1;
+		if (left < n - left) { /* the smaller part by recursion: the stack stays log n deep */
+			sort_syms(s, left, depth);
+			s += left;
+			n -= left;
+		} else {
+			sort_syms(s + left, n - left, depth);
+			n = left;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct cpw_elf_sym x = s[i];
+		size_t k = i;
+		for (; k > 0 && sym_before(&x, &s[k - 1]); k--)
+			s[k] = s[k - 1];
+		s[k] = x;
+	}
 }
 
 /* Sorts and drops aliases (the same value twice: .symtab and .dynsym name most functions
@@ -249,7 +331,10 @@ static void sort_unique(struct builder *b)
 {
 	if (b->n == 0)
 		return;
-	qsort(b->syms, b->n, sizeof(*b->syms), cmp_sym);
+	unsigned depth = 0;
+	for (size_t n = b->n; n > 1; n >>= 1)
+		depth += 2;
+	sort_syms(b->syms, b->n, depth);
 	size_t w = 1;
 	for (size_t i = 1; i < b->n; i++)
 		if (b->syms[i].value != b->syms[w - 1].value)
