@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "source/elf/elf_file.h"
+#include "source/kernel/kfile.h"
 #include "source/python/python_frames.h"
 #include "source/python/python_layout.h"
 
@@ -315,19 +316,14 @@ static bool first_read(struct cpw_python_stacks *ps, struct pyproc *pr, uint64_t
  * places. 0 where it cannot be read. */
 static uint64_t exec_id(const char *proc_root, pid_t pid)
 {
-	char p[300];
-	uint8_t buf[1024];
+	char p[300], buf[1024];
 	snprintf(p, sizeof(p), "%s/%d/auxv", proc_root, (int)pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf));
-	close(fd);
+	ssize_t n = cpw_kfile_read(p, buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
 	uint64_t h = 14695981039346656037ull;
 	for (ssize_t i = 0; i < n; i++)
-		h = (h ^ buf[i]) * 1099511628211ull;
+		h = (h ^ (uint8_t)buf[i]) * 1099511628211ull;
 	return h ? h : 1;
 }
 
