@@ -612,6 +612,57 @@ static void test_budget_keeps_schedstat_first(void)
 	CU_ASSERT_EQUAL(kept_schedstats(), 0);
 }
 
+/* Seen in the middle of an exec (its name already the new program's, its arguments not yet
+ * in place), a process's command line reads empty: it is read again at the next samples,
+ * a few times at most. A kernel thread's stays empty and is not read again. */
+static void test_cmdline_read_mid_exec(void)
+{
+	make_proc(600, 1, "");
+	write_file("600/cmdline", "");
+	make_proc(601, 1, "");
+	write_file("601/cmdline", "");
+	make_proc(602, 1, "");
+	write_file("602/cmdline", "");
+	/* 602 is a kernel thread: PF_KTHREAD (0x200000) in the flags, field 9. */
+	write_file("602/stat", "602 (kworker/0:1) S 2 0 0 0 -1 2097216 0 0 0 0 1 1 0 0 20 0 1 0 702 0 0 "
+		   "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	struct cpw_proc_reader *r = cpw_proc_reader_new(root);
+	struct cpw_proc_sample s;
+	pid_t tops[] = { 600, 601, 602 };
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, tops, 3, &s), 0);
+	CU_ASSERT_TRUE(find_reading(&s, 600)->first);
+	CU_ASSERT_STRING_EQUAL(find_reading(&s, 600)->cmdline, "");
+
+	/* The exec is done: 600's arguments are there, and read. */
+	char path[600];
+	snprintf(path, sizeof(path), "%s/600/cmdline", root);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite("sleeper\0005\000", 1, 10, f), 10);
+	CU_ASSERT_EQUAL(fclose(f), 0);
+	write_file("602/cmdline", "not read");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, tops, 3, &s), 0);
+	CU_ASSERT_TRUE(find_reading(&s, 600)->cmdline_read);
+	CU_ASSERT_STRING_EQUAL(find_reading(&s, 600)->cmdline, "sleeper 5");
+	CU_ASSERT_FALSE(find_reading(&s, 602)->cmdline_read);
+	/* Once read, it is not read again. */
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, tops, 3, &s), 0);
+	CU_ASSERT_FALSE(find_reading(&s, 600)->cmdline_read);
+
+	/* 601 stays empty: read at the five samples after the first (the second and third
+	 * above, three more here), then no more. */
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, tops, 3, &s), 0);
+	write_file("601/cmdline", "late");
+	CU_ASSERT_EQUAL_FATAL(cpw_proc_reader_sample(r, tops, 3, &s), 0);
+	CU_ASSERT_FALSE(find_reading(&s, 601)->cmdline_read);
+	cpw_proc_reader_free(r);
+	remove_path("600");
+	remove_path("601");
+	remove_path("602");
+}
+
 static int setup(void) { return cpw_fixture_copy("procroot-basic", root, sizeof(root)); }
 static int teardown(void) { return cpw_fixture_remove(root); }
 
@@ -620,6 +671,7 @@ int main(void)
 	CU_initialize_registry();
 	CU_pSuite s1 = CU_add_suite("reader", setup, teardown);
 	CU_add_test(s1, "the first sample hands over every process and thread", test_first_sample);
+	CU_add_test(s1, "a command line read empty mid-exec is read again", test_cmdline_read_mid_exec);
 	CU_pSuite s2 = CU_add_suite("reader idle", setup, teardown);
 	CU_add_test(s2, "a thread that did not run costs its schedstat alone", test_idle_thread_costs_one_read);
 	CU_pSuite s3 = CU_add_suite("reader status", setup, teardown);

@@ -76,6 +76,7 @@ int cpw_proc_parse_stat(const char *buf, size_t len, struct cpw_stat_fields *out
 	for (; field <= 52 && next_u64(&p, end, &v); field++) {
 		switch (field) {
 		case 4: out->ppid = (pid_t)v; break;
+		case 9: out->flags = v; break;
 		case 10: out->minflt = v; break;
 		case 12: out->majflt = v; break;
 		case 14: out->utime_ticks = v; break;

@@ -16,6 +16,7 @@ struct cpw_stat_fields {
 	char comm[64];
 	char state;
 	pid_t ppid;
+	uint64_t flags;       /* field 9: the kernel's PF_ flags (CPW_PF_KTHREAD) */
 	uint64_t minflt;
 	uint64_t majflt;
 	uint64_t utime_ticks;
@@ -28,6 +29,9 @@ struct cpw_stat_fields {
 	uint64_t blkio_ticks; /* field 42: delay accounting, 0 when it is off */
 	bool has_blkio;
 };
+
+/* A kernel thread's bit in the flags of its stat (include/linux/sched.h: PF_KTHREAD). */
+#define CPW_PF_KTHREAD 0x00200000u
 
 struct cpw_schedstat {
 	uint64_t oncpu_ns;  /* time spent on the CPU */

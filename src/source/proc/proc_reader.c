@@ -31,6 +31,9 @@
 /* A thread that did not run since the last sample has its stat read one sample in this
  * many: it may have been woken and have waited for a CPU ever since. */
 #define STATE_REFRESH 8
+/* Samples at which a command line read empty in the middle of an exec is read again (an
+ * exec takes microseconds; a process that stays without one is then left so). */
+#define CMDLINE_RETRIES 5
 /* A process that did not run since its last PSS reading keeps it while the tree's
  * processes stay the same (its pages did not move; a sharer coming or going changes its
  * share), except at one PSS pass in this many (sharers outside the tree). */
@@ -69,6 +72,7 @@ struct proc_handle {
 	char comm[64];       /* at the last reading: a change is an exec, when it is asked again */
 	uint64_t startcode;  /* at the last reading: a change is an exec (of a script's
 			      * interpreter too, whose name stays the script's) */
+	unsigned char cmdline_retries; /* its command line read empty mid-exec: read again */
 	int stat_fd, io_fd;
 	bool have_stat;      /* last_stat holds its stat at the last sample that reached it */
 	bool new_threads;    /* the last sample found threads it did not know: list them again */
@@ -715,7 +719,8 @@ static void read_pss(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 	r->pss_cost_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
-static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
+/* Reads pr's command line into the sample; returns the bytes read, or -errno. */
+static long read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 {
 	char path[320];
 	char buf[CPW_READING_CMDLINE_MAX * 2];
@@ -723,7 +728,7 @@ static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 	/* A slot in the sample's pool (pointers are made once the sample is done: the pool
 	 * may move as it grows). */
 	if (reserve((void **)&r->cmdlines, &r->cmdlines_alloc, r->ncmdlines, CPW_READING_CMDLINE_MAX, 16) < 0)
-		return;
+		return -ENOMEM;
 	char *line = r->cmdlines + r->ncmdlines * CPW_READING_CMDLINE_MAX;
 	line[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%d/cmdline", r->proc_root, (int)pr->pid);
@@ -735,6 +740,7 @@ static void read_cmdline(struct cpw_proc_reader *r, struct cpw_proc_reading *pr)
 	pr->cmdline_read = len > 0 || pr->first;
 	if (pr->cmdline_read)
 		r->ncmdlines++; /* the pool's lines are in the order of the readings that have one */
+	return len;
 }
 
 /* Whether none of h's threads was scheduled since the last sample: then its stat, IO,
@@ -846,8 +852,15 @@ static void visit(struct cpw_proc_reader *r, pid_t pid, pid_t parent)
 		h->python = h->python || py == 1;
 	}
 	pr->python_exe = -1;
-	if (renamed) { /* after an exec the command line is another */
-		read_cmdline(r, pr);
+	if (renamed || h->cmdline_retries) { /* after an exec the command line is another */
+		long len = read_cmdline(r, pr);
+		/* In the middle of an exec (its name already the new program's, its arguments
+		 * not yet in place) the command line reads empty: read again at the next
+		 * samples. A kernel thread's and a zombie's stay empty. */
+		if (len == 0 && !(st.flags & CPW_PF_KTHREAD) && st.state != 'Z')
+			h->cmdline_retries = renamed ? CMDLINE_RETRIES : h->cmdline_retries - 1;
+		else
+			h->cmdline_retries = 0;
 		/* python version: one readlink of exe, at first sight or an exec */
 		int py = cpw_interp_process_python_version(r->proc_root, pid, pr->python, sizeof(pr->python));
 		pr->python_exe = py < 0 ? -1 : py;
