@@ -440,15 +440,10 @@ static bool accept_exit(struct cpw_session *s, const struct cpw_taskstats_rec *r
 	in->thrashing_ns += (double)r->thrashing_delay_total_ns;
 	in->reclaim_ns += (double)r->freepages_delay_total_ns;
 	if (main_thread) {
-		/* ac_utime/ac_stime are raw tick samples, which overstate a task that shares its
-		 * CPU; scale them to sum_exec_runtime as the kernel does for rusage and /proc. */
-		double user = (double)r->utime_us / 1e6, sys = (double)r->stime_us / 1e6;
-		double exact = (double)r->cpu_run_virtual_total_ns / 1e9;
-		if (exact > 0 && user + sys > 0) {
-			double scale = exact / (user + sys);
-			user *= scale;
-			sys *= scale;
-		}
+		/* ac_utime/ac_stime are raw tick samples, which misstate a task that shares its
+		 * CPU: scaled to sum_exec_runtime as the kernel does for rusage and /proc. */
+		double user, sys;
+		cpw_taskstats_cpu(r, &user, &sys);
 		cpw_tree_record_exit(s->tree, (pid_t)r->pid, (pid_t)r->ppid, r->comm, user, sys,
 				     r->minflt, r->majflt, r->hiwater_rss_kib, cpw_session_elapsed(s));
 		/* When it ended, to the tick: its children's records are told by it. */

@@ -275,6 +275,38 @@ static void test_delayacct(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "5.14"));
 }
 
+/* The CPU of a record as rusage and /proc give it: the ticks scaled to the exact time. */
+static void test_cpu_time(void)
+{
+	struct cpw_taskstats_rec r;
+	double u, s;
+	memset(&r, 0, sizeof(r));
+	/* 30 ms of ticks, 3/4 user, for 20 ms of CPU (it shared its CPU). */
+	r.utime_us = 24000;
+	r.stime_us = 8000;
+	r.cpu_run_virtual_total_ns = 20000000;
+	cpw_taskstats_cpu(&r, &u, &s);
+	CU_ASSERT_DOUBLE_EQUAL(s, 0.005, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(u, 0.015, 1e-9);
+	/* No tick landed on it (a 60 ms spin under load, seen here): all user, not 0. */
+	r.utime_us = r.stime_us = 0;
+	r.cpu_run_virtual_total_ns = 60000000;
+	cpw_taskstats_cpu(&r, &u, &s);
+	CU_ASSERT_DOUBLE_EQUAL(u, 0.06, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s, 0, 1e-12);
+	/* System ticks only: all system. */
+	r.stime_us = 4000;
+	cpw_taskstats_cpu(&r, &u, &s);
+	CU_ASSERT_DOUBLE_EQUAL(u, 0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(s, 0.06, 1e-9);
+	/* No exact time (an old kernel's record): the ticks stand. */
+	r.utime_us = 12000;
+	r.cpu_run_virtual_total_ns = 0;
+	cpw_taskstats_cpu(&r, &u, &s);
+	CU_ASSERT_DOUBLE_EQUAL(u, 0.012, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s, 0.004, 1e-9);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -287,5 +319,6 @@ int main(void)
 	CU_add_test(s, "malformed datagrams", test_malformed);
 	CU_add_test(s, "random bytes", test_random_bytes);
 	CU_add_test(s, "delay accounting switch", test_delayacct);
+	CU_add_test(s, "the CPU time: ticks scaled to the exact time", test_cpu_time);
 	return cpw_cunit_run_tap();
 }

@@ -49,6 +49,13 @@ struct cpw_taskstats_rec {
  * copied, missing fields read 0. Safe on any input (fuzzed). */
 int cpw_taskstats_parse(const void *buf, size_t len, struct cpw_taskstats_rec *recs, size_t max);
 
+/* A record's user and system CPU, in seconds, as the kernel gives them to rusage and /proc:
+ * ac_utime and ac_stime are raw scheduler-tick samples, scaled here to the exact CPU time
+ * (cpu_run_virtual_total) as cputime_adjust() does. Where no tick landed on the task (under
+ * load on a hypervisor a thread's 60 ms of CPU can get none) the exact time is all user, as
+ * there; where the exact time is missing (0), the ticks stand. Pure. */
+void cpw_taskstats_cpu(const struct cpw_taskstats_rec *r, double *user_s, double *sys_s);
+
 /* Whether delay accounting is on: 1, 0, or -errno when <proc_root>/sys/kernel/task_delayacct
  * cannot be read (kernels before 5.14 have no sysctl: on unless booted with nodelayacct).
  * why says which, for the report. */

@@ -159,3 +159,21 @@ int cpw_taskstats_parse(const void *buf, size_t len, struct cpw_taskstats_rec *r
 	}
 	return found;
 }
+
+void cpw_taskstats_cpu(const struct cpw_taskstats_rec *r, double *user_s, double *sys_s)
+{
+	double user = (double)r->utime_us / 1e6, sys = (double)r->stime_us / 1e6;
+	double exact = (double)r->cpu_run_virtual_total_ns / 1e9;
+	if (exact > 0) {
+		if (sys == 0) { /* no system tick (or none at all): all user */
+			user = exact;
+		} else if (user == 0) {
+			sys = exact;
+		} else {
+			sys = exact * sys / (user + sys);
+			user = exact - sys;
+		}
+	}
+	*user_s = user;
+	*sys_s = sys;
+}
