@@ -1053,8 +1053,12 @@ torn: /* the lists changed while read (or the process is ending): counted with t
 }
 
 /* How often the thread lists are walked (threads come and go), and how long a thread is read
- * after a sample saw it run: only threads that run cost a read at each tick. */
-#define LIST_S 0.25
+ * after a sample saw it run: only threads that run cost a read at each tick. A thread a
+ * sample shows that no list held, or whose state the reading found freed, is listed within
+ * LIST_AGAIN_S: the walk each LIST_S only keeps the others from being forgotten (FORGET_S),
+ * and costs a read per thread (four walks a second were 5 % of the reader's CPU). */
+#define LIST_S 1.0
+#define LIST_AGAIN_S 0.025
 #define HOT_S 1.0
 
 static void read_proc(struct cpw_python_stacks *ps, struct pyproc *pr)
@@ -1063,7 +1067,7 @@ static void read_proc(struct cpw_python_stacks *ps, struct pyproc *pr)
 	if (ts_size > BLOCK_MAX)
 		return;
 	double now = mono_now();
-	if ((pr->need_list && now - pr->listed_at > LIST_S / 10) || now - pr->listed_at > LIST_S)
+	if ((pr->need_list && now - pr->listed_at > LIST_AGAIN_S) || now - pr->listed_at > LIST_S)
 		list_threads(ps, pr, ts_size, now);
 	for (size_t i = 0; i < ps->nthreads && pr->state == P_READING; i++) {
 		struct pythread *t = ps->threads[i];
@@ -1317,7 +1321,7 @@ static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t ti
 	struct pythread *t = thread_of(ps, pr->pid, tid, true);
 	if (!t)
 		return 0;
-	if (!t->tstate && now - pr->listed_at > LIST_S / 10)
+	if (!t->tstate && now - pr->listed_at > LIST_AGAIN_S)
 		list_threads(ps, pr, ts_size, now);
 	if (!t->tstate || pr->state != P_READING)
 		return 0; /* not a Python thread (or not yet one) */
