@@ -70,7 +70,7 @@ void cpw_cli_usage(FILE *out)
 	      "      --flame=FILE         also draw the stacks as an SVG flame graph in FILE\n"
 	      "      --no-hotspots        do not sample where the CPU time goes by function\n"
 	      "  -F, --freq=HZ            sample the hotspots HZ times a second per running\n"
-	      "                           thread (default 199, 1 to 10000), as perf -F\n"
+	      "                           thread (default 99, 1 to 10000), as perf -F\n"
 	      "      --series=FILE        write each sample to FILE as it is taken, one JSON\n"
 	      "                           object a line (JSON Lines), flushed: a killed run\n"
 	      "                           leaves what it had measured until then\n"

@@ -205,7 +205,7 @@ static double roughest_python(const struct cpw_sampling *sp, uint64_t samples, u
 /* A share of n samples is off by up to sqrt(p(1-p)/n); twice that at p = 1/2 is 1/sqrt(n):
  * 10 points at 100 samples. Under that many, the table is a sketch, and says so. A Python
  * function's share comes from the stack readings the samples took (fewer: they are read at
- * an eighth of the rate); under 100 of them, the one left roughest is named where it is off
+ * a quarter of the rate); under 100 of them, the one left roughest is named where it is off
  * by 3 points or more (one function that holds all the time is not, however few). */
 #define PYTHON_ROUGH_POINTS 3.0
 static void few_samples_note(struct cpw_sampling *sp, const struct cpw_sampler_stats *st, struct cpw_report *r)

@@ -21,19 +21,21 @@
  * pay in its wall time; one shorter than this pays nothing. */
 #define CPW_SAMPLING_ARM_S 0.5
 /* Samples per second per running thread: prime to the kernel's tick, so it does not beat
- * with periodic work. 99 (perf record -F 99) gave ~150 samples in a 2 s run, shares
- * +-4 points (binomial); 199 halves the variance for ~0.3 % of a 2 s program's CPU
- * (contrib/bench/hotspots.sh), most of it the one-off opening and symbol reading. */
-#define CPW_SAMPLING_HZ 199
-/* Python stacks are read at an eighth of that rate (24 a second at 199): each reading
- * serves the eight cpu-clock samples nearest it. A reading costs ~95 us of CPU here, half
- * of it the wake-up itself (a hypervisor's): at half the rate the reader alone cost a 2 s
- * pure-Python loop 1 % of its CPU, the whole target of issue 26; at a quarter 0.45 %, at
- * an eighth 0.22 %. The price is precision: a 70 % share of a 4 s run is off by ~5
- * points (binomial over its ~85 readings), not ~2 as the native functions' (--freq raises it;
- * under 100 readings the Notes name the Python share they leave roughest, 3 points off or
- * more). */
-#define CPW_PYTHON_READ_DIVISOR 8
+ * with periodic work; perf record -F 99's and py-spy's rate. Each sample costs the sampled
+ * program the interrupt that takes it, charged to its CPU: ~30 us on our hypervisor
+ * (contrib/bench/sampcost.c), 0.3 % of a thread's CPU at 99, 0.6 % at 199 (the default
+ * until issue 26 counted it). 99 gives ~150 samples in a 2 s run, native shares +-4 points
+ * (binomial); --freq raises it. */
+#define CPW_SAMPLING_HZ 99
+/* Python stacks are read at a quarter of that rate (24 a second at 99): each reading
+ * serves the four cpu-clock samples nearest it. A reading costs ~100 us of CPU here, ~45
+ * of it the wake-up itself (a hypervisor's): at py-spy's 100 a second the reader alone cost
+ * a 2 s pure-Python loop 1 % of its CPU, the whole target of issue 26; at 49 0.45 %, at 24
+ * 0.22 %. The price is precision: a 70 % share of a 4 s run is off by ~5 points (binomial
+ * over its ~85 readings), not ~2 as the native functions' at the same count (--freq raises
+ * both; under 100 readings the Notes name the Python share they leave roughest, 3 points
+ * off or more). */
+#define CPW_PYTHON_READ_DIVISOR 4
 
 struct cpw_sampling;
 

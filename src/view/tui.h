@@ -213,7 +213,7 @@ int cpw_tui_phase_list(const struct cpw_phases *ph, bool ongoing, int width, cha
 
 #define CPW_TUI_HOT_ROW 512 /* bytes of one line of the panel */
 /* The lines of f's panel, each at most width cells (escaped, cut; width from 20): a title
- * with the samples and their rate ("top functions so far: 1234 cpu-clock samples at 199 Hz,
+ * with the samples and their rate ("top functions so far: 1234 cpu-clock samples at 99 Hz,
  * from 0.5 s"), the time by kind of code ("by kind of code: python 90%, interpreter 9%"),
  * then a row of column titles and a row per function: self%, total%, function, file,
  * process (pid), as the report's Hotspots section. A narrow width drops total%, then the

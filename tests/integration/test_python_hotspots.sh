@@ -49,13 +49,14 @@ PY
 # The total share (its samples on the stack) of the function NAME in the python process.
 total() { J "$1" "next((round(f['total_share']*100,1) for f in d['hotspots']['functions'] if f['name']=='$2' and f['kind']=='python'), -1)"; }
 
-# At 1999 samples a second (-F 1999, readings at 249): with readings at half the default 199
+# At 1999 samples a second (-F 1999, readings at 499; 249 until the default rate went from
+# 199 to 99, a reading each four samples in place of eight): with readings at 99 a second
 # a 4 s run had about 400 of them, a share's standard error 2.3 points (2.9 measured over 10
 # runs of 3.11, one of them 6.4 off), and a 5-point check failed about one run in ten, as it
 # did in CI; with ~870 readings 5 runs each of 3.11, 3.12 and 3.13 were within 1.0 point (at
 # the default rate, 85 readings, 6 runs of 3.11 were off by -10.1 to +4.6: the Notes name
 # heavy's share, +-5).
-# The code path is the default's (a reading each eight samples); julia.py below checks the
+# The code path is the default's (a reading each four samples); julia.py below checks the
 # default rate.
 split_on() { # LABEL PYTHON
 	"$CPW" -F 1999 -j -o "$SCRATCH/$1.json" -- "$2" "$SCRATCH/split.py" 4 "$SCRATCH/$1.truth"
@@ -186,7 +187,7 @@ check "a shell script that execs python: heavy and light named after the exec" \
 
 # --- a command that ends between the arming and the first drain: its samples named ---
 # With -i 1s sampling is armed at the 1 s sample and drained at the next, 2 s; the program
-# spins 1.4 s and is gone by then. Its mappings and its Python stack are read at the arming
+# spins 1.6 s and is gone by then (~60 samples at the default 99 a second). Its mappings and its Python stack are read at the arming
 # (it ran in the last sample): without that its samples were all "[unknown]" (a command of
 # 0.58 s had its 15 so at the default interval).
 cat >"$SCRATCH/brief.py" <<'PY'
@@ -195,7 +196,7 @@ def spin(t):
     end = time.monotonic() + t
     while time.monotonic() < end:
         pass
-spin(1.4)
+spin(1.6)
 PY
 "$CPW" -i 1s -j -o "$SCRATCH/brief.json" -- /usr/bin/python3 "$SCRATCH/brief.py" >/dev/null 2>&1
 brief=$(J "$SCRATCH/brief.json" "', '.join('%s %.0f%%' % (f['name'], 100 * f['total_share']) for f in d['hotspots']['functions'][:3])")
@@ -204,7 +205,7 @@ check "a command that ends before the first drain after the arming: its samples 
 # Under 100 samples the Notes say how rough a share is; 7,000 (the split above) say nothing.
 check "under 100 samples the shares are noted as rough ($(J "$SCRATCH/brief.json" "[n for n in d['notes'] if 'samples only' in n]"))" \
 	test "$(J "$SCRATCH/brief.json" "d['hotspots']['samples'] < 100 and any(n.startswith('hotspots: %d samples only: a share is known to about +-' % d['hotspots']['samples']) and 'a Python function' in n for n in d['notes'])")/$(J "$SCRATCH/py311.json" "any('samples only' in n or 'readings only' in n for n in d['notes'])" 2>/dev/null || echo False)" = True/False
-# Python functions' shares come from the stack readings, an eighth as many as the samples:
+# Python functions' shares come from the stack readings, a quarter as many as the samples:
 # the 70/30 split for 3 s at the default rate has over 100 samples and ~60 readings, and
 # names the share they leave roughest; a program in one function all the time, however few
 # its readings, says nothing (julia.py was that check: its setup function's few percent

@@ -7,7 +7,7 @@
  * _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12 from python_layout.c's table);
  * a process forked from one taken on (the same /proc/PID/auxv: the same exec) takes its
  * interpreter's place, checked by one read. A thread of the reader then reads, at the rate
- * it is given (the session gives an eighth of the sampling rate), the frame chain of each
+ * it is given (the session gives a quarter of the sampling rate), the frame chain of each
  * thread of
  * those interpreters that the samples saw run in the last second and that ran since its last
  * read (its schedstat run time moved; a thread found running at 8 looks in a row is looked

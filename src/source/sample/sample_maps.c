@@ -629,8 +629,8 @@ bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, st
 		struct cpw_frame *fr = &st->frames[st->nframes];
 		if (in_kernel || (int64_t)ip < 0) {
 			if (!kernel_frame_added) { /* the kernel's frames are one: where it ran for the task */
-				/* The table costs ~5 MB and 0.1 s: read once the tree has spent a
-				 * quarter of a second in the kernel (at 199 Hz), not for a few
+				/* The table costs ~5 MB and 0.1 s: read once the tree has spent
+				 * half a second in the kernel (at the default 99 Hz), not for a few
 				 * wake-ups; the samples before it stay [kernel]. */
 				if (!t->kernel_read && ++t->kernel_samples >= KALLSYMS_AFTER_SAMPLES) {
 					t->kernel_read = true;
