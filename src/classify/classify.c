@@ -347,8 +347,14 @@ void cpw_classify_split_off_cpu(double off_s, double per_sample_s, const struct 
 	out->d_other = n->d_other * per_sample_s;
 	out->wait = (n->asleep + n->other) * per_sample_s;
 	unseen = off_s - seen * per_sample_s;
-	if (cpw_known(io_bytes) && io_bytes >= cpw_threshold(CPW_T_IO_MIN_BYTES) &&
-	    n->disk >= n->d_other + n->asleep + n->other) {
+	if (n->io_clock_idle) {
+		double rest = n->d_other + n->asleep + n->other;
+		if (rest > 0) {
+			out->d_other += unseen * n->d_other / rest;
+			out->wait += unseen * (n->asleep + n->other) / rest;
+		}
+	} else if (cpw_known(io_bytes) && io_bytes >= cpw_threshold(CPW_T_IO_MIN_BYTES) &&
+		   n->disk >= n->d_other + n->asleep + n->other) {
 		out->disk += unseen;
 	} else if (seen > 0) {
 		out->disk += unseen * n->disk / seen;
@@ -401,9 +407,14 @@ static void measure_io(struct ctx *c)
 	if (sleeping < 0.5)
 		sleeping = 0;
 	if (c->disk_sampled && cpw_known(m->oncpu_s) && cpw_known(m->runq_wait_s)) {
+		/* The tree's own io.pressure is an exact clock of the time some task of it waited
+		 * for IO: where it says under the corroborating share of the run, the off-CPU
+		 * time no sample saw is not the disk's. */
 		struct cpw_classify_off_samples n = {
 			.disk = (double)m->st_disk_wait, .d_other = (double)m->st_d_other,
 			.asleep = sleeping, .other = (double)m->st_other,
+			.io_clock_idle = m->psi_from_cgroup && cpw_known(m->psi_io_some_s) && c->wall > 0 &&
+					 m->psi_io_some_s < cpw_threshold(CPW_T_PSI_SHARE) * c->wall,
 		};
 		struct cpw_classify_off_split split;
 

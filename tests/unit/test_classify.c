@@ -844,6 +844,35 @@ static void test_random_metrics(void)
 	}
 }
 
+/* The off-CPU time the samples did not catch: the disk's where storage moved and D on
+ * storage was seen most; never where the tree's io.pressure says it hardly waited for IO. */
+static void test_split_off_cpu(void)
+{
+	struct cpw_classify_off_split out;
+	/* 1.4 s off the CPU, two samples of 0.1 s in D on storage, 0.1 MiB moved. */
+	struct cpw_classify_off_samples n = { .disk = 2 };
+	cpw_classify_split_off_cpu(1.4, 0.1, &n, 104857, &out);
+	CU_ASSERT_DOUBLE_EQUAL(out.disk, 1.4, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(out.wait, 0, 1e-9);
+	/* The io clock idle: the disk keeps its samples, the rest goes to none. */
+	n.io_clock_idle = true;
+	cpw_classify_split_off_cpu(1.4, 0.1, &n, 104857, &out);
+	CU_ASSERT_DOUBLE_EQUAL(out.disk, 0.2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(out.d_other + out.wait, 0, 1e-9);
+	/* ... or to the other states sampled, in proportion. */
+	n.asleep = 3;
+	n.d_other = 1;
+	cpw_classify_split_off_cpu(1.4, 0.1, &n, 104857, &out);
+	CU_ASSERT_DOUBLE_EQUAL(out.disk, 0.2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(out.d_other, 0.1 + 0.8 / 4, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(out.wait, 0.3 + 0.8 * 3 / 4, 1e-9);
+	/* Without the clock and with no storage moved: shared by every state sampled. */
+	n.io_clock_idle = false;
+	cpw_classify_split_off_cpu(1.4, 0.1, &n, 0, &out);
+	CU_ASSERT_DOUBLE_EQUAL(out.disk, 0.2 + 0.8 * 2 / 6, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(out.disk + out.d_other + out.wait, 1.4, 1e-9);
+}
+
 int main(void)
 {
 	CU_pSuite fixtures, units;
@@ -859,6 +888,7 @@ int main(void)
 	CU_add_test(units, "thresholds table", test_thresholds_table);
 	CU_add_test(units, "figures in words", test_figures);
 	CU_add_test(units, "all inputs unknown", test_all_unknown);
+	CU_add_test(units, "the off-CPU time past the samples", test_split_off_cpu);
 	CU_add_test(units, "invariants on random metrics", test_random_metrics);
 	n = scan_fixtures();
 	if (n < 0)
