@@ -301,7 +301,6 @@ static void add_mapping(struct cpw_symtab *t, struct proc *p, uint64_t start, ui
 	p->nmaps++;
 }
 
-/* What a process mapped before the events were armed. */
 /* p's executable mappings through PROCMAP_QUERY: one ioctl each, where the text formats
  * every mapping (a Python process has ~8 executable ones among ~130: 17-40 us here against
  * 55-160 for the text). 0, or -errno: -ENOTTY where the kernel has no such ioctl (or the
@@ -334,6 +333,7 @@ static int query_maps(struct cpw_symtab *t, struct proc *p, const char *path)
 	return rc;
 }
 
+/* What a process mapped before the events were armed. */
 static void read_maps(struct cpw_symtab *t, struct proc *p)
 {
 	char path[128], *text = NULL;
