@@ -90,13 +90,36 @@ static const char *short_for(enum cpw_class cls)
 	return advice_short[cls];
 }
 
-/* Appends to the advice buffer; snprintf truncates safely when it is full. */
+void cpw_advice_replace(struct cpw_verdict *v, const char *from, const char *to)
+{
+	char *at = strstr(v->advice, from);
+	char rest[sizeof v->advice];
+
+	if (at == NULL || strlen(v->advice) - strlen(from) + strlen(to) >= sizeof v->advice)
+		return;
+	snprintf(rest, sizeof rest, "%s", at + strlen(from));
+	snprintf(at, sizeof v->advice - (size_t)(at - v->advice), "%s%s", to, rest);
+}
+
+void cpw_advice_append(struct cpw_verdict *v, const char *sep, const char *text)
+{
+	static const char cut[] = "...";
+	size_t used = strnlen(v->advice, sizeof v->advice - 1), room = sizeof v->advice - 1 - used;
+	size_t want = strlen(sep) + strlen(text);
+
+	v->advice[used] = '\0';
+	if (want <= room) {
+		snprintf(v->advice + used, room + 1, "%s%s", sep, text);
+	} else if (room >= strlen(sep) + sizeof cut) { /* a word of it at least, then "..." */
+		snprintf(v->advice + used, room + 1 - (sizeof cut - 1), "%s%s", sep, text);
+		strcat(v->advice, cut);
+	}
+}
+
+/* Appends to the advice buffer, cut where it is full. */
 static void append(struct cpw_verdict *v, const char *text)
 {
-	size_t used = strlen(v->advice);
-
-	if (used + 1 < sizeof(v->advice))
-		snprintf(v->advice + used, sizeof(v->advice) - used, "%s", text);
+	cpw_advice_append(v, "", text);
 }
 
 /* What to do when the CPU lane is the verdict and the tree has more CPUs than it uses,

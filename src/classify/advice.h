@@ -34,4 +34,11 @@ struct cpw_advice_facts {
 void cpw_advice_fill(const struct cpw_metrics *m, const struct cpw_advice_facts *f,
 		     struct cpw_verdict *v);
 
+/* Replaces the first from in v's advice with to; left as it is where the result would not
+ * fit (to longer than from, in an advice near full). */
+void cpw_advice_replace(struct cpw_verdict *v, const char *from, const char *to);
+/* Appends sep and text to v's advice, cut where it would not fit, the cut ending in "..."
+ * (so that it shows); nothing where not even that fits. */
+void cpw_advice_append(struct cpw_verdict *v, const char *sep, const char *text);
+
 #endif

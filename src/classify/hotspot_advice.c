@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "classify/advice.h"
+
 /* Fewer samples than this say too little to name a function. */
 #define ADVICE_MIN_SAMPLES 20
 #define ADVICE_TOP 2
@@ -83,24 +85,12 @@ void cpw_hotspot_advice_append(const struct cpw_hotspots *h, struct cpw_verdict 
 		return;
 	/* The functions are named right after: the advice no longer sends people to another
 	 * profiler to find them (classify/advice.c's cpu-bound text). */
-	static const char to_perf[] = "Profile it (perf record -g) and look for";
-	char *at = strstr(v->advice, to_perf);
-	if (at) {
-		static const char instead[] = "In the functions the Hotspots name, look for";
-		size_t tail = strlen(at + sizeof(to_perf) - 1);
-		memmove(at + sizeof(instead) - 1, at + sizeof(to_perf) - 1, tail + 1);
-		memcpy(at, instead, sizeof(instead) - 1);
-	}
-	static const char part[] = "for the CPU part, profile and use";
-	at = strstr(v->advice, part);
-	if (at) { /* the secondary's words: the functions follow */
-		static const char instead[] = "for the CPU part, use";
-		size_t tail = strlen(at + sizeof(part) - 1);
-		memmove(at + sizeof(instead) - 1, at + sizeof(part) - 1, tail + 1);
-		memcpy(at, instead, sizeof(instead) - 1);
-	}
-	size_t have = strlen(v->advice);
-	snprintf(v->advice + have, sizeof(v->advice) - have, "%s%s", have ? " " : "", text);
+	/* Bounded: the longer words once ran past a near-full advice (a tree's "Per process:"
+	 * list) into the report's next field, and the cperfwatch that wrote it crashed. */
+	cpw_advice_replace(v, "Profile it (perf record -g) and look for", "In the functions the Hotspots name, look for");
+	/* the secondary's words: the functions follow */
+	cpw_advice_replace(v, "for the CPU part, profile and use", "for the CPU part, use");
+	cpw_advice_append(v, v->advice[0] ? " " : "", text);
 }
 
 void cpw_hotspot_advice_name_turns(const struct cpw_hotspots *h, struct cpw_verdict *v)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "classify/advice.h"
 #include "classify/thresholds.h"
 #include "model/metrics.h"
 #include "source/proc/interp.h"
@@ -731,25 +732,16 @@ void cpw_process_verdict_sentence(const struct cpw_proc_verdict *pv, char *buf, 
 
 static void append(struct cpw_verdict *v, const char *text)
 {
-	size_t used = strlen(v->advice);
-
-	if (used + 1 < sizeof(v->advice))
-		snprintf(v->advice + used, sizeof(v->advice) - used, "%s", text);
+	cpw_advice_append(v, "", text);
 }
 
-/* Replaces the first from in v's advice with to (dropped where it would not fit). */
 static void replace(struct cpw_verdict *v, const char *from, const char *to)
 {
-	char *at = strstr(v->advice, from);
-	char rest[sizeof v->advice];
-
-	if (at == NULL || strlen(v->advice) - strlen(from) + strlen(to) >= sizeof v->advice)
-		return;
-	snprintf(rest, sizeof rest, "%s", at + strlen(from));
-	snprintf(at, sizeof v->advice - (size_t)(at - v->advice), "%s%s", to, rest);
+	cpw_advice_replace(v, from, to);
 }
 
 #define THREADS_ADVICE "parallelise (threads, processes, make -j)"
+#define PER_PROCESS_NAMED 3
 
 void cpw_process_verdict_guard_advice(const struct cpw_proc_verdicts *pvs, struct cpw_verdict *v)
 {
@@ -771,18 +763,31 @@ void cpw_process_verdict_guard_advice(const struct cpw_proc_verdicts *pvs, struc
 	else if (serialised)
 		replace(v, THREADS_ADVICE, "parallelise with processes or make -j (more threads take "
 			"turns on the same lock)");
-	/* Every process that matters in the advice: those judged otherwise than the tree. */
+	/* The processes that matter in the advice: those judged otherwise than the tree, the
+	 * first PER_PROCESS_NAMED by name (a shell loop of twelve runs named twelve, and the
+	 * functions the Hotspots add after them no longer fit). */
+	unsigned more = 0, shown = 0;
 	for (size_t i = 0; i < pvs->n; i++) {
 		const struct cpw_proc_verdict *pv = &pvs->v[i];
 		char line[160], comm[CPW_COMM_MAX * 4];
 
 		if (pv->cls == v->cls || pv->cls == CPW_CLASS_UNKNOWN || pv->cls == CPW_CLASS_MIXED)
 			continue;
+		if (shown == PER_PROCESS_NAMED) {
+			more++;
+			continue;
+		}
 		cpw_escape_utf8(pv->comm, comm, sizeof comm);
 		snprintf(line, sizeof line, "%s %s (pid %d) %s", named ? "," : " Per process:", comm,
 			 (int)pv->pid, cpw_verdict_class_name(pv->cls));
 		append(v, line);
 		named = true;
+		shown++;
+	}
+	if (more) {
+		char line[64];
+		snprintf(line, sizeof line, " and %u more (under Processes)", more);
+		append(v, line);
 	}
 	if (named)
 		append(v, ": see its finding.");

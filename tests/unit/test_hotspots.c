@@ -559,6 +559,45 @@ static void test_advice(void)
 	cpw_hotspots_free(h);
 }
 
+/* An advice near full (a tree's "Per process:" list after it): the longer words in place
+ * of perf's and the functions stay inside it. They once ran past it into the report's next
+ * field, and the cperfwatch that watched a shell loop of cperfwatch runs crashed. */
+static void test_advice_full(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	const char *heavy[] = { "heavy" };
+	for (int i = 0; i < 100; i++)
+		one_stack(h, 1, "prog", i, 1, heavy);
+	struct {
+		struct cpw_verdict v;
+		char after[64];
+	} guarded;
+	static const char perf[] = "CPU-bound. Profile it (perf record -g) and look for a better algorithm.";
+	for (size_t fill = 0; fill + sizeof perf < sizeof guarded.v.advice + 8; fill++) {
+		memset(&guarded, 0, sizeof(guarded));
+		memset(guarded.after, 'z', sizeof(guarded.after));
+		guarded.v.cls = CPW_CLASS_CPU_BOUND;
+		size_t n = snprintf(guarded.v.advice, sizeof(guarded.v.advice), "%s", perf);
+		for (size_t i = 0; i < fill && n + 1 < sizeof(guarded.v.advice); i++)
+			guarded.v.advice[n++] = i % 9 == 8 ? ' ' : 'x';
+		guarded.v.advice[n] = '\0';
+		cpw_hotspot_advice_append(h, &guarded.v);
+		CU_ASSERT_TRUE(strnlen(guarded.v.advice, sizeof(guarded.v.advice)) < sizeof(guarded.v.advice));
+		bool intact = true;
+		for (size_t i = 0; i < sizeof(guarded.after); i++)
+			intact = intact && guarded.after[i] == 'z';
+		CU_ASSERT_TRUE(intact);
+		/* the functions named in full, or cut where it shows, or not at all */
+		const char *hs = strstr(guarded.v.advice, "Hotspots: ");
+		size_t len = strlen(guarded.v.advice);
+		CU_ASSERT_TRUE(!hs || strstr(hs, "heavy (prog)") ||
+			       (len >= 3 && strcmp(guarded.v.advice + len - 3, "...") == 0));
+		if (!intact)
+			break;
+	}
+	cpw_hotspots_free(h);
+}
+
 static void test_advice_turns(void)
 {
 	struct cpw_hotspots *h = cpw_hotspots_new();
@@ -609,6 +648,7 @@ int main(void)
 	CU_add_test(s, "model: the host's spin in the GPU driver, none from a handful", test_gpu_spin_share);
 	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
 	CU_add_test(s, "advice: cpu-bound names the top functions and their kind", test_advice);
+	CU_add_test(s, "advice: an advice near full: the functions stay inside it", test_advice_full);
 	CU_add_test(s, "advice: threads taking turns on a lock, what they run", test_advice_turns);
 	return cpw_cunit_run_tap();
 }

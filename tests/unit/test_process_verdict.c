@@ -456,6 +456,18 @@ static void test_guard_advice(void)
 	snprintf(v.advice, sizeof v.advice, "parallelise (threads, processes, make -j) to use the rest.");
 	cpw_process_verdict_guard_advice(&pvs, &v);
 	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "parallelise (threads, processes, make -j)"));
+	/* Twelve processes judged otherwise: three named, the rest counted. */
+	memset(&pvs, 0, sizeof pvs);
+	for (int i = 0; i < 12; i++) {
+		pvs.v[i].pid = 8000 + i;
+		pvs.v[i].cls = CPW_CLASS_WAITING;
+		snprintf(pvs.v[i].comm, sizeof pvs.v[i].comm, "cperfwatch");
+	}
+	pvs.n = 12;
+	snprintf(v.advice, sizeof v.advice, "CPU-bound.");
+	cpw_process_verdict_guard_advice(&pvs, &v);
+	CU_ASSERT_STRING_EQUAL(v.advice, "CPU-bound. Per process: cperfwatch (pid 8000) waiting, cperfwatch (pid 8001) "
+				 "waiting, cperfwatch (pid 8002) waiting and 9 more (under Processes): see its finding.");
 }
 
 /* dd with O_DIRECT as six real runs of `sh -c "dd if=big.dat of=/dev/null bs=4k
