@@ -42,7 +42,7 @@ int cpw_attach_mode(const struct cpw_config *cfg, struct cpw_output *report_out,
 
 	struct cpw_session_end end = { .cause = CPW_END_DURATION, .wall_s = NAN };
 	struct cpw_watch_view view;
-	struct cpw_pacer pacer = { { 0, 0 } };
+	struct cpw_pacer pacer = { .origin = cpw_session_started_at(s) };
 	cpw_watch_view_init(&view, cfg, false);
 	for (;;) {
 		int alive = cpw_session_sample(s);

@@ -231,7 +231,7 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out, st
 	struct cpw_session_end end = { .cause = CPW_END_COMMAND_EXITED, .rusage_known = true };
 	bool main_done = false;
 	struct cpw_watch_view view; /* the live view (--tui), driven by this loop */
-	struct cpw_pacer pacer = { { 0, 0 } };
+	struct cpw_pacer pacer = { .origin = cpw_session_started_at(s) };
 	struct stopper stop = { 0 };
 	cpw_watch_view_init(&view, cfg, true);
 	for (;;) {

@@ -10,6 +10,8 @@
 #include "modes/watch.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "report/report.h"
 #include "util/escape.h"
 #include "util/signals.h"
+#include "util/tick_grid.h"
 
 void cpw_watch_view_init(struct cpw_watch_view *w, const struct cpw_config *cfg, bool shared_terminal)
 {
@@ -107,37 +110,27 @@ enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_ses
 	return CPW_WATCH_NEXT;
 }
 
-static void add_ms(struct timespec *t, unsigned ms)
+static bool is_zero(struct timespec t)
 {
-	t->tv_nsec += (long)(ms % 1000) * 1000000L;
-	t->tv_sec += ms / 1000 + t->tv_nsec / 1000000000L;
-	t->tv_nsec %= 1000000000L;
+	return t.tv_sec == 0 && t.tv_nsec == 0;
 }
 
-static long long ms_between(const struct timespec *from, const struct timespec *to)
+static bool reached(struct timespec t, struct timespec now)
 {
-	return ((long long)to->tv_sec - from->tv_sec) * 1000 + (to->tv_nsec - from->tv_nsec) / 1000000;
+	return now.tv_sec > t.tv_sec || (now.tv_sec == t.tv_sec && now.tv_nsec >= t.tv_nsec);
 }
 
 void cpw_watch_pacer_wait(struct cpw_pacer *p, unsigned interval_ms)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (p->next.tv_sec == 0 && p->next.tv_nsec == 0) {
-		p->next = now;
-		add_ms(&p->next, interval_ms);
-	} else if (ms_between(&p->next, &now) >= 0) {
-		/* The sample due at next was just taken (a signal may have woken the loop
-		 * earlier for one more: that one leaves the schedule alone). */
-		add_ms(&p->next, interval_ms);
-		if (ms_between(&now, &p->next) <= 0) {
-			p->next = now; /* behind: the next one at once, no burst to catch up */
-			return;
-		}
-	}
-	long long left_ms = ms_between(&now, &p->next);
-	if (left_ms > 0)
-		cpw_signals_sleep((unsigned)left_ms);
+	if (is_zero(p->origin))
+		p->origin = now;
+	/* The sample due at next was just taken (a signal may have woken the loop earlier
+	 * for one more: that one leaves the schedule alone). */
+	if (is_zero(p->next) || reached(p->next, now))
+		p->next = cpw_tick_grid_next(p->origin, (uint64_t)interval_ms * 1000000u, now);
+	cpw_signals_sleep_until(p->next);
 }
 
 void cpw_watch_view_end(struct cpw_watch_view *w, struct cpw_session *s, const char *notice)

@@ -33,13 +33,16 @@ enum cpw_watch_step {
  * snapshot, and waits one interval for keys. */
 enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_session *s, pid_t target);
 
-/* Sleeps until the next sample is due: one interval after the last one was due, so that
- * the time a sample takes does not stretch the interval (sampling 4,000 threads took 40
- * ms of every 100: 36 samples in 5 s instead of 50). Where a sample took longer than the
- * interval the next one is taken at once and the schedule starts again from now. A
- * signal ends the sleep early. */
+/* Sleeps until the next sample is due: the next point of a grid of intervals from origin
+ * (util/tick_grid.h), so that the time a sample takes does not stretch the interval
+ * (sampling 4,000 threads took 40 ms of every 100: 36 samples in 5 s instead of 50), and
+ * the Python stack reader, on a grid from the same origin, wakes with it (one wake-up for
+ * both: see tick_grid.h). Where a sample took longer than the interval, the next is taken
+ * at the next point after it ends, with no burst to catch up. A signal ends the sleep
+ * early; the sample it brings leaves the grid alone. */
 struct cpw_pacer {
-	struct timespec next; /* when the next sample is due; zero: not started */
+	struct timespec origin; /* the grid's origin (the session's start); zero: the first wait */
+	struct timespec next;   /* when the next sample is due; zero: not started */
 };
 void cpw_watch_pacer_wait(struct cpw_pacer *p, unsigned interval_ms);
 

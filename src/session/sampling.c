@@ -5,6 +5,7 @@
 #include "config.h"
 #include "session/sampling.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "source/python/python_stacks.h"
 #include "source/sample/sampler.h"
 #include "util/arith.h"
+#include "util/tick_grid.h"
 #include "view/tui.h"
 
 #define ARM_TIDS_MAX 1024
@@ -29,6 +31,7 @@ struct cpw_sampling {
 	bool given_up;
 	unsigned beyond_listing;  /* threads live at arming past the ARM_TIDS_MAX listed: never armed */
 	struct cpw_python_stacks *python; /* Python stacks (issue 26, part 3); NULL: none read */
+	struct timespec origin;   /* the session's start: the grid the samples are paced on */
 };
 
 struct cpw_sampling *cpw_sampling_new(const struct cpw_config *cfg)
@@ -60,8 +63,10 @@ struct cpw_python_stacks *cpw_sampling_python(const struct cpw_sampling *sp)
 
 void cpw_sampling_start(struct cpw_sampling *sp, const struct timespec *start)
 {
-	if (sp)
-		cpw_hotspots_set_epoch(sp->hotspots, (double)start->tv_sec + (double)start->tv_nsec / 1e9);
+	if (!sp)
+		return;
+	cpw_hotspots_set_epoch(sp->hotspots, (double)start->tv_sec + (double)start->tv_nsec / 1e9);
+	sp->origin = *start;
 }
 
 /* A native function's file becomes its source file:line where debug information says it
@@ -95,9 +100,10 @@ static void arm(struct cpw_sampling *sp, const struct cpw_tree *tree, double now
 	 * they also name the functions Python threads wait in, where sampling is refused. */
 	if (!sp->python) {
 		int hz = sp->cfg->sampling_hz > 0 ? sp->cfg->sampling_hz : CPW_SAMPLING_HZ;
-
-		hz = hz / CPW_PYTHON_READ_DIVISOR > 0 ? hz / CPW_PYTHON_READ_DIVISOR : 1;
-		sp->python = cpw_python_stacks_new(sp->cfg->proc_root, hz, why, sizeof(why));
+		/* On the samples' grid: the reader wakes with the session (tick_grid.h). */
+		uint64_t period = cpw_tick_grid_period_ns((double)hz / CPW_PYTHON_READ_DIVISOR,
+							  (uint64_t)sp->cfg->interval_ms * 1000000u);
+		sp->python = cpw_python_stacks_new(sp->cfg->proc_root, period, sp->origin, why, sizeof(why));
 		if (!sp->python)
 			cpw_report_note(r, "Python stacks not read: %s", why);
 	}

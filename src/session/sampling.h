@@ -27,14 +27,17 @@
  * until issue 26 counted it). 99 gives ~150 samples in a 2 s run, native shares +-4 points
  * (binomial); --freq raises it. */
 #define CPW_SAMPLING_HZ 99
-/* Python stacks are read at a quarter of that rate (24 a second at 99): each reading
- * serves the four cpu-clock samples nearest it. A reading costs ~100 us of CPU here, ~45
- * of it the wake-up itself (a hypervisor's): at py-spy's 100 a second the reader alone cost
- * a 2 s pure-Python loop 1 % of its CPU, the whole target of issue 26; at 49 0.45 %, at 24
- * 0.22 %. The price is precision: a 70 % share of a 4 s run is off by ~5 points (binomial
- * over its ~85 readings), not ~2 as the native functions' at the same count (--freq raises
- * both; under 100 readings the Notes name the Python share they leave roughest, 3 points
- * off or more). */
+/* Python stacks are read at about a quarter of that rate, on the samples' grid: the
+ * period nearest 4/rate that divides the --interval (util/tick_grid.h), 50 ms at 99 beside
+ * 100 ms, so that every other reading wakes with a sample of the session (two threads
+ * woken by one timer cost about one). Each reading serves the cpu-clock samples nearest
+ * it. A reading costs ~100 us of CPU here, ~45 of it the wake-up itself (a hypervisor's):
+ * at py-spy's 100 a second the reader alone cost a 2 s pure-Python loop 1 % of its CPU,
+ * the whole target of issue 26; at 49 0.45 %, at 24 0.22 %, at 20 on the grid ~0.15 %. The
+ * price is precision: a 70 % share of a 4 s run is off by ~5-6 points (binomial over its
+ * ~70 readings), not ~2 as the native functions' at the same count (--freq raises both;
+ * under 100 readings the Notes name the Python share they leave roughest, 3 points off or
+ * more). */
 #define CPW_PYTHON_READ_DIVISOR 4
 
 struct cpw_sampling;

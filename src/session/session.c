@@ -581,6 +581,11 @@ static void drain_exits(struct cpw_session *s)
 	}
 }
 
+struct timespec cpw_session_started_at(const struct cpw_session *s)
+{
+	return s->start;
+}
+
 double cpw_session_elapsed(const struct cpw_session *s)
 {
 	struct timespec now;

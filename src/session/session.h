@@ -65,6 +65,9 @@ bool cpw_session_target_alive(const struct cpw_session *s);
  * read now, so that short processes keep exact per-process totals. */
 void cpw_session_zombie(struct cpw_session *s, pid_t pid);
 double cpw_session_elapsed(const struct cpw_session *s);
+/* What cpw_session_start() marked (CLOCK_MONOTONIC): the origin of the grid the samples
+ * and the Python stack readings are paced on (util/tick_grid.h). */
+struct timespec cpw_session_started_at(const struct cpw_session *s);
 /* What the live view draws after a sample: the tree, the verdict so far, the phases so far
  * (cut from the timeline, once per snapshot) with the timeline, usable cores and system
  * pressure over the interval since the last snapshot. */

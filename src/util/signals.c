@@ -187,3 +187,14 @@ void cpw_signals_sleep(unsigned ms)
 	 * including one that came while it was blocked. */
 	ppoll(NULL, 0, &ts, &cpw_signals_wait_mask);
 }
+
+void cpw_signals_sleep_until(struct timespec deadline)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long left = ((long long)deadline.tv_sec - now.tv_sec) * 1000000000LL + (deadline.tv_nsec - now.tv_nsec);
+	if (left <= 0)
+		return;
+	struct timespec ts = { .tv_sec = (time_t)(left / 1000000000LL), .tv_nsec = (long)(left % 1000000000LL) };
+	ppoll(NULL, 0, &ts, &cpw_signals_wait_mask);
+}

@@ -21,6 +21,7 @@
 #define CPW_UTIL_SIGNALS_H
 
 #include <signal.h>
+#include <time.h>
 #include <stdbool.h>
 
 #include "options.h"
@@ -45,6 +46,9 @@ int cpw_signals_take(void);
 extern sigset_t cpw_signals_wait_mask;
 /* Sleeps up to ms, waking early on a signal. */
 void cpw_signals_sleep(unsigned ms);
+/* Sleeps until deadline (CLOCK_MONOTONIC), waking early on a signal; returns at once when
+ * it has passed. */
+void cpw_signals_sleep_until(struct timespec deadline);
 /* Registers fn to run in a fault's handler, before the fault takes its course (last
  * registered first); fn must be async-signal-safe. Installs the faults' handlers where
  * cpw_signals_install() has not. Up to 4; a function registered again is kept once. */

@@ -205,7 +205,7 @@ check "a command that ends before the first drain after the arming: its samples 
 # Under 100 samples the Notes say how rough a share is; 7,000 (the split above) say nothing.
 check "under 100 samples the shares are noted as rough ($(J "$SCRATCH/brief.json" "[n for n in d['notes'] if 'samples only' in n]"))" \
 	test "$(J "$SCRATCH/brief.json" "d['hotspots']['samples'] < 100 and any(n.startswith('hotspots: %d samples only: a share is known to about +-' % d['hotspots']['samples']) and 'a Python function' in n for n in d['notes'])")/$(J "$SCRATCH/py311.json" "any('samples only' in n or 'readings only' in n for n in d['notes'])" 2>/dev/null || echo False)" = True/False
-# Python functions' shares come from the stack readings, a quarter as many as the samples:
+# Python functions' shares come from the stack readings, about a quarter as many as the samples:
 # the 70/30 split for 3 s at the default rate has over 100 samples and ~60 readings, and
 # names the share they leave roughest; a program in one function all the time, however few
 # its readings, says nothing (julia.py was that check: its setup function's few percent

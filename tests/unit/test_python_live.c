@@ -90,7 +90,10 @@ static void run_on(const char *python, const char *label)
 	pid_t parent = 0, other = 0;
 	long child = 0, unused = 0;
 	char why[300] = "", text[400];
-	struct cpw_python_stacks *ps = cpw_python_stacks_new("/proc", 24, why, sizeof(why));
+	struct timespec origin;
+	clock_gettime(CLOCK_MONOTONIC, &origin);
+	/* 20 readings a second, as the session's default grid gives them */
+	struct cpw_python_stacks *ps = cpw_python_stacks_new("/proc", 50000000u, origin, why, sizeof(why));
 	if (!ps || start(python, forking, &parent, &child) < 0 || start(python, alone, &other, &unused) < 0) {
 		snprintf(text, sizeof(text), "%s: %s", label, ps ? "a Python process could not be started" : why);
 		skip(CHECKS, text);

@@ -2,7 +2,7 @@
  * python_stacks.c: the Python stacks of the tree's CPython processes (python_stacks.h).
  *
  * Bounds: 64 processes (an ended one's record reused), 256 threads, 128 readings per thread
- * (5.1 s at the default 24 a second, 0.5 s at --freq 2000: a drain comes every
+ * (6.4 s at the default 20 a second, 0.5 s at --freq 2000: a drain comes every
  * --interval), 48 Python frames per reading, 4,096 distinct functions; the thread's own
  * walk stops at 48 frames (the root end of a deeper stack is left out), at 8
  * interpreters per process and 256 threads per interpreter. Functions are named by their
@@ -31,6 +31,7 @@
 #include "source/kernel/kfile.h"
 #include "source/python/python_frames.h"
 #include "source/python/python_layout.h"
+#include "util/tick_grid.h"
 
 #define PROCS_MAX 64
 #define THREADS_MAX 256
@@ -125,7 +126,8 @@ struct note {
 
 struct cpw_python_stacks {
 	char proc_root[256];
-	int hz;
+	uint64_t period_ns;     /* between readings */
+	struct timespec origin; /* of the grid they are taken on (CLOCK_MONOTONIC) */
 	pthread_mutex_t lock;
 	pthread_t thread;
 	bool started;
@@ -193,7 +195,8 @@ static void add_note(struct cpw_python_stacks *ps, const char *text)
 	ps->notes[ps->nnotes++].n = 1;
 }
 
-struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, char *why, size_t len)
+struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, uint64_t period_ns, struct timespec origin,
+					       char *why, size_t len)
 {
 	struct cpw_python_stacks *ps = calloc(1, sizeof(*ps));
 	if (ps)
@@ -204,7 +207,8 @@ struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, c
 		return NULL;
 	}
 	snprintf(ps->proc_root, sizeof(ps->proc_root), "%s", proc_root);
-	ps->hz = hz > 0 ? hz : 99;
+	ps->period_ns = period_ns > 0 ? period_ns : 40000000u;
+	ps->origin = origin;
 	struct rlimit nofile;
 	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY)
 		ps->fds_max = nofile.rlim_cur > 128 ? (size_t)(nofile.rlim_cur - 128) / 8 : 0;
@@ -869,7 +873,7 @@ static bool ran(const struct cpw_python_stacks *ps, struct pythread *t, double n
 		t->streak = 0;
 		return false;
 	}
-	uint64_t period = 1000000000ull / (uint64_t)ps->hz, step = ns - t->ran_ns;
+	uint64_t period = ps->period_ns, step = ns - t->ran_ns;
 	t->ran_ns = ns;
 	t->ran_known = true;
 	if (step < period / 4 * 3)
@@ -1097,9 +1101,6 @@ static void forget_threads(struct cpw_python_stacks *ps, double now)
 static void *reader(void *arg)
 {
 	struct cpw_python_stacks *ps = arg;
-	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	long step = 1000000000L / ps->hz;
 	while (!atomic_load(&ps->stop)) {
 		pthread_mutex_lock(&ps->lock);
 		for (size_t i = 0; i < ps->nprocs; i++)
@@ -1107,15 +1108,11 @@ static void *reader(void *arg)
 				read_proc(ps, &ps->procs[i]);
 		forget_threads(ps, mono_now());
 		pthread_mutex_unlock(&ps->lock);
-		next.tv_nsec += step;
-		if (next.tv_nsec >= 1000000000L) {
-			next.tv_nsec -= 1000000000L;
-			next.tv_sec++;
-		}
-		struct timespec now;
+		/* The next point of the grid after now (behind: no burst to catch up), which the
+		 * session's samples share: one wake-up for both where they meet. */
+		struct timespec now, next;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
-			next = now; /* behind: no burst to catch up */
+		next = cpw_tick_grid_next(ps->origin, ps->period_ns, now);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 	}
 	return NULL;
@@ -1278,7 +1275,7 @@ void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *s
 	}
 	if (reading && t)
 		read_from_now(ps, t);
-	const struct reading *r = t ? nearest(t, st->mono_s, 2.0 / ps->hz + 0.002) : NULL;
+	const struct reading *r = t ? nearest(t, st->mono_s, 2e-9 * (double)ps->period_ns + 0.002) : NULL;
 	if (!r || r->n == 0) {
 		if (keep < st->nframes) /* in the interpreter: its own frames stand, counted */
 			ps->stats.unmatched++;

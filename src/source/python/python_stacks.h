@@ -31,6 +31,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "source/sample/sampler.h"
 
@@ -52,9 +53,12 @@ struct cpw_python_frame {
 	const char *name, *where;
 };
 
-/* A reader of hz readings per second per running thread; proc_root is /proc. NULL when out
- * of memory or no thread could be started (why filled). */
-struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, int hz, char *why, size_t len);
+/* A reader of a reading per running thread every period_ns, at the points of a grid from
+ * origin (CLOCK_MONOTONIC: util/tick_grid.h), the session's, so that it wakes when the
+ * session samples where their grids meet; proc_root is /proc. NULL when out of memory or
+ * no thread could be started (why filled). */
+struct cpw_python_stacks *cpw_python_stacks_new(const char *proc_root, uint64_t period_ns, struct timespec origin,
+					       char *why, size_t len);
 /* Gives st (a sample of the tree) the Python frames of its thread where it ran in a CPython
  * interpreter; a process seen for the first time is looked at first. */
 void cpw_python_stacks_resolve(struct cpw_python_stacks *ps, struct cpw_stack *st);
