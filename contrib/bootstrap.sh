@@ -132,16 +132,25 @@ check)
 			continue
 		fi
 		[ "$variant" = build ] && plain_built=yes
-		# Tests run one at a time: the verdict tests measure CPU shares and must not
-		# compete with each other for the two cores. The ASan suite runs as a fresh Debian
-		# console would (no locale: the C locale, TERM=linux), the plain one in the caller's
-		# environment (CI: C.UTF-8, TERM=dumb): both are real users' environments.
+		# The tests that measure no CPU share and time nothing first, side by side
+		# (Makefile.am's TOGETHER_TESTS: fuzzing, the layers, the tarball; ~2 of the
+		# ~10 minutes a pass takes); then the rest one at a time (SOLO_TESTS): the verdict
+		# tests measure CPU shares and must not compete with each other for the two cores.
+		# The ASan suite runs as a fresh Debian console would (no locale: the C locale,
+		# TERM=linux), the plain one in the caller's environment (CI: C.UTF-8, TERM=dumb):
+		# both are real users' environments.
 		if [ "$variant" = build-asan ]; then
-			env -u LANG -u LANGUAGE -u LC_ALL -u LC_CTYPE TERM=linux make -C "$variant" check >&2 || true
+			set -- env -u LANG -u LANGUAGE -u LC_ALL -u LC_CTYPE TERM=linux
 		else
-			make -C "$variant" check >&2 || true
+			set -- env
 		fi
-		[ -f "$variant/test-suite.log" ] && logs="$logs $variant/test-suite.log"
+		rm -f "$variant/together-suite.log" "$variant/test-suite.log"
+		"$@" make -C "$variant" -j"$(nproc)" check 'TESTS=$(TOGETHER_TESTS)' \
+			TEST_SUITE_LOG=together-suite.log >&2 || true
+		"$@" make -C "$variant" check 'TESTS=$(SOLO_TESTS)' >&2 || true
+		for f in together-suite.log test-suite.log; do
+			[ -f "$variant/$f" ] && logs="$logs $variant/$f"
+		done
 		say "$variant: the slowest tests"
 		show_slowest "$variant/tests"
 		show_failures "$variant/tests"
