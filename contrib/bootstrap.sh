@@ -114,64 +114,86 @@ check)
 	install_missing $BUILD_PKGS $TEST_PKGS || { echo "0 passed, 1 failed"; exit 1; }
 	broken=0
 	logs=""
-	plain_built=no
-	for variant in build build-asan; do
+	# A variant configured and built, with its test programs (built in parallel; a build
+	# failure is a failure, not zero tests: it used to end in "0 passed, 0 failed" and
+	# exit 0). Returns 1 where either failed.
+	prepare() { # VARIANT
 		opts=$PLAIN_OPTS
-		[ "$variant" = build-asan ] && opts=$ASAN_OPTS
-		if ! { configure_in "$variant" $opts && build_in "$variant"; }; then
-			say "$variant: the build failed"
-			broken=$((broken + 1))
-			continue
+		[ "$1" = build-asan ] && opts=$ASAN_OPTS
+		if ! { configure_in "$1" $opts && build_in "$1"; }; then
+			say "$1: the build failed"
+			return 1
 		fi
-		say "$variant: make check"
-		# The test programs build in parallel; a build failure is a failure, not zero
-		# tests (it used to end in "0 passed, 0 failed" and exit 0).
-		if ! make -C "$variant" -j"$(nproc)" check TESTS= >&2; then
-			say "$variant: the tests did not build"
-			broken=$((broken + 1))
-			continue
+		say "$1: make check"
+		if ! make -C "$1" -j"$(nproc)" check TESTS= >&2; then
+			say "$1: the tests did not build"
+			return 1
 		fi
-		[ "$variant" = build ] && plain_built=yes
-		# The tests that measure no CPU share and time nothing first, side by side
-		# (Makefile.am's TOGETHER_TESTS: fuzzing, the layers, the tarball; ~2 of the
-		# ~10 minutes a pass takes); then the rest one at a time (SOLO_TESTS): the verdict
-		# tests measure CPU shares and must not compete with each other for the two cores.
-		# The ASan suite runs as a fresh Debian console would (no locale: the C locale,
-		# TERM=linux), the plain one in the caller's environment (CI: C.UTF-8, TERM=dumb):
-		# both are real users' environments.
-		if [ "$variant" = build-asan ]; then
-			set -- env -u LANG -u LANGUAGE -u LC_ALL -u LC_CTYPE TERM=linux
+	}
+	# One part of a variant's suite: together, the tests that measure no CPU share and
+	# time nothing, side by side (Makefile.am's TOGETHER_TESTS: fuzzing, the layers, the
+	# tarball...); solo, the rest one at a time (SOLO_TESTS): the verdict tests measure CPU
+	# shares and must not compete with each other, or with anything, for the two cores.
+	# The ASan suite runs as a fresh Debian console would (no locale: the C locale,
+	# TERM=linux), the plain one in the caller's environment (CI: C.UTF-8, TERM=dumb): both
+	# are real users' environments.
+	suite() { # VARIANT together|solo
+		if [ "$1" = build-asan ]; then
+			set -- "$1" "$2" env -u LANG -u LANGUAGE -u LC_ALL -u LC_CTYPE TERM=linux
 		else
-			set -- env
+			set -- "$1" "$2" env
 		fi
-		rm -f "$variant/together-suite.log" "$variant/test-suite.log"
-		"$@" make -C "$variant" -j"$(nproc)" check 'TESTS=$(TOGETHER_TESTS)' \
-			TEST_SUITE_LOG=together-suite.log >&2 || true
-		"$@" make -C "$variant" check 'TESTS=$(SOLO_TESTS)' >&2 || true
-		for f in together-suite.log test-suite.log; do
-			[ -f "$variant/$f" ] && logs="$logs $variant/$f"
-		done
-		say "$variant: the slowest tests"
-		show_slowest "$variant/tests"
-		show_failures "$variant/tests"
-	done
+		variant=$1 part=$2
+		shift 2
+		if [ "$part" = together ]; then
+			rm -f "$variant/together-suite.log" "$variant/test-suite.log"
+			"$@" make -C "$variant" -j"$(nproc)" check 'TESTS=$(TOGETHER_TESTS)' \
+				TEST_SUITE_LOG=together-suite.log >&2 || true
+		else
+			"$@" make -C "$variant" check 'TESTS=$(SOLO_TESTS)' >&2 || true
+			for f in together-suite.log test-suite.log; do
+				[ -f "$variant/$f" ] && logs="$logs $variant/$f"
+			done
+			say "$variant: the slowest tests"
+			show_slowest "$variant/tests"
+			show_failures "$variant/tests"
+		fi
+	}
+	# What measures nothing runs beside what measures nothing: the ASan build beside the
+	# plain suite's first part, the release (make distcheck) beside the ASan suite's; each
+	# solo part has the machine to itself. One at a time, CI took 21-22 minutes.
+	plain=no asan=no
+	if prepare build; then plain=yes; else broken=$((broken + 1)); fi
+	prepare build-asan >"$top/build-asan.out" 2>&1 &
+	asan_pid=$!
+	[ $plain = yes ] && suite build together
+	if wait $asan_pid; then asan=yes; else broken=$((broken + 1)); fi
+	cat "$top/build-asan.out" >&2
+	rm -f "$top/build-asan.out"
+	[ $plain = yes ] && suite build solo
 	# The release: make distcheck makes the tarball, unpacks it read-only, builds it out of
-	# tree (--enable-werror), runs its suite, installs and uninstalls it, and checks that
+	# tree (--enable-werror), runs its suite (its tests are the unit suites and five that
+	# do not measure shares, in parallel), installs and uninstalls it, and checks that
 	# distclean leaves nothing. Its suite's counts are not added to the summary (the same
 	# tests ran above); a distcheck that fails is one failure.
-	if [ $plain_built = yes ]; then
-		say "build: make distcheck"
-		# In parallel: its tests are the unit suites and five that do not measure shares
-		# (58 s against 91 s one at a time).
-		if make -C build -j"$(nproc)" distcheck 'TESTS=$(DISTCHECK_TESTS)' >&2; then
-			say "build: make distcheck passed"
-		else
-			say "build: make distcheck failed"
+	if [ $plain = yes ]; then
+		say "build: make distcheck, beside the ASan suite's first part"
+		make -C build -j"$(nproc)" distcheck 'TESTS=$(DISTCHECK_TESTS)' >"$top/distcheck.out" 2>&1 &
+		dist_pid=$!
+	fi
+	[ $asan = yes ] && suite build-asan together
+	if [ $plain = yes ]; then
+		if wait $dist_pid; then dist=passed; else dist=failed; fi
+		cat "$top/distcheck.out" >&2
+		rm -f "$top/distcheck.out"
+		say "build: make distcheck $dist"
+		if [ $dist = failed ]; then
 			broken=$((broken + 1))
 			# Its build tree stays after a failure, with the suite's logs.
 			for d in build/cperfwatch-*/_build; do show_failures "$d"; done
 		fi
 	fi
+	[ $asan = yes ] && suite build-asan solo
 	# The failures once more, last: CI's page shows the end of the log.
 	fails=$(for d in build/tests build-asan/tests; do
 		find "$d" -name '*.log' 2>/dev/null | xargs -r grep -l '^not ok' 2>/dev/null
