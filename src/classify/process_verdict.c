@@ -730,16 +730,6 @@ void cpw_process_verdict_sentence(const struct cpw_proc_verdict *pv, char *buf, 
 
 /* ---- the tree's advice, held to every process's finding ---- */
 
-static void append(struct cpw_verdict *v, const char *text)
-{
-	cpw_advice_append(v, "", text);
-}
-
-static void replace(struct cpw_verdict *v, const char *from, const char *to)
-{
-	cpw_advice_replace(v, from, to);
-}
-
 #define THREADS_ADVICE "parallelise (threads, processes, make -j)"
 #define PER_PROCESS_NAMED 3
 
@@ -758,10 +748,10 @@ void cpw_process_verdict_guard_advice(const struct cpw_proc_verdicts *pvs, struc
 	}
 	/* More threads help neither Python's CPU work nor threads that take turns on a lock. */
 	if (python)
-		replace(v, THREADS_ADVICE, "parallelise with processes (multiprocessing, "
+		cpw_advice_replace(v, THREADS_ADVICE, "parallelise with processes (multiprocessing, "
 			"concurrent.futures.ProcessPoolExecutor; Python threads take turns on the GIL)");
 	else if (serialised)
-		replace(v, THREADS_ADVICE, "parallelise with processes or make -j (more threads take "
+		cpw_advice_replace(v, THREADS_ADVICE, "parallelise with processes or make -j (more threads take "
 			"turns on the same lock)");
 	/* The processes that matter in the advice: those judged otherwise than the tree, the
 	 * first PER_PROCESS_NAMED by name (a shell loop of twelve runs named twelve, and the
@@ -780,15 +770,15 @@ void cpw_process_verdict_guard_advice(const struct cpw_proc_verdicts *pvs, struc
 		cpw_escape_utf8(pv->comm, comm, sizeof comm);
 		snprintf(line, sizeof line, "%s %s (pid %d) %s", named ? "," : " Per process:", comm,
 			 (int)pv->pid, cpw_verdict_class_name(pv->cls));
-		append(v, line);
+		cpw_advice_append(v, "", line);
 		named = true;
 		shown++;
 	}
 	if (more) {
 		char line[64];
 		snprintf(line, sizeof line, " and %u more (under Processes)", more);
-		append(v, line);
+		cpw_advice_append(v, "", line);
 	}
 	if (named)
-		append(v, ": see its finding.");
+		cpw_advice_append(v, "", ": see its finding.");
 }

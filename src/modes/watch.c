@@ -10,7 +10,6 @@
 #include "modes/watch.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -110,27 +109,15 @@ enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_ses
 	return CPW_WATCH_NEXT;
 }
 
-static bool is_zero(struct timespec t)
-{
-	return t.tv_sec == 0 && t.tv_nsec == 0;
-}
-
-static bool reached(struct timespec t, struct timespec now)
-{
-	return now.tv_sec > t.tv_sec || (now.tv_sec == t.tv_sec && now.tv_nsec >= t.tv_nsec);
-}
-
 void cpw_watch_pacer_wait(struct cpw_pacer *p, unsigned interval_ms)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (is_zero(p->origin))
+	if (p->origin.tv_sec == 0 && p->origin.tv_nsec == 0)
 		p->origin = now;
-	/* The sample due at next was just taken (a signal may have woken the loop earlier
-	 * for one more: that one leaves the schedule alone). */
-	if (is_zero(p->next) || reached(p->next, now))
-		p->next = cpw_tick_grid_next(p->origin, (uint64_t)interval_ms * 1000000u, now);
-	cpw_signals_sleep_until(p->next);
+	/* The next point after now: the one a signal's early wake-up left is still ahead
+	 * (its extra sample leaves the grid alone), and the interval may have changed. */
+	cpw_signals_sleep_until(cpw_tick_grid_next(p->origin, (uint64_t)interval_ms * 1000000u, now));
 }
 
 void cpw_watch_view_end(struct cpw_watch_view *w, struct cpw_session *s, const char *notice)

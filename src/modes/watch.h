@@ -42,7 +42,6 @@ enum cpw_watch_step cpw_watch_view_step(struct cpw_watch_view *w, struct cpw_ses
  * early; the sample it brings leaves the grid alone. */
 struct cpw_pacer {
 	struct timespec origin; /* the grid's origin (the session's start); zero: the first wait */
-	struct timespec next;   /* when the next sample is due; zero: not started */
 };
 void cpw_watch_pacer_wait(struct cpw_pacer *p, unsigned interval_ms);
 

@@ -33,7 +33,7 @@
  * woken by one timer cost about one). Each reading serves the cpu-clock samples nearest
  * it. A reading costs ~100 us of CPU here, ~45 of it the wake-up itself (a hypervisor's):
  * at py-spy's 100 a second the reader alone cost a 2 s pure-Python loop 1 % of its CPU,
- * the whole target of issue 26; at 49 0.45 %, at 24 0.22 %, at 20 on the grid ~0.15 %. The
+ * the whole target of issue 26; at 49 0.45 %, at 24 0.22 %. The
  * price is precision: a 70 % share of a 4 s run is off by ~5-6 points (binomial over its
  * ~70 readings), not ~2 as the native functions' at the same count (--freq raises both;
  * under 100 readings the Notes name the Python share they leave roughest, 3 points off or
