@@ -167,8 +167,10 @@ check "processes that exit between two reads: the report is whole" \
 	test "$(J "$SCRATCH/x.json" "d['hotspots']['samples'] >= 0 and d['hotspots']['available']")" = True
 "$CPW" -j -o "$SCRATCH/storm.json" -- sh -c "\"$SCRATCH/split\" 0.7 & i=0; while [ \$i -lt 300 ]; do /bin/true & i=\$((i+1)); done; wait"
 rc=$?
+# The seven kinds' shares are each rounded to 4 places in the JSON: their sum may be
+# over 1 by 7 x 0.00005 when the whole counts add up exactly.
 check "a fork storm of 300 processes: exit 0, shares that add up to at most 100%" sh -c "test $rc = 0 &&
-	test \"\$(/usr/bin/python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))[\"hotspots\"]; print(sum(h[\"kinds\"].values()) <= 1.0001)' '$SCRATCH/storm.json')\" = True"
+	test \"\$(/usr/bin/python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))[\"hotspots\"]; print(sum(h[\"kinds\"].values()) <= 1.00035)' '$SCRATCH/storm.json')\" = True"
 
 # --- threads past the 1,024 that arming lists are never sampled: the note counts them ---
 "$CPW" -j -o "$SCRATCH/herd.json" -- "$CPW_WORKLOADS/sleep_herd" 1100 1.2

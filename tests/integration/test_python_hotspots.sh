@@ -276,8 +276,10 @@ while time.monotonic() < end:
 PY
 "$CPW" -j -o "$SCRATCH/churn.json" -- /usr/bin/python3 "$SCRATCH/churn.py"
 rc=$?
+# The seven kinds' shares are each rounded to 4 places in the JSON: their sum may be
+# over 1 by 7 x 0.00005 when the whole counts add up exactly.
 check "frames changing while read (recursion 1,000 deep, threads coming and going): exit 0, down named, shares that add up" \
 	sh -c "test $rc = 0 && test \"\$(/usr/bin/python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))[\"hotspots\"]; \
-	print(any(f[\"name\"]==\"down\" for f in h[\"functions\"]) and sum(h[\"kinds\"].values()) <= 1.0001)' '$SCRATCH/churn.json')\" = True"
+	print(any(f[\"name\"]==\"down\" for f in h[\"functions\"]) and sum(h[\"kinds\"].values()) <= 1.00035)' '$SCRATCH/churn.json')\" = True"
 
 done_testing
