@@ -52,9 +52,14 @@
 #define EXIT_BATCH 16
 /* Proportional set sizes walk each process's page tables: they are read at the first
  * sample, then at most once a second, and no more often than keeps their cost under 1% of
- * the time (PSS_COST_SHARE). */
+ * the time (PSS_COST_SHARE). The figure is the tree's peak, so a sample also reads them
+ * once the tree's resident size has grown by a quarter since the last reading (a pool
+ * forked after the first sample, data loaded): a run shorter than a second kept the PSS
+ * of a command that had just started (81 KiB for a tree of 112 MiB). Growth costs a
+ * reading each quarter more, a few dozen from MiB to GiB, within the same cost share. */
 #define PSS_PERIOD_S 1.0
 #define PSS_COST_SHARE 0.01
+#define PSS_GROWTH 1.25
 
 struct cpw_session {
 	const struct cpw_config *cfg;
@@ -99,6 +104,8 @@ struct cpw_session {
 	bool stale_groups_removed;
 	uint64_t target_start_ticks;       /* attach mode: the target's start, from the first sample */
 	double next_pss_s;                 /* when the next sample reads the PSS */
+	double pss_gate_s;                 /* before it, a reading would cost over PSS_COST_SHARE */
+	uint64_t pss_rss_kib;              /* the tree's resident size at the last PSS reading */
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
 	int children_fd;                   /* run mode: its children file, kept open; -1: not */
@@ -703,15 +710,22 @@ int cpw_session_sample(struct cpw_session *s)
 	}
 	struct cpw_proc_sample sample;
 	double now = cpw_session_elapsed(s);
-	if (now >= s->next_pss_s)
+	/* grown: by the last sample's resident size (this one's is not read yet) */
+	bool grown = (double)cpw_tree_totals(s->tree)->rss_kib > PSS_GROWTH * (double)s->pss_rss_kib;
+	if (now >= s->next_pss_s || (grown && now >= s->pss_gate_s))
 		cpw_proc_reader_want_pss(s->reader);
 	int rc = cpw_proc_reader_sample(s->reader, s->roots, nroots, &sample);
 	if (rc == 0) {
-		if (sample.pss_read)
-			s->next_pss_s = now + cpw_max(PSS_PERIOD_S, sample.pss_cost_s / PSS_COST_SHARE);
+		double gap = sample.pss_cost_s / PSS_COST_SHARE;
+		if (sample.pss_read) {
+			s->next_pss_s = now + cpw_max(PSS_PERIOD_S, gap);
+			s->pss_gate_s = now + gap;
+		}
 		cpw_tree_set_boot_offset(s->tree, boot_offset(s));
 		rc = cpw_tree_apply(s->tree, &sample, now);
 		sample_cores(s, &sample);
+		if (sample.pss_read)
+			s->pss_rss_kib = cpw_tree_totals(s->tree)->rss_kib;
 	}
 	drain_exits(s);
 	if (rc < 0) {

@@ -18,7 +18,7 @@ PY=/usr/bin/python3
 W="$CPW_SRCDIR/tests/workloads/shared_workers.py"
 MIB=160
 OWN=40 # each worker's own memory: the total is MIB + 3 x OWN, above any one process
-plan 13
+plan 14
 
 # memory figures of a JSON report: tree_peak_kib tree_peak_source tree_peak_rss_kib
 figures() {
@@ -84,6 +84,19 @@ done
 "$CPW" --pid "$target" --duration 1.5 --json -o "$SCRATCH/attach.json"
 wait "$target"
 expect_memory "attach mode" pss "$SCRATCH/attach.json"
+
+# A run shorter than the PSS's second: the tree grows after the first sample (the parent
+# fills 64 MiB, then forks three workers that fill 16 MiB each and hold 0.5 s). Read at the
+# first sample alone, its PSS was the starting command's (81 KiB for ~112 MiB).
+"$CPW" --no-cgroup --json -o "$SCRATCH/short.json" -- "$PY" "$W" 64 3 0.5 16
+set -- $("$PY" -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(d["memory"]["tree_peak_pss_kib"], d["time"]["wall_s"])' "$SCRATCH/short.json" 2>/dev/null || echo "none none")
+if [ "$1" != None ] && [ "$1" != none ] && awk -v p="$1" 'BEGIN { exit !(p >= 0.8 * 112 * 1024 && p <= 1.5 * 112 * 1024) }'; then
+	ok "a run of ${2}s that grows after its first sample: its PSS peak covers the growth ($1 KiB for ~112 MiB)"
+else
+	not_ok "a run of ${2}s that grows after its first sample: its PSS peak covers the growth ($1 KiB for ~112 MiB)"
+fi
 
 "$CPW" --no-cgroup -o "$SCRATCH/text.txt" -- "$PY" "$W" 32 1 0.3
 if grep -q "^	Tree, shared pages counted once: [0-9.]* [KMG]iB (the processes' proportional set sizes, sampled)" "$SCRATCH/text.txt" &&
