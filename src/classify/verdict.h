@@ -45,7 +45,7 @@ struct cpw_verdict {
 	int nevidence;
 	char findings[CPW_FINDINGS_MAX][160]; /* parallelism and similar: "uses 1.0 of 4 usable cores" */
 	int nfindings;
-	char advice[768];
+	char advice[1536]; /* room for every part: the class, the cores, the waits, the processes, the Hotspots */
 };
 
 const char *cpw_verdict_class_name(enum cpw_class cls);      /* "cpu-bound", ... */

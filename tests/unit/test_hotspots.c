@@ -598,6 +598,37 @@ static void test_advice_full(void)
 	cpw_hotspots_free(h);
 }
 
+/* The whole advice of a cpu-bound Python pool whose parent sleeps and whose workers are
+ * judged otherwise (real runs' words before "Hotspots:", ~600 bytes) with its two functions
+ * after it: all of it fits. In 768 bytes the second function's words were cut (a run of
+ * a Python loop and zlib: "... or with cheaper se..."). */
+static void test_advice_room(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	const char *load[] = { "load_and_decode_every_record_of_the_input_file_in_one_pass" },
+		   *pack[] = { "pack_the_decoded_records_into_the_output_buffer_in_one_pass" };
+	for (int i = 0; i < 100; i++)
+		one_stack(h, 1, "prog", i, 1, i % 3 ? load : pack);
+	struct cpw_verdict v;
+	memset(&v, 0, sizeof(v));
+	v.cls = CPW_CLASS_CPU_BOUND;
+	snprintf(v.advice, sizeof(v.advice), "%s",
+		 "CPU-bound: the time goes to computing. Profile it (perf record -g) and look for a better "
+		 "algorithm, compiled libraries (numpy, a C extension) instead of interpreted loops, and compiler "
+		 "optimisation (-O2, -march=native). It uses 1.0 of 2 usable cores: parallelise with processes "
+		 "(multiprocessing, concurrent.futures.ProcessPoolExecutor) to use the rest; Python threads take "
+		 "turns on the GIL. Also, for the waits, find what it sleeps on and overlap the waits. Per process: "
+		 "python3 (pid 27248) cpu-starved, python3 (pid 27249) cpu-starved, python3 (pid 27250) cpu-starved "
+		 "and 1 more (under Processes): see its finding.");
+	cpw_hotspot_advice_append(h, &v);
+	size_t len = strlen(v.advice);
+	CU_ASSERT_TRUE(len > 768);
+	CU_ASSERT_FALSE(len >= 3 && strcmp(v.advice + len - 3, "...") == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.advice, "of the CPU in pack_the_decoded_records_into_the_output_buffer_in_one_pass (prog): "
+						"native code: the algorithm there."));
+	cpw_hotspots_free(h);
+}
+
 static void test_advice_turns(void)
 {
 	struct cpw_hotspots *h = cpw_hotspots_new();
@@ -649,6 +680,7 @@ int main(void)
 	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
 	CU_add_test(s, "advice: cpu-bound names the top functions and their kind", test_advice);
 	CU_add_test(s, "advice: an advice near full: the functions stay inside it", test_advice_full);
+	CU_add_test(s, "advice: the whole advice of a run with every part fits", test_advice_room);
 	CU_add_test(s, "advice: threads taking turns on a lock, what they run", test_advice_turns);
 	return cpw_cunit_run_tap();
 }
