@@ -72,10 +72,21 @@ int cpw_hotspots_report_write_text(const struct cpw_hotspots *h, const struct cp
 		fputs("Hotspots: not sampled (the run ended before sampling was armed, at 0.5 s)\n", out);
 		return ferror(out) ? -EIO : 0;
 	}
+	if (n == 0) {
+		/* A header over nothing says less than why there is nothing: cpu-clock takes a
+		 * sample each 1/hz s of a thread's CPU time, so none means the tree hardly ran
+		 * after the arming (a dd in disk waits), or the kernel dropped them. */
+		if (st->lost)
+			fprintf(out, "Hotspots: no sample: from %.1f s, when sampling was armed, the kernel dropped "
+				"%llu record(s)\n", armed, (unsigned long long)st->lost);
+		else
+			fprintf(out, "Hotspots: no sample: from %.1f s, when sampling was armed, no thread of the tree "
+				"used the %.1f ms of CPU that a sample takes at %d Hz\n", armed,
+				st->hz > 0 ? 1000.0 / st->hz : 0.0, st->hz);
+		return ferror(out) ? -EIO : 0;
+	}
 	fprintf(out, "Hotspots (%llu cpu-clock samples at %d Hz, from %.1f s):\n", (unsigned long long)n, st->hz,
 		armed);
-	if (n == 0)
-		return ferror(out) ? -EIO : 0;
 	write_kinds(h, out);
 	struct cpw_hot_fn top[CPW_HOTSPOTS_REPORT_TOP];
 	size_t nt = cpw_hotspots_top(h, top, CPW_HOTSPOTS_REPORT_TOP), shown = nt;

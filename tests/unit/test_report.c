@@ -22,6 +22,7 @@
 #include "report/exposition.h"
 #include "report/output.h"
 #include "report/series.h"
+#include "report/hotspots_report.h"
 #include "model/tree.h"
 #include "cunit_tap.h"
 #include "report_fixture.h"
@@ -562,6 +563,35 @@ static void test_flame_svg(void)
 	cpw_hotspots_free(h);
 }
 
+/* Armed, and no sample after (a dd in disk waits from 0.5 s on): one line that says why
+ * there is nothing, where a header stood over an empty section. */
+static void test_hotspots_none_sampled(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	struct cpw_sampler_stats st = { .hz = 99 };
+	cpw_hotspots_set_source(h, &st, 0.5);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(cpw_hotspots_report_write_text(h, NULL, f), 0);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(text, "Hotspots: no sample: from 0.5 s, when sampling was armed, no thread of the tree "
+				     "used the 10.1 ms of CPU that a sample takes at 99 Hz\n");
+	free(text);
+	st.lost = 3;
+	cpw_hotspots_set_source(h, &st, 0.5);
+	f = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(cpw_hotspots_report_write_text(h, NULL, f), 0);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(text, "Hotspots: no sample: from 0.5 s, when sampling was armed, the kernel dropped 3 "
+				     "record(s)\n");
+	free(text);
+	cpw_hotspots_free(h);
+}
+
 /* The number of entries in dir, but . and .. */
 static int entries(const char *dir)
 {
@@ -684,6 +714,7 @@ int main(void)
 	CU_add_test(s, "numbers: every digit of whole ones, usable cores as written", test_numbers);
 	CU_add_test(s, "the SVG plot: phases named, names escaped", test_plot_svg);
 	CU_add_test(s, "the flame graph: no stacks, an overflowed table, a failed write", test_flame_svg);
+	CU_add_test(s, "hotspots: armed, no sample after: one line that says why", test_hotspots_none_sampled);
 	CU_add_test(s, "arithmetic without libm: square root, decades", test_arith_without_libm);
 	return cpw_cunit_run_tap();
 }
