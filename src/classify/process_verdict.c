@@ -382,19 +382,25 @@ static bool blocked(const struct pv_in *in, enum pv_lane win)
 	return false;
 }
 
-/* The target of pid's waits of kind with the most thread-seconds, "" when none. */
-static const char *top_target(const struct cpw_waits *waits, pid_t pid, enum cpw_wait_kind kind)
+/* The target of pid's waits of kind with the most thread-seconds, "" when none; *others
+ * (where not NULL) says whether it waited on other targets of that kind too. */
+static const char *top_target(const struct cpw_waits *waits, pid_t pid, enum cpw_wait_kind kind, bool *others)
 {
 	const struct cpw_wait_target_time *best = NULL;
+	size_t n = 0;
 
-	if (waits == NULL)
-		return "";
-	for (size_t i = 0; i < waits->ntargets; i++) {
-		const struct cpw_wait_target_time *t = &waits->targets[i];
+	if (waits != NULL)
+		for (size_t i = 0; i < waits->ntargets; i++) {
+			const struct cpw_wait_target_time *t = &waits->targets[i];
 
-		if (t->pid == pid && t->kind == kind && t->target[0] && (!best || t->seconds > best->seconds))
-			best = t;
-	}
+			if (t->pid != pid || t->kind != kind || !t->target[0])
+				continue;
+			n++;
+			if (!best || t->seconds > best->seconds)
+				best = t;
+		}
+	if (others)
+		*others = n > 1;
 	return best ? best->target : "";
 }
 
@@ -421,15 +427,23 @@ static void finding_disk(const struct pv_in *in, const struct cpw_waits *waits, 
 	const struct cpw_proc *p = in->p;
 	bool writes = cpw_known(p->write_bytes) && (!cpw_known(p->read_bytes) || p->write_bytes > p->read_bytes);
 	double bytes = writes ? p->write_bytes : p->read_bytes;
-	const char *target = top_target(waits, p->pid, CPW_WAIT_DISK);
+	bool others;
+	const char *target = top_target(waits, p->pid, CPW_WAIT_DISK, &others);
 	char amount[32] = "", esc[CPW_WAIT_TARGET_LEN * 4];
 
 	if (cpw_known(bytes) && bytes > 0)
 		bytes_words(bytes, amount, sizeof amount);
 	cpw_escape_utf8(target, esc, sizeof esc);
-	snprintf(f, len, "%s%s%s%s%s, %.0f%% of its time waiting for the disk",
-		 writes ? "writes" : "reads", amount[0] ? " " : "", amount, esc[0] ? " of " : "", esc,
-		 pct(in->disk / in->ref));
+	/* The bytes are the process's, the file where its waits were caught: "of FILE" only
+	 * where it waited on that one (a cat of many files read 44 MiB, not of the one
+	 * its longest wait was on). */
+	if (esc[0] && others)
+		snprintf(f, len, "%s%s%s (its disk waits mostly on %s), %.0f%% of its time waiting for the disk",
+			 writes ? "writes" : "reads", amount[0] ? " " : "", amount, esc, pct(in->disk / in->ref));
+	else
+		snprintf(f, len, "%s%s%s%s%s, %.0f%% of its time waiting for the disk",
+			 writes ? "writes" : "reads", amount[0] ? " " : "", amount, esc[0] ? " of " : "", esc,
+			 pct(in->disk / in->ref));
 	if (in->io_path > 0) {
 		size_t used = strlen(f);
 
@@ -466,7 +480,7 @@ static void finding_wait(const struct pv_in *in, const struct cpw_waits *waits, 
 			 in->probed ? "" : " (what it waited on was not probed)");
 		return;
 	}
-	target = top_target(waits, in->p->pid, (enum cpw_wait_kind)kind);
+	target = top_target(waits, in->p->pid, (enum cpw_wait_kind)kind, NULL);
 	cpw_escape_utf8(target, esc, sizeof esc);
 	snprintf(f, len, "%.0f%% of its time waiting, mostly on %s%s%s%s",
 		 pct(in->share[PV_WAIT]), kind == CPW_WAIT_TIMER ? "a " : "",

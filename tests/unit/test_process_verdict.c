@@ -543,6 +543,13 @@ static void test_dd_direct_recorded(void)
 	dd = judge_dd(&dd_runs[0], procs, &w, &pvs);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dd);
 	CU_ASSERT_PTR_NOT_NULL(strstr(dd->finding, "reads 146 MiB of /tmp/big.dat, 61% of its time waiting for the disk"));
+	/* Its waits caught on two files (a cat of many): the bytes are not that one file's. */
+	dd_run(&dd_runs[0], procs, &w);
+	wait_for(&w, 101, "dd", CPW_WAIT_DISK, 0.05, "/tmp/small.txt");
+	dd = judge_dd(&dd_runs[0], procs, &w, &pvs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dd);
+	CU_ASSERT_PTR_NULL(strstr(dd->finding, "MiB of /tmp/big.dat"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dd->finding, "reads 146 MiB (its disk waits mostly on /tmp/big.dat), "));
 }
 
 /* The time off the CPU the probe did not catch goes to the disk only where it is the disk's:
