@@ -312,6 +312,24 @@ static void gpu_phase(const struct cpw_metrics *m, const struct cpw_metrics *run
 	v->nevidence = 1;
 }
 
+/* The evidence line that decided v's class. The classifier's first line is the CPU's share;
+ * a memory-bound class is that CPU time's refinement, decided by the line of the counters or
+ * the page faults after it: a phase "memory-bound" over "on-CPU time is 59% (cpu-bound at
+ * >= 50%)" read as a contradiction. */
+static const char *deciding_evidence(const struct cpw_verdict *v)
+{
+	static const char *const memory[] = { "topdown_memory_bound", "ipc", "minflt_per_cpu_s" };
+
+	if (v->nevidence == 0)
+		return "";
+	if (v->cls == CPW_CLASS_MEMORY_BOUND)
+		for (int i = 0; i < v->nevidence; i++)
+			for (size_t k = 0; k < sizeof memory / sizeof memory[0]; k++)
+				if (!v->evidence[i].aside && strcmp(v->evidence[i].metric, memory[k]) == 0)
+					return v->evidence[i].text;
+	return v->evidence[0].text;
+}
+
 /* run: the run's metrics, whose facts the phase takes (take_run_facts); NULL: none. */
 static void classify_phase(const struct cpw_tl_point *points, double cores_usable,
 			   const struct cpw_metrics *run, struct cpw_phase *ph)
@@ -329,7 +347,7 @@ static void classify_phase(const struct cpw_tl_point *points, double cores_usabl
 	ph->cls = v.cls;
 	ph->confidence = v.confidence;
 	ph->secondary = v.secondary;
-	snprintf(ph->evidence, sizeof(ph->evidence), "%s", v.nevidence ? v.evidence[0].text : "");
+	snprintf(ph->evidence, sizeof(ph->evidence), "%s", deciding_evidence(&v));
 	snprintf(ph->wait_kind, sizeof(ph->wait_kind), "%s", m.wait_kind);
 	/* A waiting phase says on what: "wait for a server" is not "wait for a timer". */
 	if (ph->cls == CPW_CLASS_WAITING && m.wait_kind[0] && cpw_known(m.wait_kind_share)) {
@@ -664,7 +682,7 @@ static void phase_is_run(struct cpw_phase *p, const struct cpw_verdict *v)
 	p->cls = v->cls;
 	p->secondary = v->secondary;
 	p->confidence = v->confidence;
-	snprintf(p->evidence, sizeof(p->evidence), "%s", v->nevidence ? v->evidence[0].text : "");
+	snprintf(p->evidence, sizeof(p->evidence), "%s", deciding_evidence(v));
 	if (p->cls == CPW_CLASS_WAITING && p->wait_kind[0]) {
 		size_t len = strlen(p->evidence);
 		snprintf(p->evidence + len, sizeof(p->evidence) - len, "; waits: %s", p->wait_kind);

@@ -506,6 +506,34 @@ static void test_min_length(void)
 }
 
 /* A one-phase run leaves the verdict as it was. */
+/* A memory-bound phase quotes the line that made it memory-bound, not the CPU share
+ * before it ("memory-bound ... on-CPU time is 59% (cpu-bound at >= 50%)" read as a
+ * contradiction, for a cat of many files whose kernel time went to page faults). */
+static void test_memory_phase_evidence(void)
+{
+	struct cpw_phases ph;
+	struct cpw_verdict v;
+	memset(&ph, 0, sizeof(ph));
+	memset(&v, 0, sizeof(v));
+	ph.n = 1;
+	ph.phase[0].cls = CPW_CLASS_CPU_BOUND;
+	v.cls = CPW_CLASS_MEMORY_BOUND;
+	v.confidence = 0.64;
+	snprintf(v.evidence[0].metric, sizeof(v.evidence[0].metric), "cpu_share");
+	snprintf(v.evidence[0].text, sizeof(v.evidence[0].text), "on-CPU time is 59%% of the busy lifetime (cpu-bound at >= 50%%)");
+	snprintf(v.evidence[1].metric, sizeof(v.evidence[1].metric), "minflt_per_cpu_s");
+	snprintf(v.evidence[1].text, sizeof(v.evidence[1].text), "61000 minor page faults per CPU-second (memory-bound at >= 50000)");
+	v.nevidence = 2;
+	cpw_phases_retell(&ph, &v);
+	CU_ASSERT_EQUAL(ph.phase[0].cls, CPW_CLASS_MEMORY_BOUND);
+	CU_ASSERT_STRING_EQUAL(ph.phase[0].evidence, "61000 minor page faults per CPU-second (memory-bound at >= 50000)");
+	/* Set aside (it did not decide): the first line stands. */
+	ph.phase[0].cls = CPW_CLASS_CPU_BOUND;
+	v.evidence[1].aside = true;
+	cpw_phases_retell(&ph, &v);
+	CU_ASSERT_STRING_EQUAL(ph.phase[0].evidence, "on-CPU time is 59% of the busy lifetime (cpu-bound at >= 50%)");
+}
+
 static void test_one_phase_keeps_verdict(void)
 {
 	struct cpw_phases ph = { .n = 1 };
@@ -584,6 +612,7 @@ int main(void)
 	CU_add_test(s, "the series fixtures are found", test_fixtures_found);
 	CU_add_test(s, "minimum phase length", test_min_length);
 	CU_add_test(s, "one phase leaves the verdict alone", test_one_phase_keeps_verdict);
+	CU_add_test(s, "a memory-bound phase quotes what made it memory-bound", test_memory_phase_evidence);
 	CU_add_test(s, "a phase that is one process's work takes its verdict", test_owner);
 	for (int i = 0; i < nfixtures; i++)
 		CU_add_test(s, fixture_names[i], test_fixture);
