@@ -59,9 +59,11 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 	m->st_sleeping = tt->st_sleeping;
 	m->st_other = tt->st_other;
 	m->avg_runnable_threads = tt->samples ? (double)tt->runnable_sum / (double)tt->samples : NAN;
-	m->tree_peak_rss_kib = tt->thread_samples ? (double)tt->peak_rss_kib : NAN;
+	/* A sum that never rose above 0 measured no memory (a run so short its one sample found
+	 * a zombie): unknown, not 0 KiB. */
+	m->tree_peak_rss_kib = tt->thread_samples && tt->peak_rss_kib > 0 ? (double)tt->peak_rss_kib : NAN;
 	/* PSS where every live process's could be read at each sample that read them. */
-	m->tree_peak_pss_kib = tt->pss_samples && !tt->pss_unreadable ? tt->peak_pss_kib : NAN;
+	m->tree_peak_pss_kib = tt->pss_samples && !tt->pss_unreadable && tt->peak_pss_kib > 0 ? tt->peak_pss_kib : NAN;
 	m->tree_peak_kib = m->tree_peak_pss_kib;
 	snprintf(m->tree_peak_source, sizeof(m->tree_peak_source), "%s",
 		 cpw_known(m->tree_peak_kib) ? "pss" : "");

@@ -362,6 +362,31 @@ static void test_pss_sum(void)
 	watch_free(t);
 }
 
+/* A run so short that its one sample found the command a zombie (sh -c 'exit 3'): no
+ * memory was measured, and the tree's peaks say unknown, not 0 KiB. */
+static void test_zombie_only_sample(void)
+{
+	struct cpw_tree *t = watch_new(root, false);
+	pid_t top = 100;
+	write_file("100/stat", "100 (sh) Z 1 100 100 0 -1 4194304 500 0 2 0 0 0 0 0 20 0 1 0 1000 0 0 "
+			       "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	write_file("100/task/100/children", "");
+	write_file("100/task/100/status", "Name:\tsh\nState:\tZ (zombie)\nPid:\t100\nPPid:\t1\n");
+	write_file("100/status", "Name:\tsh\nState:\tZ (zombie)\nPid:\t100\nPPid:\t1\n");
+	write_file("100/smaps_rollup", "");
+	cpw_proc_reader_want_pss(reader);
+	sample(t, &top, 1, 0.01);
+	const struct cpw_tree_totals *tt = cpw_tree_totals(t);
+	CU_ASSERT_EQUAL(tt->peak_rss_kib, 0);
+	struct cpw_metrics m;
+	cpw_metrics_init(&m);
+	cpw_metrics_from_tree(&m, t);
+	CU_ASSERT_TRUE(isnan(m.tree_peak_rss_kib));
+	CU_ASSERT_TRUE(isnan(m.tree_peak_pss_kib));
+	CU_ASSERT_TRUE(isnan(m.tree_peak_kib));
+	watch_free(t);
+}
+
 /* The kernel adds a reaped child's IO to its parent's /proc/PID/io: those bytes are the
  * child's, and count once. Only what the child did after its last sample (here 100 bytes)
  * stays under the parent. */
@@ -552,6 +577,7 @@ int main(void)
 	CU_add_test(s3, "a root that does not exist", test_missing_root);
 	CU_pSuite s3b = CU_add_suite("tree memory", setup, teardown);
 	CU_add_test(s3b, "proportional set sizes: sum, peak, unreadable ones", test_pss_sum);
+	CU_add_test(s3b, "a zombie's one sample: the tree's memory peaks unknown, not 0", test_zombie_only_sample);
 	CU_pSuite s3c = CU_add_suite("tree io", setup, teardown);
 	CU_add_test(s3c, "a reaped child's IO counts once, not again under its parent", test_reaped_child_io_counts_once);
 	CU_pSuite s4 = CU_add_suite("tree on the real /proc", NULL, NULL);
