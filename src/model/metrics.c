@@ -62,8 +62,12 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 	/* A sum that never rose above 0 measured no memory (a run so short its one sample found
 	 * a zombie): unknown, not 0 KiB. */
 	m->tree_peak_rss_kib = tt->thread_samples && tt->peak_rss_kib > 0 ? (double)tt->peak_rss_kib : NAN;
-	/* PSS where every live process's could be read at each sample that read them. */
-	m->tree_peak_pss_kib = tt->pss_samples && !tt->pss_unreadable && tt->peak_pss_kib > 0 ? tt->peak_pss_kib : NAN;
+	/* PSS where every live process's could be read at each sample that read them, and one
+	 * of them was taken near the tree's peak (CPW_PSS_COVERS). */
+	bool covers = (double)tt->pss_rss_kib >= CPW_PSS_COVERS * (double)tt->peak_rss_kib;
+	m->tree_peak_pss_kib = tt->pss_samples && !tt->pss_unreadable && tt->peak_pss_kib > 0 && covers
+				       ? tt->peak_pss_kib
+				       : NAN;
 	m->tree_peak_kib = m->tree_peak_pss_kib;
 	snprintf(m->tree_peak_source, sizeof(m->tree_peak_source), "%s",
 		 cpw_known(m->tree_peak_kib) ? "pss" : "");

@@ -546,6 +546,8 @@ static void sum_pss(struct cpw_tree *t)
 	tt->pss_kib = sum;
 	if (sum > tt->peak_pss_kib)
 		tt->peak_pss_kib = sum;
+	if (tt->rss_kib > tt->pss_rss_kib)
+		tt->pss_rss_kib = tt->rss_kib;
 	tt->pss_samples++;
 	if (unknown > tt->pss_unreadable) {
 		tt->pss_unreadable = unknown;

@@ -123,6 +123,11 @@ struct cpw_proc {
 	unsigned generation;      /* last sample that saw it */
 };
 
+/* The PSS readings' peak stands for the tree's only where one of them was taken while the
+ * tree's resident sum was at least this part of its peak: one taken as the command started
+ * (a pool forked later, gone within the second) says nothing of it. */
+#define CPW_PSS_COVERS 0.8
+
 /* Tree-level figures accumulated over all samples. */
 struct cpw_tree_totals {
 	uint64_t samples;
@@ -138,6 +143,7 @@ struct cpw_tree_totals {
 	uint64_t pss_samples;
 	unsigned pss_unreadable;
 	int pss_errno;
+	uint64_t pss_rss_kib;       /* the tree's highest RSS sum at a sample that read the PSS */
 	unsigned alive;             /* processes alive at the last sample */
 	unsigned seen;              /* processes ever seen */
 	double cpu_pct;             /* tree CPU over the last interval (100 = one core) */

@@ -52,14 +52,17 @@
 #define EXIT_BATCH 16
 /* Proportional set sizes walk each process's page tables: they are read at the first
  * sample, then at most once a second, and no more often than keeps their cost under 1% of
- * the time (PSS_COST_SHARE). The figure is the tree's peak, so a sample also reads them
- * once the tree's resident size has grown by a quarter since the last reading (a pool
- * forked after the first sample, data loaded): a run shorter than a second kept the PSS
- * of a command that had just started (81 KiB for a tree of 112 MiB). Growth costs a
- * reading each quarter more, a few dozen from MiB to GiB, within the same cost share. */
+ * the time (PSS_COST_SHARE). Where they give the tree's peak (no group of its own with a
+ * memory peak), a sample also reads them once the tree's resident size has grown by a
+ * quarter since the last reading (a pool forked after the first sample, data loaded): a
+ * run shorter than a second kept the PSS of a command that had just started (81 KiB for
+ * a tree of 112 MiB). Growth costs a reading each quarter more, a few dozen from MiB to
+ * GiB, within the same cost share; ~1.5 ms for a pool of five Python processes, which a
+ * run with its own group does not pay (its PSS is then unknown where no reading came near
+ * the tree's peak: CPW_PSS_COVERS). */
 #define PSS_PERIOD_S 1.0
 #define PSS_COST_SHARE 0.01
-#define PSS_GROWTH 1.25
+#define PSS_GROWTH (1.0 / CPW_PSS_COVERS)
 
 struct cpw_session {
 	const struct cpw_config *cfg;
@@ -105,6 +108,7 @@ struct cpw_session {
 	uint64_t target_start_ticks;       /* attach mode: the target's start, from the first sample */
 	double next_pss_s;                 /* when the next sample reads the PSS */
 	double pss_gate_s;                 /* before it, a reading would cost over PSS_COST_SHARE */
+	bool pss_headline;                 /* the tree's peak comes from the PSS: no own group's */
 	uint64_t pss_rss_kib;              /* the tree's resident size at the last PSS reading */
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
@@ -189,6 +193,7 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 	s->report.page_size = sysconf(_SC_PAGESIZE);
 	cpw_metrics_init(&s->report.metrics);
 	s->report.cgroup_mem_peak_kib = NAN;
+	s->pss_headline = true; /* until a group of its own says it has a memory peak */
 	s->run.cores_usable = NAN;
 	s->run.wall_s = NAN;
 	s->run.attach = cfg->mode == CPW_MODE_ATTACH;
@@ -326,6 +331,9 @@ static void read_start(struct cpw_session *s)
 		cpw_cgroup_read(s->cgroup, &st);
 		in->cgroup_psi_start = st.psi;
 		group_refaults = st.memory_available && cpw_known(st.refaults);
+		/* The group's own peak is the tree's (whole_run.c): the PSS is then JSON's
+		 * second figure, not worth a reading at each growth of the tree. */
+		s->pss_headline = !(st.memory_available && cpw_known(st.mem_peak_kib));
 	}
 	/* System-wide pressure only where the group has none of its own (it would be
 	 * replaced by the group's). */
@@ -711,7 +719,8 @@ int cpw_session_sample(struct cpw_session *s)
 	struct cpw_proc_sample sample;
 	double now = cpw_session_elapsed(s);
 	/* grown: by the last sample's resident size (this one's is not read yet) */
-	bool grown = (double)cpw_tree_totals(s->tree)->rss_kib > PSS_GROWTH * (double)s->pss_rss_kib;
+	bool grown = s->pss_headline &&
+		     (double)cpw_tree_totals(s->tree)->rss_kib > PSS_GROWTH * (double)s->pss_rss_kib;
 	if (now >= s->next_pss_s || (grown && now >= s->pss_gate_s))
 		cpw_proc_reader_want_pss(s->reader);
 	int rc = cpw_proc_reader_sample(s->reader, s->roots, nroots, &sample);

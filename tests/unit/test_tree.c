@@ -362,6 +362,37 @@ static void test_pss_sum(void)
 	watch_free(t);
 }
 
+/* The PSS read as the tree started, and the tree grown fourfold since with no reading
+ * (a run with its own group reads it only once a second): its peak stands for nothing, and
+ * says unknown rather than the start's; read again near the peak, it stands. */
+#define CC1_STAT_BIG                                                                              \
+	"101 (cc1) R 100 100 100 0 -1 4194304 1100 0 5 0 300 100 0 0 20 0 2 0 1010 10000000 8192 " \
+	"18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+static void test_pss_covers_peak(void)
+{
+	struct cpw_tree *t = watch_new(root, false);
+	pid_t top = 100;
+	cpw_proc_reader_want_pss(reader);
+	CU_ASSERT_EQUAL_FATAL(sample(t, &top, 1, 0.1), 2);
+	write_file("101/stat", CC1_STAT_BIG);
+	write_file("101/task/101/schedstat", "3400000000 500000000 110\n");
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.2), 2);
+	struct cpw_metrics m;
+	cpw_metrics_init(&m);
+	cpw_metrics_from_tree(&m, t);
+	CU_ASSERT_TRUE(isnan(m.tree_peak_pss_kib));
+	CU_ASSERT_TRUE(isnan(m.tree_peak_kib));
+	write_file("101/smaps_rollup", "Pss: 30000 kB\n");
+	write_file("101/task/101/schedstat", "3500000000 500000000 120\n");
+	cpw_proc_reader_want_pss(reader);
+	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
+	cpw_metrics_init(&m);
+	cpw_metrics_from_tree(&m, t);
+	CU_ASSERT_DOUBLE_EQUAL(m.tree_peak_pss_kib, 31000, 1e-9);
+	CU_ASSERT_STRING_EQUAL(m.tree_peak_source, "pss");
+	watch_free(t);
+}
+
 /* A run so short that its one sample found the command a zombie (sh -c 'exit 3'): no
  * memory was measured, and the tree's peaks say unknown, not 0 KiB. */
 static void test_zombie_only_sample(void)
@@ -578,6 +609,7 @@ int main(void)
 	CU_pSuite s3b = CU_add_suite("tree memory", setup, teardown);
 	CU_add_test(s3b, "proportional set sizes: sum, peak, unreadable ones", test_pss_sum);
 	CU_add_test(s3b, "a zombie's one sample: the tree's memory peaks unknown, not 0", test_zombie_only_sample);
+	CU_add_test(s3b, "a PSS read far below the tree's peak stands for nothing", test_pss_covers_peak);
 	CU_pSuite s3c = CU_add_suite("tree io", setup, teardown);
 	CU_add_test(s3c, "a reaped child's IO counts once, not again under its parent", test_reaped_child_io_counts_once);
 	CU_pSuite s4 = CU_add_suite("tree on the real /proc", NULL, NULL);
