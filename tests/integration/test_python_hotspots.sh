@@ -18,7 +18,7 @@
 # (The fake interpreters, the attach refusal and --no-hotspots, which measure no share, are
 # test_python_refusals.sh's, run beside other such tests.)
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 22
+plan 23
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
@@ -82,9 +82,13 @@ if [ "$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 
 	else
 		skip "py311: cpu-bound advice names the Python function" "the verdict here is $cls (a loaded machine), not cpu-bound"
 	fi
+	# split.py's loop is module-level code: named by its file, not "split.py:1" (a module's
+	# first line, always 1, would send a reader to the top of the file).
+	check "py311: the module's code named by its file alone" \
+		test "$(J "$SCRATCH/py311.json" "[f['file'] for f in d['hotspots']['functions'] if f['name'] == '<module>'][0]")" = split.py
 else
 	skip "py311: heavy" "/usr/bin/python3 is not 3.11"; skip "py311: light" "/usr/bin/python3 is not 3.11"
-	skip "py311: advice" "/usr/bin/python3 is not 3.11"
+	skip "py311: advice" "/usr/bin/python3 is not 3.11"; skip "py311: module" "/usr/bin/python3 is not 3.11"
 fi
 # on_pyenv FUNC CHECKS...: FUNC LABEL PYTHON for pyenv's 3.12 and 3.13, or a skip for each
 # of CHECKS where this machine has no such build.

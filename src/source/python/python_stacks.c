@@ -8,7 +8,8 @@
  * interpreters per process and 256 threads per interpreter. Functions are named by their
  * qualified name and "file:first line" (co_qualname, co_filename's base name,
  * co_firstlineno): the line a function starts at, not the line running, so that a
- * function's samples add up under one name (the line table is not decoded).
+ * function's samples add up under one name (the line table is not decoded); a module's
+ * code by its file alone (its first line is always 1).
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -636,7 +637,12 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 	    (rc = name_str(pr, na, file_p, file, sizeof(file))) < 0)
 		return rc;
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	snprintf(where, sizeof(where), "%s:%d", base, (int)first);
+	/* A module's code starts at its line 1 whatever runs: "job.py:1" would send a reader
+	 * to the top of the file, so a module is named by its file alone. */
+	if (strcmp(name, "<module>") == 0)
+		snprintf(where, sizeof(where), "%s", base);
+	else
+		snprintf(where, sizeof(where), "%s:%d", base, (int)first);
 	*fn = intern_fn(ps, name, where);
 	c = code_slot(ps, pr->pid, code);
 	*c = (struct code_ent){ code, name_p, file_p, first, *fn, pr->pid, now };
