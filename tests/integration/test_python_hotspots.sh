@@ -82,10 +82,12 @@ if [ "$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 
 	else
 		skip "py311: cpu-bound advice names the Python function" "the verdict here is $cls (a loaded machine), not cpu-bound"
 	fi
-	# split.py's loop is module-level code: named by its file, not "split.py:1" (a module's
-	# first line, always 1, would send a reader to the top of the file).
+	# A loop in module-level code: named by its file, not "mod.py:1" (a module's first
+	# line, always 1, would send a reader to the top of the file).
+	printf 'import time\nend = time.monotonic() + 1.2\nn = 0\nwhile time.monotonic() < end:\n    n += 1\n' >"$SCRATCH/mod.py"
+	"$CPW" -j -o "$SCRATCH/mod.json" -- /usr/bin/python3 "$SCRATCH/mod.py"
 	check "py311: the module's code named by its file alone" \
-		test "$(J "$SCRATCH/py311.json" "[f['file'] for f in d['hotspots']['functions'] if f['name'] == '<module>'][0]")" = split.py
+		test "$(J "$SCRATCH/mod.json" "[f['file'] for f in d['hotspots']['functions'] if f['name'] == '<module>']")" = "['mod.py']"
 else
 	skip "py311: heavy" "/usr/bin/python3 is not 3.11"; skip "py311: light" "/usr/bin/python3 is not 3.11"
 	skip "py311: advice" "/usr/bin/python3 is not 3.11"; skip "py311: module" "/usr/bin/python3 is not 3.11"
