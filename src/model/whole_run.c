@@ -158,8 +158,8 @@ static void note_gaps(const struct cpw_run_readings *in, const struct cpw_tree *
 	else if (!m->tree_peak_source[0] && tt->pss_samples && tt->peak_pss_kib > 0 &&
 		 (double)tt->pss_rss_kib < CPW_PSS_COVERS * (double)tt->peak_rss_kib)
 		note(notes, "the tree's peak memory (shared pages counted once) is unknown: it grew "
-		     "after its last proportional set size reading, which costs more than 1%% of the "
-		     "time to take again sooner");
+		     "after its last proportional set size reading (one is taken each time the tree "
+		     "grows by a quarter, within 1%% of the time)");
 	if (in->exit_record_overflows)
 		note(notes, "exit records were lost %llu time(s) (the kernel's socket buffer overflowed, "
 		     "at least one record each time): processes shorter than the interval may be "

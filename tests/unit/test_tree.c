@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "model/metrics.h"
+#include "model/whole_run.h"
 #include "source/proc/procps.h"
 #include "source/proc/proc_reader.h"
 #include "model/tree.h"
@@ -382,6 +383,17 @@ static void test_pss_covers_peak(void)
 	cpw_metrics_from_tree(&m, t);
 	CU_ASSERT_TRUE(isnan(m.tree_peak_pss_kib));
 	CU_ASSERT_TRUE(isnan(m.tree_peak_kib));
+	/* No group of its own: the note says why the tree's peak memory is unknown. */
+	struct cpw_run_readings in;
+	memset(&in, 0, sizeof(in));
+	struct cpw_run_notes notes = { .n = 0 };
+	double group_peak;
+	cpw_metrics_init(&m);
+	cpw_whole_run_fold(&in, t, &m, &group_peak, &notes);
+	bool said = false;
+	for (int i = 0; i < notes.n; i++)
+		said = said || strstr(notes.line[i], "unknown: it grew after its last proportional set size reading");
+	CU_ASSERT_TRUE(said);
 	write_file("101/smaps_rollup", "Pss: 30000 kB\n");
 	write_file("101/task/101/schedstat", "3500000000 500000000 120\n");
 	cpw_proc_reader_want_pss(reader);
