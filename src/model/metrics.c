@@ -64,8 +64,8 @@ void cpw_metrics_from_tree(struct cpw_metrics *m, const struct cpw_tree *t)
 	m->tree_peak_rss_kib = tt->thread_samples && tt->peak_rss_kib > 0 ? (double)tt->peak_rss_kib : NAN;
 	/* PSS where every live process's could be read at each sample that read them, and one
 	 * of them was taken near the tree's peak (CPW_PSS_COVERS). */
-	bool covers = (double)tt->pss_rss_kib >= CPW_PSS_COVERS * (double)tt->peak_rss_kib;
-	m->tree_peak_pss_kib = tt->pss_samples && !tt->pss_unreadable && tt->peak_pss_kib > 0 && covers
+	m->tree_peak_pss_kib = tt->pss_samples && !tt->pss_unreadable && tt->peak_pss_kib > 0 &&
+				       cpw_tree_pss_covers_peak(tt)
 				       ? tt->peak_pss_kib
 				       : NAN;
 	m->tree_peak_kib = m->tree_peak_pss_kib;

@@ -150,6 +150,13 @@ struct cpw_tree_totals {
 	double read_rate, write_rate, majflt_rate, minflt_rate; /* tree, last interval */
 };
 
+/* Whether a PSS reading was taken near the tree's resident peak (CPW_PSS_COVERS): the
+ * readings' peak then stands for the tree's. */
+static inline bool cpw_tree_pss_covers_peak(const struct cpw_tree_totals *tt)
+{
+	return (double)tt->pss_rss_kib >= CPW_PSS_COVERS * (double)tt->peak_rss_kib;
+}
+
 /* A bounded ring of tree-level points, oldest first when read with cpw_tree_history_at. */
 struct cpw_history {
 	double cpu_pct[CPW_HISTORY_LEN];

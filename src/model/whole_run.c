@@ -155,8 +155,7 @@ static void note_gaps(const struct cpw_run_readings *in, const struct cpw_tree *
 		note(notes, "the tree's peak memory (shared pages counted once) is unknown: the "
 		     "proportional set size of %u process(es) is unreadable (smaps_rollup: %s)",
 		     tt->pss_unreadable, strerror(tt->pss_errno));
-	else if (!m->tree_peak_source[0] && tt->pss_samples && tt->peak_pss_kib > 0 &&
-		 (double)tt->pss_rss_kib < CPW_PSS_COVERS * (double)tt->peak_rss_kib)
+	else if (!m->tree_peak_source[0] && tt->pss_samples && tt->peak_pss_kib > 0 && !cpw_tree_pss_covers_peak(tt))
 		note(notes, "the tree's peak memory (shared pages counted once) is unknown: it grew "
 		     "after its last proportional set size reading (one is taken each time the tree "
 		     "grows by a quarter, within 1%% of the time)");

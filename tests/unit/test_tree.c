@@ -48,6 +48,13 @@ static int sample(struct cpw_tree *t, const pid_t *roots, size_t nroots, double 
 	return rc < 0 ? rc : cpw_tree_apply(t, &s, now_s);
 }
 
+/* The run's metrics from the tree as it stands. */
+static void metrics_of(const struct cpw_tree *t, struct cpw_metrics *m)
+{
+	cpw_metrics_init(m);
+	cpw_metrics_from_tree(m, t);
+}
+
 static void write_file(const char *rel, const char *text)
 {
 	CU_ASSERT_EQUAL_FATAL(cpw_fixture_write(root, rel, text), 0);
@@ -103,8 +110,7 @@ static void test_discovery_and_figures(void)
 	CU_ASSERT_EQUAL(cpw_tree_live_thread_count(t), 3);
 
 	struct cpw_metrics m;
-	cpw_metrics_init(&m);
-	cpw_metrics_from_tree(&m, t);
+	metrics_of(t, &m);
 	CU_ASSERT_EQUAL(m.nprocs, 2);
 	CU_ASSERT_DOUBLE_EQUAL(m.oncpu_s, 5.5, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(m.read_bytes, 4096, 1e-9); /* the readable part */
@@ -356,8 +362,7 @@ static void test_pss_sum(void)
 	CU_ASSERT_EQUAL(tt->pss_unreadable, 1);
 	CU_ASSERT_DOUBLE_EQUAL(tt->peak_pss_kib, 10000, 1e-9);
 	struct cpw_metrics m;
-	cpw_metrics_init(&m);
-	cpw_metrics_from_tree(&m, t);
+	metrics_of(t, &m);
 	CU_ASSERT_TRUE(isnan(m.tree_peak_pss_kib));
 	CU_ASSERT_STRING_EQUAL(m.tree_peak_source, "");
 	watch_free(t);
@@ -379,8 +384,7 @@ static void test_pss_covers_peak(void)
 	write_file("101/task/101/schedstat", "3400000000 500000000 110\n");
 	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.2), 2);
 	struct cpw_metrics m;
-	cpw_metrics_init(&m);
-	cpw_metrics_from_tree(&m, t);
+	metrics_of(t, &m);
 	CU_ASSERT_TRUE(isnan(m.tree_peak_pss_kib));
 	CU_ASSERT_TRUE(isnan(m.tree_peak_kib));
 	/* No group of its own: the note says why the tree's peak memory is unknown. */
@@ -398,8 +402,7 @@ static void test_pss_covers_peak(void)
 	write_file("101/task/101/schedstat", "3500000000 500000000 120\n");
 	cpw_proc_reader_want_pss(reader);
 	CU_ASSERT_EQUAL(sample(t, &top, 1, 0.3), 2);
-	cpw_metrics_init(&m);
-	cpw_metrics_from_tree(&m, t);
+	metrics_of(t, &m);
 	CU_ASSERT_DOUBLE_EQUAL(m.tree_peak_pss_kib, 31000, 1e-9);
 	CU_ASSERT_STRING_EQUAL(m.tree_peak_source, "pss");
 	watch_free(t);
@@ -422,8 +425,7 @@ static void test_zombie_only_sample(void)
 	const struct cpw_tree_totals *tt = cpw_tree_totals(t);
 	CU_ASSERT_EQUAL(tt->peak_rss_kib, 0);
 	struct cpw_metrics m;
-	cpw_metrics_init(&m);
-	cpw_metrics_from_tree(&m, t);
+	metrics_of(t, &m);
 	CU_ASSERT_TRUE(isnan(m.tree_peak_rss_kib));
 	CU_ASSERT_TRUE(isnan(m.tree_peak_pss_kib));
 	CU_ASSERT_TRUE(isnan(m.tree_peak_kib));
@@ -454,8 +456,7 @@ static void test_reaped_child_io_counts_once(void)
 	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 100)->read_bytes, 4096 + 100, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(cpw_tree_find(t, 100)->write_bytes, 8192, 1e-9);
 	struct cpw_metrics m;
-	cpw_metrics_init(&m);
-	cpw_metrics_from_tree(&m, t);
+	metrics_of(t, &m);
 	CU_ASSERT_DOUBLE_EQUAL(m.read_bytes, 4096 + 100 + 5000, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(m.write_bytes, 8192 + 700, 1e-9);
 	/* No rate spike at the reaping either. */
