@@ -76,7 +76,7 @@ has "busy: the GPU section names the device and its busy share" "$SCRATCH/out" "
 has "busy: the GPU section names spin and its SM share" "$SCRATCH/out" "spin: SM 95%, memory 30000 MiB"
 has "busy: the text timeline has a gpu row" "$SCRATCH/out" "0-100% busy (the GPUs the tree holds)"
 has "busy: one phase, the run's (the first reading covers the half second before it)" "$SCRATCH/out" "Phases: one (the whole run is gpu-bound"
-watch current --json -- "$W/spin" 2
+watch current --json -- "$W/spin" 1
 if command -v jq >/dev/null 2>&1; then
 	if jq -e '.verdict.class == "gpu-bound" and .gpu.source == "nvml" and (.gpu.devices[0].busy_share | . > 0.96 and . < 0.98)
 		and .gpu.processes[0].comm == "spin" and .gpu.processes[0].memory_bytes == 31457280000' \
@@ -112,7 +112,7 @@ hasnt "host: the verdict is the host's, not gpu-bound" "$SCRATCH/out" "Verdict: 
 
 # 4. Memory nearly full.
 script "device NVIDIA_Fake_H100 1000 950 97" "proc spin 0 900 95"
-watch current -- "$W/spin" 2
+watch current -- "$W/spin" 1
 has "memory: 95% full is a finding" "$SCRATCH/out" "GPU memory is 95% full"
 
 # 5. Errors and versions: a note, never a crash.
@@ -195,18 +195,18 @@ fi
 
 # 11. GPM: the SMs' activity and occupancy where the device has it.
 script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" "gpm 0 35 20"
-watch current -- "$W/spin" 3
+watch current -- "$W/spin" 2
 has "GPM: the GPU section gives the SMs' activity and occupancy" "$SCRATCH/out" "busy 97% of the run (peak 97%); SMs active 35%, occupancy 20%, memory"
-watch current --json -- "$W/spin" 3
+watch current --json -- "$W/spin" 2
 jq_ok "GPM: JSON sm_active_share and sm_occupancy_share" \
 	'.gpu.devices[0] | .sm_active_share == 0.35 and .sm_occupancy_share == 0.2' '.gpu.devices[0]'
 script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" "gpm 0 35 20" "fail nvmlGpmQueryDeviceSupport 3"
-watch current -- "$W/spin" 2
+watch current -- "$W/spin" 1
 hasnt "GPM refused: no SM figures, the rest as before" "$SCRATCH/out" "SMs active"
 
 # 12. From inside a container: NVML's PIDs are the host's.
 script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95" "pidoffset 4200000"
-watch current -- "$W/spin" 2
+watch current -- "$W/spin" 1
 has "container: a note says NVML's PIDs are not this namespace's" "$SCRATCH/out" "GPU: NVML listed 1 process(es) by PIDs this PID namespace does not have"
 hasnt "container: no GPU verdict from processes it cannot tell" "$SCRATCH/out" "Verdict: gpu-bound"
 
@@ -260,7 +260,7 @@ has "container, forked workers: the GPU verdict is made" "$SCRATCH/out" "Verdict
 # On the host, the tree's own PID listed beside one nobody has (a process that ended
 # since NVML listed it): no pairing, no container note.
 script "device NVIDIA_Fake_H100 81559 30000 97" "proc python3 0 30000 95" "ghost 4199999 0 100 5"
-watch current -- /usr/bin/python3 "$SCRATCH/cuda_user.py" "$SCRATCH" 2
+watch current -- /usr/bin/python3 "$SCRATCH/cuda_user.py" "$SCRATCH" 1
 hasnt "host: a PID that ended is not paired with the tree's process" "$SCRATCH/out" "cperfwatch runs in a container"
 
 # 13. Blocking sync: a futex slept on inside the CUDA driver is a wait on the GPU.
