@@ -55,9 +55,10 @@ total() { J "$1" "next((round(f['total_share']*100,1) for f in d['hotspots']['fu
 # the default rate, 85 readings, 6 runs of 3.11 were off by -10.1 to +4.6: the Notes name
 # heavy's share, +-5).
 # The code path is the default's (a reading each four samples); julia.py below checks the
-# default rate.
+# default rate. The run is 3 s (~650 readings, the error sqrt(4/3) of the 4 s runs' above:
+# a point and a half at most, for the 5 allowed).
 split_on() { # LABEL PYTHON
-	"$CPW" -F 1999 -j -o "$SCRATCH/$1.json" -- "$2" "$SCRATCH/split.py" 4 "$SCRATCH/$1.truth"
+	"$CPW" -F 1999 -j -o "$SCRATCH/$1.json" -- "$2" "$SCRATCH/split.py" 3 "$SCRATCH/$1.truth"
 	th=$(cut -d' ' -f1 "$SCRATCH/$1.truth"); tl=$(cut -d' ' -f2 "$SCRATCH/$1.truth")
 	h=$(total "$SCRATCH/$1.json" heavy); l=$(total "$SCRATCH/$1.json" light)
 	both=$(awk -v h="$h" -v l="$l" 'BEGIN { print h + l }')
