@@ -102,9 +102,9 @@ fi
 # 3,000 cost +30-60 KiB, beside two CPUs of other load up to +1.1 MB once (the pending
 # records stayed under 50: memory made once), so what is checked is that one of two later
 # rounds adds little: a kept record costs again in each. Without the hotspots: the first
-# sample of the sleeper with a kernel frame loads the kernel's symbols once (~5 MB here:
-# 122,000 names of /proc/kallsyms), in whichever round it comes (CI: +5.8 MB in the third),
-# which is not what this measures.
+# samples of the sleeper with kernel frames load the kernel's symbols once (~2.5 MB here,
+# 5 MB before the table was made smaller), in whichever round they come (CI: +5.8 MB in
+# the third), which is not what this measures.
 if is_root; then
 	"$W/sleeper" 30 & # ended below, once measured: a loaded machine's 3,000 execs take long
 	target=$!

@@ -181,6 +181,27 @@ static void test_kallsyms(void)
 	/* A proc root without the file: -ENOENT, an empty table. */
 	CU_ASSERT_EQUAL(cpw_kallsyms_load("/nonexistent-proc-root", &k), -ENOENT);
 	CU_ASSERT_EQUAL(k.n, 0);
+	/* A function's padding (__pfx_X, call-depth tracking's thunk) is named X: with X right
+	 * after it, one entry from the padding on; without, an entry of its own named X. */
+	static const char padded[] =
+		"ffffffff81000ff0 T __pfx_read_zero\n"
+		"ffffffff81001000 T read_zero\n"
+		"ffffffff81001ff0 t __pfx_orphan\n"  /* X does not follow */
+		"ffffffff81002000 t other\n"
+		"ffffffff81002ff0 t __pfx_\n"        /* nothing after the prefix: a name as it is */
+		"ffffffff81003ff0 t __pfx_last";      /* the last line: X never comes */
+	CU_ASSERT_EQUAL_FATAL(cpw_kallsyms_parse(padded, sizeof(padded) - 1, &k), 0);
+	CU_ASSERT_EQUAL(k.n, 5);
+	CU_ASSERT_PTR_NULL(cpw_kallsyms_lookup(&k, 0xffffffff81000fefULL));
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81000ff4ULL), "read_zero");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81001008ULL), "read_zero");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81001ff4ULL), "orphan");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81002004ULL), "other");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81002ff4ULL), "__pfx_");
+	CU_ASSERT_STRING_EQUAL(cpw_kallsyms_lookup(&k, 0xffffffff81003ff4ULL), "last");
+	cpw_kallsyms_free(&k);
+	/* Each entry is 12 bytes (64,000 of them on a 6.x kernel). */
+	CU_ASSERT_EQUAL(sizeof(struct cpw_kallsyms_sym), 12);
 }
 
 static void test_perf_map_garbage(void)

@@ -72,86 +72,128 @@ static bool next_code(const char **s, const char *end, uint64_t *addr, const cha
 	return code;
 }
 
-/* The code symbols in the lines of text: counted (k->sym NULL), or stored (k->sym room
- * for lines, k->names for bytes); adds to *lines and *bytes. */
-static void take_lines(const char *text, size_t len, struct cpw_kallsyms *k, size_t *lines, size_t *bytes,
-		       size_t max_lines, size_t max_bytes)
+/* The table as it is built, in one pass over the file: the file was read twice (count, then
+ * store), and the kernel's making of its ~5 MB of text is most of the cost (~50 ms a pass
+ * here), with a sort of every entry after it (the core's symbols come in order already;
+ * only modules' may not). */
+#define PFX "__pfx_"
+#define PFX_LEN (sizeof(PFX) - 1)
+#define NAME_PENDING UINT32_MAX
+struct builder {
+	struct cpw_kallsyms *k;
+	size_t sym_cap, names_len, names_cap;
+	bool sorted, failed;
+	/* The padding before a function (__pfx_X, 16 bytes where call-depth tracking keeps its
+	 * thunk: ~47% of the symbols of a 6.x kernel) is named X, the function it prepares the
+	 * call of: where X comes next (it always does) the two are one entry from the padding
+	 * on; otherwise the padding's own entry is named X. */
+	size_t pending;   /* the entry of a __pfx_X whose X has not come yet, or SIZE_MAX */
+	char pfx_of[128]; /* X */
+	size_t pfx_len;
+};
+
+static bool add_name(struct builder *b, const char *name, size_t nlen, uint32_t *off)
+{
+	if (b->names_len + nlen + 1 > b->names_cap) {
+		size_t cap = b->names_cap ? b->names_cap : 64 * 1024;
+		while (cap < b->names_len + nlen + 1)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			return false;
+		char *more = realloc(b->k->names, cap);
+		if (!more)
+			return false;
+		b->k->names = more;
+		b->names_cap = cap;
+	}
+	*off = (uint32_t)b->names_len;
+	memcpy(b->k->names + b->names_len, name, nlen);
+	b->k->names[b->names_len + nlen] = '\0';
+	b->names_len += nlen + 1;
+	return true;
+}
+
+/* A __pfx_X whose X did not come next: X stored for it on its own. */
+static bool settle_pending(struct builder *b)
+{
+	if (b->pending == SIZE_MAX)
+		return true;
+	size_t i = b->pending;
+	uint32_t off;
+	b->pending = SIZE_MAX;
+	if (!add_name(b, b->pfx_of, b->pfx_len, &off))
+		return false;
+	b->k->sym[i].name = off;
+	return true;
+}
+
+static void add_symbol(struct builder *b, uint64_t addr, const char *name, size_t nlen)
+{
+	struct cpw_kallsyms *k = b->k;
+
+	if (b->failed)
+		return;
+	if (k->n == b->sym_cap) {
+		size_t cap = b->sym_cap ? b->sym_cap * 2 : 4096;
+		struct cpw_kallsyms_sym *more = realloc(k->sym, cap * sizeof(*more));
+		if (!more) {
+			b->failed = true;
+			return;
+		}
+		k->sym = more;
+		b->sym_cap = cap;
+	}
+	if (k->n > 0 && addr < k->sym[k->n - 1].addr)
+		b->sorted = false;
+	struct cpw_kallsyms_sym *e = &k->sym[k->n];
+	e->addr = addr;
+	bool pfx = nlen > PFX_LEN && nlen - PFX_LEN < sizeof(b->pfx_of) && memcmp(name, PFX, PFX_LEN) == 0;
+	if (pfx) {
+		if (!settle_pending(b)) {
+			b->failed = true;
+			return;
+		}
+		e->name = NAME_PENDING;
+		b->pending = k->n;
+		b->pfx_len = nlen - PFX_LEN;
+		memcpy(b->pfx_of, name + PFX_LEN, b->pfx_len);
+	} else {
+		uint32_t off;
+		if (!add_name(b, name, nlen, &off)) {
+			b->failed = true;
+			return;
+		}
+		if (b->pending != SIZE_MAX && b->pfx_len == nlen && memcmp(b->pfx_of, name, nlen) == 0) {
+			/* X right after its padding: one entry from the padding on, named X */
+			k->sym[b->pending].name = off;
+			b->pending = SIZE_MAX;
+			return;
+		}
+		e->name = off;
+		if (!settle_pending(b)) {
+			b->failed = true;
+			return;
+		}
+	}
+	k->n++;
+}
+
+/* The code symbols in the lines of text. */
+static void take_lines(struct builder *b, const char *text, size_t len)
 {
 	const char *end = text + len, *name;
 	size_t nlen;
 	uint64_t addr;
 
-	for (const char *s = text; s < end;) {
-		if (!next_code(&s, end, &addr, &name, &nlen))
-			continue;
-		if (k->sym) {
-			if (*lines >= max_lines || *bytes + nlen + 1 > max_bytes)
-				return; /* the file grew between the passes (a module loaded) */
-			k->sym[*lines].addr = addr;
-			k->sym[*lines].name = (uint32_t)*bytes;
-			memcpy(k->names + *bytes, name, nlen);
-			k->names[*bytes + nlen] = '\0';
-			k->n++;
-		}
-		(*lines)++;
-		*bytes += nlen + 1;
-	}
+	for (const char *s = text; s < end;)
+		if (next_code(&s, end, &addr, &name, &nlen))
+			add_symbol(b, addr, name, nlen);
 }
 
-/* Room for the symbols counted, or -ENOMEM (k empty). */
-static int make_room(struct cpw_kallsyms *k, size_t lines, size_t bytes)
+/* The lines of the file at path, read in pieces of whole lines: the file is ~5-8 MB, never
+ * held whole. */
+static int take_file(struct builder *b, const char *path)
 {
-	if (lines > UINT32_MAX || bytes > UINT32_MAX)
-		return -ENOMEM;
-	k->sym = malloc(lines * sizeof(*k->sym));
-	k->names = malloc(bytes);
-	if (!k->sym || !k->names) {
-		cpw_kallsyms_free(k);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* One pass over the text at (text, len), or where text is NULL over the file path. */
-static int pass(const char *path, const char *text, size_t len, struct cpw_kallsyms *k, size_t *lines,
-		size_t *bytes, size_t max_lines, size_t max_bytes);
-
-/* Counts, makes room, stores, sorts: the text given, else the file at path. */
-static int read_table(const char *path, const char *text, size_t len, struct cpw_kallsyms *k)
-{
-	size_t lines = 0, bytes = 0;
-
-	memset(k, 0, sizeof(*k));
-	int rc = pass(path, text, len, k, &lines, &bytes, 0, 0); /* count */
-	if (rc < 0 || lines == 0)
-		return rc; /* hidden (all 0), or nothing to name: an empty table */
-	if ((rc = make_room(k, lines, bytes)) < 0)
-		return rc;
-	size_t max_lines = lines, max_bytes = bytes;
-	lines = bytes = 0;
-	rc = pass(path, text, len, k, &lines, &bytes, max_lines, max_bytes); /* store */
-	if (rc < 0) {
-		cpw_kallsyms_free(k);
-		return rc;
-	}
-	/* Modules' symbols follow the core's, not in order. */
-	qsort(k->sym, k->n, sizeof(*k->sym), by_addr);
-	return 0;
-}
-
-int cpw_kallsyms_parse(const char *text, size_t len, struct cpw_kallsyms *k)
-{
-	return read_table(NULL, text, len, k);
-}
-
-/* The file is ~8 MB: it is read in pieces of whole lines, never held whole. */
-static int pass(const char *path, const char *text, size_t len, struct cpw_kallsyms *k, size_t *lines,
-		size_t *bytes, size_t max_lines, size_t max_bytes)
-{
-	if (text) {
-		take_lines(text, len, k, lines, bytes, max_lines, max_bytes);
-		return 0;
-	}
 	FILE *f = fopen(path, "re");
 	char buf[64 * 1024];
 	size_t have = 0;
@@ -165,7 +207,7 @@ static int pass(const char *path, const char *text, size_t len, struct cpw_kalls
 		size_t whole = last_nl ? (size_t)(last_nl - buf) + 1 : (got == 0 ? have : 0);
 		if (whole == 0 && have == sizeof(buf))
 			whole = have; /* a line longer than the buffer: cut */
-		take_lines(buf, whole, k, lines, bytes, max_lines, max_bytes);
+		take_lines(b, buf, whole);
 		memmove(buf, buf + whole, have - whole);
 		have -= whole;
 		if (got == 0)
@@ -176,12 +218,47 @@ static int pass(const char *path, const char *text, size_t len, struct cpw_kalls
 	return rc;
 }
 
+/* The table made from what was taken (rc: the reading's): sorted where it was not in
+ * order, its arrays cut to what they hold; or empty, with -errno. */
+static int finish(struct builder *b, int rc)
+{
+	struct cpw_kallsyms *k = b->k;
+
+	if (!b->failed && !settle_pending(b))
+		b->failed = true;
+	if (rc < 0 || b->failed || k->n == 0) {
+		cpw_kallsyms_free(k); /* hidden (all 0), or nothing to name: an empty table */
+		return rc < 0 ? rc : b->failed ? -ENOMEM : 0;
+	}
+	/* Modules' symbols follow the core's, not in order. */
+	if (!b->sorted)
+		qsort(k->sym, k->n, sizeof(*k->sym), by_addr);
+	struct cpw_kallsyms_sym *sym = realloc(k->sym, k->n * sizeof(*sym));
+	if (sym)
+		k->sym = sym;
+	char *names = realloc(k->names, b->names_len);
+	if (names)
+		k->names = names;
+	return 0;
+}
+
+int cpw_kallsyms_parse(const char *text, size_t len, struct cpw_kallsyms *k)
+{
+	struct builder b = { .k = k, .sorted = true, .pending = SIZE_MAX };
+
+	memset(k, 0, sizeof(*k));
+	take_lines(&b, text, len);
+	return finish(&b, 0);
+}
+
 int cpw_kallsyms_load(const char *proc_root, struct cpw_kallsyms *k)
 {
+	struct builder b = { .k = k, .sorted = true, .pending = SIZE_MAX };
 	char path[4096];
 
+	memset(k, 0, sizeof(*k));
 	snprintf(path, sizeof(path), "%s/kallsyms", proc_root ? proc_root : "/proc");
-	return read_table(path, NULL, 0, k);
+	return finish(&b, take_file(&b, path));
 }
 
 const char *cpw_kallsyms_lookup(const struct cpw_kallsyms *k, uint64_t addr)

@@ -3,7 +3,8 @@
  * so that a sample in the kernel is named where it ran ("clear_user_erms") and not only
  * "[kernel]", as perf report does.
  *
- * Only code symbols are kept (t, T, w, W: text and weak text), sorted by address. Where
+ * Only code symbols are kept (t, T, w, W: text and weak text), sorted by address; the
+ * padding before a function X (__pfx_X) is named X, its name stored once. Where
  * the kernel hides the addresses (kptr_restrict, or a reader without CAP_SYSLOG), every
  * line reads 0: the table is empty and the samples stay "[kernel]". The parser is pure.
  */
@@ -13,10 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Packed: 12 bytes, not 16, for each of ~120,000 symbols. */
 struct cpw_kallsyms_sym {
 	uint64_t addr;
 	uint32_t name;    /* offset into names */
-};
+} __attribute__((packed));
 
 struct cpw_kallsyms {
 	struct cpw_kallsyms_sym *sym; /* ascending by address */

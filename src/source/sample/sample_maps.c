@@ -629,9 +629,11 @@ bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, st
 		struct cpw_frame *fr = &st->frames[st->nframes];
 		if (in_kernel || (int64_t)ip < 0) {
 			if (!kernel_frame_added) { /* the kernel's frames are one: where it ran for the task */
-				/* The table costs ~5 MB and 0.1 s: read once the tree has spent
-				 * half a second in the kernel (at the default 99 Hz), not for a few
-				 * wake-ups; the samples before it stay [kernel]. */
+				/* The table costs ~2.5 MB and ~80 ms (a 6.x kernel's 64,000
+				 * functions, most of it the kernel's making of the file's text):
+				 * read once the tree has spent half a second in the kernel (at the
+				 * default 99 Hz), not for a few wake-ups; the samples before it
+				 * stay [kernel]. */
 				if (!t->kernel_read && ++t->kernel_samples >= KALLSYMS_AFTER_SAMPLES) {
 					t->kernel_read = true;
 					cpw_kallsyms_load(t->proc_root, &t->kernel); /* empty where hidden */
