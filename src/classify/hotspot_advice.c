@@ -57,8 +57,14 @@ size_t cpw_hotspot_advice(const struct cpw_hotspots *h, char *buf, size_t len)
 			break;
 		/* "[libz.so.1.2.13]": a file's code that no symbol names, told as such. */
 		bool nameless = top[i].name[0] == '[' && top[i].kind != CPW_CODE_KERNEL;
+		/* "[kernel]": the kernel's samples its names did not name (Notes say why). */
+		bool kernel_nameless = top[i].name[0] == '[' && top[i].kind == CPW_CODE_KERNEL;
 		int w = nameless ? snprintf(buf + used, len - used, "%s%.0f%% of the CPU in %s (code without symbols): %s",
 					    named ? "; " : "Hotspots: ", pct, top[i].file, what_to_do(top[i].kind, top[i].file))
+			: kernel_nameless ? snprintf(buf + used, len - used, "%s%.0f%% of the CPU in the kernel (its functions "
+						     "not named: see Notes): system calls or page faults on the "
+						     "program's behalf; batch them",
+						     named ? "; " : "Hotspots: ", pct)
 				 : snprintf(buf + used, len - used, "%s%.0f%% of the CPU in %s (%s): %s",
 					    named ? "; " : "Hotspots: ", pct, top[i].name, top[i].file,
 					    what_to_do(top[i].kind, top[i].file));

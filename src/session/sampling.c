@@ -246,6 +246,23 @@ static void few_samples_note(struct cpw_sampling *sp, const struct cpw_sampler_s
 				100.0 * (double)fn.total / (double)st->samples, err);
 }
 
+/* Samples in the kernel that its functions do not name: why, where they are a part worth
+ * telling (5 % of the samples; a Python loop's few wake-ups are not). */
+static void kernel_unnamed_note(const struct cpw_sampler_stats *st, struct cpw_report *r)
+{
+	if (st->samples < 20 || (double)st->kernel_unnamed < 0.05 * (double)st->samples)
+		return;
+	unsigned long long n = (unsigned long long)st->kernel_unnamed;
+	if (st->kernel_hidden)
+		cpw_report_note(r, "hotspots: the kernel hides its functions' addresses (/proc/kallsyms reads 0: "
+				"kptr_restrict, or not root): its %llu sample(s) are named [kernel]", n);
+	else
+		cpw_report_note(r, "hotspots: %llu sample(s) in the kernel are named [kernel], not by function: "
+				"the kernel's function names (/proc/kallsyms, ~70 ms and 2.5 MB to read) are read "
+				"only once %u of its samples are taken%s", n, st->kernel_names_after,
+				st->kernel_read ? " (those before were not named)" : "");
+}
+
 void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 {
 	if (!sp)
@@ -286,6 +303,7 @@ void cpw_sampling_finish(struct cpw_sampling *sp, struct cpw_report *r)
 				100.0 * (double)shallow / (double)user);
 	if (sp->python) /* Python stacks */
 		python_notes(sp, r);
+	kernel_unnamed_note(&st, r);
 	if (st.unreadable)
 		cpw_report_note(r, "hotspots: %llu mapped file(s) could not be read or were replaced since they "
 				"were mapped: their frames are named [FILE]", (unsigned long long)st.unreadable);

@@ -190,6 +190,10 @@ if awk '$1 !~ /^0+$/ { found = 1; exit } END { exit !found }' /proc/kallsyms 2>/
 	"$CPW" -j -o "$SCRATCH/k.json" -- dd if=/dev/zero of=/dev/null bs=1M count=80000 status=none
 	check "a sample in the kernel is named by its function (read_zero for /dev/zero), file [kernel]" \
 		test "$(J "$SCRATCH/k.json" "any(f['file'] == '[kernel]' and f['name'] not in ('[kernel]', '') for f in d['hotspots']['functions'])")" = True
+	# The first 49 or so are [kernel] (the names are read at the 50th): a note says why, and the
+	# advice tells them as the kernel's, not as a function "[kernel] ([kernel])".
+	check "the kernel's samples before its names were read: a note says why ($(J "$SCRATCH/k.json" "[n for n in d['notes'] if 'named [kernel]' in n]"))" \
+		test "$(J "$SCRATCH/k.json" "any(n.startswith('hotspots: ') and 'sample(s) in the kernel are named [kernel], not by function' in n and 'once 50 of its samples' in n for n in d['notes']) and 'in [kernel] ([kernel])' not in d['verdict']['advice']")" = True
 else
 	skip "a sample in the kernel is named by its function" \
 		"/proc/kallsyms shows no addresses here (kptr_restrict, or not root): kernel samples stay [kernel]"

@@ -580,6 +580,31 @@ static void test_advice(void)
 	cpw_hotspots_free(h);
 }
 
+/* The kernel's samples that no name was read for ("[kernel]", file [kernel]) are told as
+ * the kernel's, not as a function called "[kernel]" of a file "[kernel]". */
+static void test_advice_kernel_unnamed(void)
+{
+	struct cpw_hotspots *h = cpw_hotspots_new();
+	for (int i = 0; i < 100; i++) {
+		struct cpw_stack st;
+		memset(&st, 0, sizeof(st));
+		st.pid = st.tid = 1;
+		st.comm = "dd";
+		st.mono_s = 100 + i;
+		st.nframes = 1;
+		st.frames[0] = i % 10 < 6 ? (struct cpw_frame){ "[kernel]", "[kernel]", CPW_CODE_KERNEL }
+					  : (struct cpw_frame){ "read_zero", "[kernel]", CPW_CODE_KERNEL };
+		cpw_hotspots_take(h, &st);
+	}
+	char text[512];
+	CU_ASSERT_TRUE(cpw_hotspot_advice(h, text, sizeof(text)) > 0);
+	CU_ASSERT_STRING_EQUAL(text, "Hotspots: 60% of the CPU in the kernel (its functions not named: see Notes): "
+				     "system calls or page faults on the program's behalf; batch them; 40% of the CPU "
+				     "in read_zero ([kernel]): the kernel: system calls or page faults on the program's "
+				     "behalf; batch them.");
+	cpw_hotspots_free(h);
+}
+
 /* An advice near full (a tree's "Per process:" list after it): the longer words in place
  * of perf's and the functions stay inside it. They once ran past it into the report's next
  * field, and the cperfwatch that watched a shell loop of cperfwatch runs crashed. */
@@ -700,6 +725,7 @@ int main(void)
 	CU_add_test(s, "model: the host's spin in the GPU driver, none from a handful", test_gpu_spin_share);
 	CU_add_test(s, "model: recursion counted once, 1 MiB bound under a flood", test_model_recursion_and_bound);
 	CU_add_test(s, "advice: cpu-bound names the top functions and their kind", test_advice);
+	CU_add_test(s, "advice: the kernel's unnamed samples told as the kernel's", test_advice_kernel_unnamed);
 	CU_add_test(s, "advice: an advice near full: the functions stay inside it", test_advice_full);
 	CU_add_test(s, "advice: the whole advice of a run with every part fits", test_advice_room);
 	CU_add_test(s, "advice: threads taking turns on a lock, what they run", test_advice_turns);

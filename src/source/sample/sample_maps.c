@@ -105,6 +105,7 @@ struct cpw_symtab {
 	struct cpw_kallsyms kernel; /* read once the kernel is a real part of the samples */
 	bool kernel_read;
 	uint64_t kernel_samples;
+	uint64_t kernel_unnamed; /* of them, named [kernel] */
 	struct cpw_dwarf_lines *dwarf; /* the one file's debug information held open ... */
 	int dwarf_file;         /* ... that of this file (index), -1 none */
 	bool lines_no_libdw;    /* a file had debug information libdw was needed for */
@@ -639,6 +640,8 @@ bool cpw_sample_symtab_resolve(struct cpw_symtab *t, const struct cpw_rec *r, st
 					cpw_kallsyms_load(t->proc_root, &t->kernel); /* empty where hidden */
 				}
 				const char *name = cpw_kallsyms_lookup(&t->kernel, ip);
+				if (!name)
+					t->kernel_unnamed++;
 				fr->func = name ? name : "[kernel]";
 				fr->file = "[kernel]";
 				fr->kind = CPW_CODE_KERNEL;
@@ -713,6 +716,10 @@ void cpw_sample_symtab_stats(const struct cpw_symtab *t, struct cpw_sampler_stat
 	out->cut_short = t->cut_short;
 	out->leaf_only = t->leaf_only;
 	out->unresolved = t->unresolved;
+	out->kernel_unnamed = t->kernel_unnamed;
+	out->kernel_read = t->kernel_read;
+	out->kernel_hidden = t->kernel_read && t->kernel.n == 0;
+	out->kernel_names_after = KALLSYMS_AFTER_SAMPLES;
 	out->unreadable = t->unreadable;
 	out->lines_why = t->lines_no_libdw ? cpw_dwarf_lines_why() : NULL;
 }

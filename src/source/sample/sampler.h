@@ -61,6 +61,11 @@ struct cpw_sampler_stats {
 	uint64_t cut_short;      /* samples whose chain ended at an address no mapping held */
 	uint64_t leaf_only;      /* user-space samples with no caller at all */
 	uint64_t unresolved;     /* samples whose own address no mapping held */
+	uint64_t kernel_unnamed; /* samples in the kernel named [kernel]: before its names were
+				  * read, or with its addresses hidden */
+	bool kernel_read;        /* the kernel's names were read (kernel_hidden: all hidden) */
+	bool kernel_hidden;
+	unsigned kernel_names_after; /* samples in the kernel before its names are read */
 	uint64_t unreadable;     /* files that could not be read or were replaced */
 	const char *lines_why;   /* why files with debug information gave no source lines
 				  * (libdw not found), or NULL: once lines were asked for */
