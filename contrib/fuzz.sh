@@ -78,7 +78,7 @@ PARSERS="src/source/proc/proc_parse.c src/util/escape.c src/source/kernel/psi.c 
 	src/source/sample/sample_maps.c src/source/sample/kallsyms.c src/source/elf/elf_file.c
 	src/source/elf/dwarf_lines.c
 	src/source/gpu/drm_fdinfo.c src/source/kernel/proc_events_parse.c
-	src/source/python/python_frames.c src/source/python/python_layout.c"
+	src/source/python/python_frames.c src/source/python/python_layout.c src/source/python/python_lines.c"
 # The merge reader parses with json-c.
 JSONC_LIBS=$(pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 CFLAGS_FUZZ="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"

@@ -1,18 +1,21 @@
 /*
- * fuzz_pyframes.c: fuzz target for the Python frame-chain parser (cpw_python_frames_walk) and
- * the window a partial read leaves (cpw_python_frames_plan, cpw_python_frames_window).
+ * fuzz_pyframes.c: fuzz target for the Python frame-chain parser (cpw_python_frames_walk),
+ * the window a partial read leaves (cpw_python_frames_plan, cpw_python_frames_window) and
+ * a frame's line from a location table (cpw_python_lines_at: the window's bytes as a table).
  *
  * The window is the watched process's memory, read while it runs: any bytes at all. The
  * first byte picks the layout (3.11 or 3.12), the next 8 the frame to start from (an offset
  * into the window), the next 2 how much of a planned read came back; the rest is the window.
  * Invariants: the walk ends, takes at most max records, each whole inside the window, and
- * the next frame it leaves is none or one it did not take; a window never outgrows its read.
+ * the next frame it leaves is none or one it did not take; a window never outgrows its read;
+ * a line is -1 or one the table's deltas can reach, read inside the table.
  */
 #include "config.h"
 #include "fuzz.h"
 
 #include "source/python/python_frames.h"
 #include "source/python/python_layout.h"
+#include "source/python/python_lines.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,6 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (n > 0)
 		FUZZ_ASSERT(frame == out[n - 1].previous);
+	/* The same bytes as a location table (a copy of exactly its length: ASan sees a read
+	 * past it), at an offset from the input. */
+	int line = cpw_python_lines_at(buf, size, (int)(off & 0xffff), (off >> 16) % 4096);
+	FUZZ_ASSERT(line >= -1 && line <= 10000000);
 	free(buf);
 
 	/* A planned read around an address from the input, got bytes of it back. */

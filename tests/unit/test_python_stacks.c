@@ -26,6 +26,7 @@
 #include "source/elf/elf_symbols.h"
 #include "source/python/python_frames.h"
 #include "source/python/python_layout.h"
+#include "source/python/python_lines.h"
 #include "cunit_tap.h"
 
 static void test_table(void)
@@ -44,7 +45,13 @@ static void test_table(void)
 	CU_ASSERT_EQUAL(l.code_firstlineno, 72);
 	CU_ASSERT_EQUAL(l.code_qualname, 128);
 	CU_ASSERT_EQUAL(l.unicode_ascii_size, 48);
-	CU_ASSERT_TRUE(l.frame_size >= 70 && l.code_size >= 136);
+	/* where a frame is (prev_instr), its code's location table and instructions, bytes */
+	CU_ASSERT_EQUAL(l.frame_instr, 56);
+	CU_ASSERT_EQUAL(l.code_linetable, 136);
+	CU_ASSERT_EQUAL(l.code_adaptive, 184);
+	CU_ASSERT_EQUAL(l.bytes_size, 16);
+	CU_ASSERT_EQUAL(l.bytes_sval, 32);
+	CU_ASSERT_TRUE(l.frame_size >= 70 && l.code_size >= 144);
 	CU_ASSERT_TRUE(cpw_python_layout_for(3, 12, &l, why, sizeof(why)));
 	CU_ASSERT_EQUAL(l.interp_threads_head, 72);
 	CU_ASSERT_EQUAL(l.tstate_native_thread_id, 144);
@@ -54,6 +61,9 @@ static void test_table(void)
 	CU_ASSERT_EQUAL(l.frame_owner, 70);
 	CU_ASSERT_EQUAL(l.code_firstlineno, 68);
 	CU_ASSERT_EQUAL(l.unicode_ascii_size, 40);
+	CU_ASSERT_EQUAL(l.frame_instr, 56);
+	CU_ASSERT_EQUAL(l.code_linetable, 136);
+	CU_ASSERT_EQUAL(l.code_adaptive, 192);
 	/* Before 3.11 and past 3.12 the table has nothing: a reason, never a guess. */
 	CU_ASSERT_FALSE(cpw_python_layout_for(3, 10, &l, why, sizeof(why)));
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "before 3.11"));
@@ -71,9 +81,11 @@ static void debug_offsets(uint8_t *buf, size_t len, uint64_t version)
 	w[3] = 2000; w[4] = 16; w[5] = 40;                 /* runtime: size, finalizing, interpreters_head */
 	w[6] = 9000; w[8] = 8; w[9] = 7296;               /* interp: size, id, next, threads_head */
 	w[19] = 300; w[21] = 8; w[23] = 72; w[25] = 152;  /* tstate: size, next, current_frame, native_thread_id */
-	w[28] = 80; w[29] = 8; w[30] = 0; w[33] = 74;     /* frame: size, previous, executable, owner */
-	w[34] = 200; w[35] = 112; w[36] = 120; w[37] = 128; w[39] = 68; /* code: filename, name, qualname, firstlineno */
+	w[28] = 80; w[29] = 8; w[30] = 0; w[31] = 56; w[33] = 74; /* frame: size, previous, executable, instr_ptr, owner */
+	w[34] = 208; w[35] = 112; w[36] = 120; w[37] = 128; w[38] = 136; w[39] = 68; /* code: ..., linetable, firstlineno */
+	w[43] = 200;                                      /* code: co_code_adaptive */
 	w[44] = 16; w[45] = 8;                            /* PyObject: ob_type */
+	w[64] = 40; w[65] = 16; w[66] = 32;               /* bytes: size, ob_size, ob_sval */
 	w[67] = 56; w[68] = 32; w[69] = 16; w[70] = 40;   /* unicode: size, state, length, asciiobject_size */
 	memcpy(buf + 8, w + 1, sizeof(w) - 8);
 	memcpy(buf, "xdebugpy", 8);
@@ -105,6 +117,11 @@ static void test_debug_offsets(void)
 	CU_ASSERT_EQUAL(l.unicode_state, 32);
 	CU_ASSERT_EQUAL(l.unicode_length, 16);
 	CU_ASSERT_EQUAL(l.unicode_ascii_size, 40);
+	CU_ASSERT_EQUAL(l.frame_instr, 56);
+	CU_ASSERT_EQUAL(l.code_linetable, 136);
+	CU_ASSERT_EQUAL(l.code_adaptive, 200);
+	CU_ASSERT_EQUAL(l.bytes_size, 16);
+	CU_ASSERT_EQUAL(l.bytes_sval, 32);
 	/* Refused: another cookie, 3.14's structure (it grew), cut short, an offset outside. */
 	memcpy(buf, "xdebugpz", 8);
 	CU_ASSERT_FALSE(cpw_python_layout_from_debug(buf, sizeof(buf), &l, why, sizeof(why)));
@@ -316,6 +333,106 @@ static void test_elf_exported(void)
 	munmap((void *)(uintptr_t)own, own_len);
 }
 
+/* Location tables as each CPython compiled the same function (its co_linetable, and the
+ * lines co_lines() gives, as /usr/bin/python3, pyenv's 3.12 and 3.13 printed them) of
+ *
+ *     def fetch(addr, n):          # line 2
+ *         total = 0
+ *         for i in range(n):
+ *             if i % 3 == 0:
+ *                 total += i
+ *             else:
+ *                 total -= 1
+ *         s = connect(addr,
+ *                     timeout=5)   # line 10
+ *         return s.recv(64) + total
+ *
+ * ): each instruction's line as co_lines() gives it. */
+struct lt_row {
+	int start, end, line;
+};
+/* Python 3.11: fetch() of the test source, first line 2 */
+static const uint8_t LT_311[] = {
+	0x80, 0x00, 0xd8, 0x0c, 0x0d, 0x80, 0x45, 0xdd, 0x0d, 0x12, 0x90, 0x31, 0x89, 0x58, 0x8c, 0x58,
+	0xf0, 0x00, 0x04, 0x05, 0x17, 0xf0, 0x00, 0x04, 0x05, 0x17, 0x88, 0x01, 0xd8, 0x0b, 0x0c, 0x88,
+	0x71, 0x89, 0x35, 0x90, 0x41, 0x8a, 0x3a, 0x88, 0x3a, 0xd8, 0x0c, 0x11, 0x90, 0x51, 0x89, 0x4a,
+	0x88, 0x45, 0x88, 0x45, 0xe0, 0x0c, 0x11, 0x90, 0x51, 0x89, 0x4a, 0x88, 0x45, 0x88, 0x45, 0xdd,
+	0x08, 0x0f, 0x90, 0x04, 0xd8, 0x18, 0x19, 0xf0, 0x03, 0x01, 0x09, 0x1b, 0xf1, 0x00, 0x01, 0x09,
+	0x1b, 0xf4, 0x00, 0x01, 0x09, 0x1b, 0x80, 0x41, 0xe0, 0x0b, 0x0c, 0x8f, 0x36, 0x8a, 0x36, 0x90,
+	0x22, 0x89, 0x3a, 0x8c, 0x3a, 0x98, 0x05, 0xd1, 0x0b, 0x1d, 0xd0, 0x04, 0x1d
+};
+static const struct lt_row ROWS_311[] = {
+	{ 0, 2, 2 }, { 2, 4, 3 }, { 4, 6, 3 }, { 6, 18, 4 }, { 18, 20, 4 }, { 20, 24, 4 }, { 24, 34, 4 },
+	{ 34, 36, 4 }, { 36, 38, 4 }, { 38, 40, 4 }, { 40, 42, 5 }, { 42, 44, 5 }, { 44, 48, 5 },
+	{ 48, 50, 5 }, { 50, 56, 5 }, { 56, 58, 5 }, { 58, 60, 6 }, { 60, 62, 6 }, { 62, 66, 6 },
+	{ 66, 68, 6 }, { 68, 70, 6 }, { 70, 72, 8 }, { 72, 74, 8 }, { 74, 78, 8 }, { 78, 80, 8 },
+	{ 80, 82, 8 }, { 82, 94, 9 }, { 94, 96, 9 }, { 96, 98, 10 }, { 98, 100, 9 }, { 100, 104, 9 },
+	{ 104, 114, 9 }, { 114, 116, 9 }, { 116, 118, 11 }, { 118, 134, 11 }, { 134, 140, 11 },
+	{ 140, 142, 11 }, { 142, 146, 11 }, { 146, 156, 11 }, { 156, 158, 11 }, { 158, 162, 11 },
+	{ 162, 164, 11 }
+};
+/* Python 3.12: fetch() of the test source, first line 2 */
+static const uint8_t LT_312[] = {
+	0x80, 0x00, 0xd8, 0x0c, 0x0d, 0x80, 0x45, 0xdc, 0x0d, 0x12, 0x90, 0x31, 0x8b, 0x58, 0xf2, 0x00,
+	0x04, 0x05, 0x17, 0x88, 0x01, 0xd8, 0x0b, 0x0c, 0x88, 0x71, 0x89, 0x35, 0x90, 0x41, 0x8a, 0x3a,
+	0xd8, 0x0c, 0x11, 0x90, 0x51, 0x89, 0x4a, 0x89, 0x45, 0xe0, 0x0c, 0x11, 0x90, 0x51, 0x89, 0x4a,
+	0x89, 0x45, 0xf0, 0x09, 0x04, 0x05, 0x17, 0xf4, 0x0a, 0x00, 0x09, 0x10, 0x90, 0x04, 0xd8, 0x18,
+	0x19, 0xf4, 0x03, 0x01, 0x09, 0x1b, 0x80, 0x41, 0xe0, 0x0b, 0x0c, 0x8f, 0x36, 0x89, 0x36, 0x90,
+	0x22, 0x8b, 0x3a, 0x98, 0x05, 0xd1, 0x0b, 0x1d, 0xd0, 0x04, 0x1d
+};
+static const struct lt_row ROWS_312[] = {
+	{ 0, 2, 2 }, { 2, 6, 3 }, { 6, 34, 4 }, { 34, 50, 5 }, { 50, 62, 6 }, { 62, 74, 8 }, { 74, 76, 4 },
+	{ 76, 88, 9 }, { 88, 90, 10 }, { 90, 102, 9 }, { 102, 142, 11 }
+};
+/* Python 3.13: fetch() of the test source, first line 2 */
+static const uint8_t LT_313[] = {
+	0x80, 0x00, 0xd8, 0x0c, 0x0d, 0x80, 0x45, 0xdc, 0x0d, 0x12, 0x90, 0x31, 0x8e, 0x58, 0x88, 0x01,
+	0xd8, 0x0b, 0x0c, 0x88, 0x71, 0x89, 0x35, 0x90, 0x41, 0x8b, 0x3a, 0xd8, 0x0c, 0x11, 0x89, 0x4a,
+	0x8a, 0x45, 0xe0, 0x0c, 0x11, 0x90, 0x51, 0x89, 0x4a, 0x8a, 0x45, 0xf1, 0x09, 0x00, 0x0e, 0x16,
+	0xf4, 0x0a, 0x00, 0x09, 0x10, 0x90, 0x04, 0xd8, 0x18, 0x19, 0xf1, 0x03, 0x01, 0x09, 0x1b, 0x80,
+	0x41, 0xe0, 0x0b, 0x0c, 0x8f, 0x36, 0x89, 0x36, 0x90, 0x22, 0x8b, 0x3a, 0x98, 0x05, 0xd1, 0x0b,
+	0x1d, 0xd0, 0x04, 0x1d
+};
+static const struct lt_row ROWS_313[] = {
+	{ 0, 2, 2 }, { 2, 6, 3 }, { 6, 34, 4 }, { 34, 52, 5 }, { 52, 64, 6 }, { 64, 78, 8 }, { 78, 82, 4 },
+	{ 82, 94, 9 }, { 94, 96, 10 }, { 96, 102, 9 }, { 102, 142, 11 }
+};
+
+static void check_table(const uint8_t *lt, size_t len, const struct lt_row *rows, size_t nrows)
+{
+	for (size_t i = 0; i < nrows; i++)
+		for (int a = rows[i].start; a < rows[i].end; a += 2)
+			CU_ASSERT_EQUAL(cpw_python_lines_at(lt, len, 2, (uint64_t)a), rows[i].line);
+	/* past the table, an odd offset: none */
+	CU_ASSERT_EQUAL(cpw_python_lines_at(lt, len, 2, (uint64_t)rows[nrows - 1].end), -1);
+	CU_ASSERT_EQUAL(cpw_python_lines_at(lt, len, 2, 3), -1);
+	/* cut anywhere, or a byte changed: a line or -1, never a read past the end (ASan) */
+	for (size_t cut = 0; cut < len; cut++) {
+		uint8_t *copy = malloc(cut ? cut : 1);
+		memcpy(copy, lt, cut);
+		for (int a = 0; a < rows[nrows - 1].end; a += 2)
+			CU_ASSERT_TRUE(cpw_python_lines_at(copy, cut, 2, (uint64_t)a) >= -1);
+		free(copy);
+	}
+}
+
+static void test_lines(void)
+{
+	check_table(LT_311, sizeof(LT_311), ROWS_311, sizeof(ROWS_311) / sizeof(ROWS_311[0]));
+	check_table(LT_312, sizeof(LT_312), ROWS_312, sizeof(ROWS_312) / sizeof(ROWS_312[0]));
+	check_table(LT_313, sizeof(LT_313), ROWS_313, sizeof(ROWS_313) / sizeof(ROWS_313[0]));
+	/* The call on two lines waits on its first: 3.12's CALL at 98 is line 9. */
+	CU_ASSERT_EQUAL(cpw_python_lines_at(LT_312, sizeof(LT_312), 2, 98), 9);
+	/* Garbage: an entry without its top bit, a varint that runs off the end. */
+	static const uint8_t bad[] = { 0x10, 0x80 }, runs_off[] = { 0xf0, 0x40, 0x40 };
+	CU_ASSERT_EQUAL(cpw_python_lines_at(bad, sizeof(bad), 2, 0), -1);
+	CU_ASSERT_EQUAL(cpw_python_lines_at(runs_off, sizeof(runs_off), 2, 0), -1);
+	CU_ASSERT_EQUAL(cpw_python_lines_at(NULL, 0, 2, 0), -1);
+	/* A line that would go below 0 is none. */
+	static const uint8_t down[] = { 0xe8, 0x09 }; /* no columns, delta -4 */
+	CU_ASSERT_EQUAL(cpw_python_lines_at(down, sizeof(down), 2, 0), -1);
+}
+
 static void test_frames_plan(void)
 {
 	struct cpw_py_piece p[CPW_PY_WINDOW_PIECES];
@@ -471,6 +588,7 @@ int main(void)
 	CU_add_test(s, "elf: data symbols found by name, load bias, truncations in bounds", test_elf_wanted);
 	CU_add_test(s, "elf: exported symbols through .gnu.hash where dlsym finds them", test_elf_exported);
 	CU_add_test(s, "elf: the function table sorted by address, aliases dropped, as qsort would", test_elf_sorted);
+	CU_add_test(s, "lines: 3.11, 3.12 and 3.13's location tables as co_lines() reads them; cut or garbage", test_lines);
 	CU_add_test(s, "frames: a window read in whole pages down from the frame's; what a partial read leaves",
 		    test_frames_plan);
 	CU_add_test(s, "frames: a chain walked in a window (3.11's layout), shims, ends, torn, random bytes",

@@ -70,7 +70,7 @@ int cpw_python_frames_walk(const struct cpw_py_layout *l, const struct cpw_py_wi
 			break; /* not whole in the window: the caller reads it */
 		const uint8_t *b = w->buf + (f - w->base);
 		struct cpw_py_frame_rec r = { f, u64_at(b, l->frame_code), u64_at(b, l->frame_previous),
-					      b[l->frame_owner] };
+					      u64_at(b, l->frame_instr), b[l->frame_owner] };
 		if (r.owner > CPW_PY_FRAME_OWNED_BY_CSTACK || r.previous == f ||
 		    (r.previous && !cpw_python_frames_plausible(r.previous)))
 			return -1;

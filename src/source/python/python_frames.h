@@ -40,6 +40,7 @@ struct cpw_py_window {
 /* One frame of the chain as read: its address, its code object, its caller, its owner. */
 struct cpw_py_frame_rec {
 	uint64_t addr, code, previous;
+	uint64_t instr; /* the instruction it is at (python_layout.h's frame_instr) */
 	uint8_t owner;
 };
 

@@ -23,9 +23,11 @@ static const struct cpw_py_layout TABLE[] = {
 		.interp_next = 0, .interp_threads_head = 16,
 		.tstate_next = 8, .tstate_native_thread_id = 160,
 		.tstate_cframe = 56, .cframe_current_frame = 8, .has_cframe = true,
-		.frame_code = 32, .frame_previous = 48, .frame_owner = 69,
+		.frame_code = 32, .frame_previous = 48, .frame_owner = 69, .frame_instr = 56,
 		.code_filename = 112, .code_name = 120, .code_qualname = 128, .code_firstlineno = 72,
+		.code_linetable = 136, .code_adaptive = 184,
 		.ob_type = 8, .unicode_state = 32, .unicode_length = 16, .unicode_ascii_size = 48,
+		.bytes_size = 16, .bytes_sval = 32,
 	},
 	{
 		.major = 3, .minor = 12,
@@ -33,9 +35,11 @@ static const struct cpw_py_layout TABLE[] = {
 		.interp_next = 0, .interp_threads_head = 72,
 		.tstate_next = 8, .tstate_native_thread_id = 144,
 		.tstate_cframe = 56, .cframe_current_frame = 0, .has_cframe = true,
-		.frame_code = 0, .frame_previous = 8, .frame_owner = 70,
+		.frame_code = 0, .frame_previous = 8, .frame_owner = 70, .frame_instr = 56,
 		.code_filename = 112, .code_name = 120, .code_qualname = 128, .code_firstlineno = 68,
+		.code_linetable = 136, .code_adaptive = 192,
 		.ob_type = 8, .unicode_state = 32, .unicode_length = 16, .unicode_ascii_size = 40,
+		.bytes_size = 16, .bytes_sval = 32,
 	},
 };
 
@@ -48,9 +52,10 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 /* How many bytes of a frame and of a code object hold the fields read. */
 static void sizes(struct cpw_py_layout *l)
 {
-	l->frame_size = max3(l->frame_code + 8, l->frame_previous + 8, l->frame_owner + 1);
-	l->code_size = max3(max3(l->code_filename, l->code_name, l->code_qualname) + 8, l->code_firstlineno + 4,
-			    l->ob_type + 8);
+	l->frame_size = max3(max3(l->frame_code, l->frame_previous, l->frame_instr) + 8, l->frame_owner + 1, 0);
+	l->code_size = max3(max3(max3(l->code_filename, l->code_name, l->code_qualname), l->code_linetable,
+				 l->ob_type) + 8,
+			    l->code_firstlineno + 4, 0);
 }
 
 bool cpw_python_layout_for(int major, int minor, struct cpw_py_layout *out, char *why, size_t len)
@@ -91,7 +96,8 @@ enum {
 	DO_FRAME = 28,        /* size, previous, executable, instr_ptr, localsplus, owner */
 	DO_CODE = 34,         /* size, filename, name, qualname, linetable, firstlineno, ... (10) */
 	DO_PYOBJECT = 44,     /* size, ob_type */
-	DO_UNICODE = 46 + 4 + 3 + 3 + 3 + 2 + 3 + 3, /* after type(4), tuple, list, dict, float(2), long, bytes */
+	DO_BYTES = 46 + 4 + 3 + 3 + 3 + 2 + 3, /* size, ob_size, ob_sval: after type(4), tuple, list, dict, float(2), long */
+	DO_UNICODE = DO_BYTES + 3,
 	DO_FIELDS = DO_UNICODE + 4,
 };
 
@@ -127,14 +133,19 @@ bool cpw_python_layout_from_debug(const uint8_t *buf, size_t len, struct cpw_py_
 	out->frame_previous = f[DO_FRAME + 1];
 	out->frame_code = f[DO_FRAME + 2];
 	out->frame_owner = f[DO_FRAME + 5];
+	out->frame_instr = f[DO_FRAME + 3];
 	out->code_filename = f[DO_CODE + 1];
 	out->code_name = f[DO_CODE + 2];
 	out->code_qualname = f[DO_CODE + 3];
 	out->code_firstlineno = f[DO_CODE + 5];
+	out->code_linetable = f[DO_CODE + 4];
+	out->code_adaptive = f[DO_CODE + 9];
 	out->ob_type = f[DO_PYOBJECT + 1];
 	out->unicode_state = f[DO_UNICODE + 1];
 	out->unicode_length = f[DO_UNICODE + 2];
 	out->unicode_ascii_size = f[DO_UNICODE + 3];
+	out->bytes_size = f[DO_BYTES + 1];
+	out->bytes_sval = f[DO_BYTES + 2];
 	/* Each offset must lie inside its structure as the same table sizes it. */
 	struct { uint64_t off, size; } chk[] = {
 		{ out->runtime_interpreters_head, f[DO_RUNTIME] }, { out->interp_threads_head, f[DO_INTERP] },
@@ -144,6 +155,9 @@ bool cpw_python_layout_from_debug(const uint8_t *buf, size_t len, struct cpw_py_
 		{ out->code_filename, f[DO_CODE] }, { out->code_name, f[DO_CODE] }, { out->code_qualname, f[DO_CODE] },
 		{ out->code_firstlineno, f[DO_CODE] }, { out->unicode_length, f[DO_UNICODE] },
 		{ out->unicode_state, f[DO_UNICODE] }, { out->unicode_ascii_size, f[DO_UNICODE] + 1 },
+		{ out->frame_instr, f[DO_FRAME] }, { out->code_linetable, f[DO_CODE] },
+		{ out->code_adaptive, f[DO_CODE] }, { out->bytes_size, f[DO_BYTES] },
+		{ out->bytes_sval, f[DO_BYTES] + 1 },
 	};
 	for (size_t i = 0; i < sizeof(chk) / sizeof(chk[0]); i++) {
 		if (chk[i].size == 0 || chk[i].size > (1u << 20) || chk[i].off >= chk[i].size) {

@@ -24,12 +24,14 @@ struct cpw_py_layout {
 	uint64_t cframe_current_frame; /* ... and its current_frame */
 	uint64_t tstate_current_frame; /* 3.13: the frame pointer in the thread state itself */
 	bool has_cframe;
-	/* _PyInterpreterFrame */
-	uint64_t frame_code, frame_previous, frame_owner, frame_size;
-	/* PyCodeObject */
-	uint64_t code_filename, code_name, code_qualname, code_firstlineno, code_size;
-	/* PyObject, PyASCIIObject */
-	uint64_t ob_type, unicode_state, unicode_length, unicode_ascii_size;
+	/* _PyInterpreterFrame; frame_instr: the instruction it is at (3.11, 3.12: prev_instr,
+	 * 3.13: instr_ptr; both the one running, or the call it is in) */
+	uint64_t frame_code, frame_previous, frame_owner, frame_instr, frame_size;
+	/* PyCodeObject; code_adaptive: where its instructions start (co_code_adaptive) */
+	uint64_t code_filename, code_name, code_qualname, code_firstlineno, code_linetable, code_adaptive,
+		code_size;
+	/* PyObject, PyASCIIObject, PyBytesObject */
+	uint64_t ob_type, unicode_state, unicode_length, unicode_ascii_size, bytes_size, bytes_sval;
 };
 
 /* Frames owned by the C stack (3.12: an entry shim) carry no Python function. */

@@ -32,6 +32,7 @@
 #include "source/kernel/kfile.h"
 #include "source/python/python_frames.h"
 #include "source/python/python_layout.h"
+#include "source/python/python_lines.h"
 #include "util/tick_grid.h"
 
 #define PROCS_MAX 64
@@ -96,6 +97,10 @@ struct pythread {
 	bool have_wait;       /* wait_ns and wait_fn are set */
 	uint8_t wait_n;       /* 0, 1 or 2 frames in wait_fn, innermost first */
 	uint16_t wait_fn[2];
+	uint16_t wait_at[2];  /* the same with the line each is at (0: not known) */
+	/* The code objects and instructions of its last reading's two innermost frames. */
+	uint8_t top_n;
+	uint64_t top_code[2], top_instr[2];
 	double seen;          /* when an interpreter last listed it */
 	double hot_until;     /* read while samples say it runs: until then */
 	unsigned head, count;
@@ -749,7 +754,7 @@ static int codes_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, const
  * (those ah holds from there); their code objects into codes, r->n of them, and into *lo
  * the lowest frame the innermost frame's window held. 0, or -errno (-EFAULT: torn). */
 static int walk(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t frame, struct reading *r,
-		int depth, const struct ahead *ah, uint64_t *codes, uint64_t *lo)
+		int depth, const struct ahead *ah, uint64_t *codes, uint64_t *instrs, uint64_t *lo)
 {
 	*lo = frame;
 	const struct cpw_py_layout *l = &pr->l;
@@ -771,8 +776,10 @@ static int walk(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t 
 		if (got <= 0)
 			return -EFAULT; /* torn (the window holds the frame read: at least it) */
 		for (int i = 0; i < got; i++) {
-			if (recs[i].owner != CPW_PY_FRAME_OWNED_BY_CSTACK)
+			if (recs[i].owner != CPW_PY_FRAME_OWNED_BY_CSTACK) {
+				instrs[nc] = recs[i].instr;
 				codes[nc++] = recs[i].code;
+			}
 			if (steps == 0 && recs[i].addr < *lo)
 				*lo = recs[i].addr;
 		}
@@ -972,8 +979,8 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 		ah.code[ah.ncodes] = g_code[k];
 		ah.bytes[ah.ncodes++] = cbuf + k * l->code_size;
 	}
-	uint64_t codes[PY_DEPTH], lo;
-	rc = walk(ps, pr, frame, r, depth, &ah, codes, &lo);
+	uint64_t codes[PY_DEPTH], instrs[PY_DEPTH], lo;
+	rc = walk(ps, pr, frame, r, depth, &ah, codes, instrs, &lo);
 	if (rc == -ESRCH || rc == -EPERM) {
 		lost(ps, pr, rc);
 		return rc;
@@ -986,6 +993,10 @@ static int read_stack(struct cpw_python_stacks *ps, struct pyproc *pr, struct py
 	t->g_cframe = cf;
 	t->g_frame = frame;
 	t->g_lo = lo;
+	/* Where its two innermost frames were, for the lines of a wait (wait_frames). */
+	t->top_n = r->n < 2 ? r->n : 2;
+	memcpy(t->top_code, codes, t->top_n * sizeof(codes[0]));
+	memcpy(t->top_instr, instrs, t->top_n * sizeof(instrs[0]));
 	for (int i = 0; i < r->n; i++) {
 		unsigned k = 0;
 		while (k < t->g_ncodes && t->g_code[k] != codes[i])
@@ -1309,6 +1320,49 @@ static bool retry_renamed(const struct pyproc *pr, const char *comm, double when
 	return (pr->state == P_NOT_PYTHON || pr->state == P_GONE) && renamed(pr, comm);
 }
 
+/* The function fn (of the code object at code) named with the line its frame is at, the
+ * instruction at instr (frame_instr): "fetch" at "netwait.py:23", where its first line was
+ * "netwait.py:20". Its code object and location table are read (three small
+ * process_vm_readv): once for each wait, never for a sample. 0 where it cannot be told
+ * (the table unreadable, the code object not fn's any more, the function table full). */
+#define LINETABLE_MAX 8192
+static uint16_t fn_at_line(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
+			   uint16_t fn)
+{
+	const struct cpw_py_layout *l = &pr->l;
+	uint8_t head[BLOCK_MAX];
+	uint16_t now_fn;
+	if (fn == 0 || !cpw_python_frames_plausible(code) || l->code_size > sizeof(head) ||
+	    code_fn(ps, pr, code, NULL, NULL, mono_now(), &now_fn) < 0 || now_fn != fn ||
+	    rd(pr->pid, code, head, l->code_size) < 0)
+		return 0;
+	uint64_t table = u64_at(head, l->code_linetable), start = code + l->code_adaptive;
+	int32_t first;
+	memcpy(&first, head + l->code_firstlineno, sizeof(first));
+	uint8_t bytes[LINETABLE_MAX];
+	if (instr < start || instr - start > (1u << 24) || !cpw_python_frames_plausible(table) ||
+	    l->bytes_sval > 64 || rd(pr->pid, table, bytes, l->bytes_sval) < 0)
+		return 0;
+	int64_t len;
+	memcpy(&len, bytes + l->bytes_size, sizeof(len));
+	if (len <= 0)
+		return 0;
+	size_t want = (size_t)len < sizeof(bytes) ? (size_t)len : sizeof(bytes);
+	if (rd(pr->pid, table + l->bytes_sval, bytes, want) < 0)
+		return 0;
+	int line = cpw_python_lines_at(bytes, want, first, instr - start);
+	if (line <= 0)
+		return 0;
+	/* The function's file without its first line: "netwait.py:20" -> "netwait.py". */
+	char base[FILE_LEN], where[FILE_LEN + 16];
+	snprintf(base, sizeof(base), "%s", ps->fns[fn].file);
+	char *colon = strrchr(base, ':');
+	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1))
+		*colon = '\0';
+	snprintf(where, sizeof(where), "%s:%d", base, line);
+	return intern_fn(ps, ps->fns[fn].name, where);
+}
+
 /* The innermost two Python frames of waiting thread tid into out: how many. The newest
  * reading serves where the thread has not run since it was taken (its schedstat run time
  * did not move: its frames cannot have changed), else two frames are read now; the
@@ -1339,11 +1393,16 @@ static int wait_frames(struct cpw_python_stacks *ps, struct pyproc *pr, pid_t ti
 			return 0;
 		t->wait_n = r->n < 2 ? r->n : 2;
 		memcpy(t->wait_fn, r->fn, t->wait_n * sizeof(t->wait_fn[0]));
+		for (int i = 0; i < t->wait_n; i++)
+			t->wait_at[i] = t->top_n > i ? fn_at_line(ps, pr, t->top_code[i], t->top_instr[i], t->wait_fn[i])
+						     : 0;
 		t->wait_ns = ns;
 		t->have_wait = timed;
 	}
-	for (int i = 0; i < t->wait_n; i++)
-		out[i] = (struct cpw_python_frame){ ps->fns[t->wait_fn[i]].name, ps->fns[t->wait_fn[i]].file };
+	for (int i = 0; i < t->wait_n; i++) {
+		uint16_t f = t->wait_at[i] ? t->wait_at[i] : t->wait_fn[i];
+		out[i] = (struct cpw_python_frame){ ps->fns[f].name, ps->fns[f].file };
+	}
 	return t->wait_n;
 }
 
