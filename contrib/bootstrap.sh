@@ -149,6 +149,7 @@ check)
 			rm -f "$variant/together-suite.log" "$variant/test-suite.log"
 			"$@" make -C "$variant" -j"$(nproc)" check 'TESTS=$(TOGETHER_TESTS)' \
 				TEST_SUITE_LOG=together-suite.log >&2 || true
+			say "$variant: the side-by-side part done"
 		else
 			"$@" make -C "$variant" check 'TESTS=$(SOLO_TESTS)' >&2 || true
 			for f in together-suite.log test-suite.log; do
