@@ -42,6 +42,10 @@
 #define FN_MAX 4096
 #define FN_HASH 8192
 #define CODE_CACHE 4096
+/* The lines of waits told (fn_at_line): a pool's handler threads wake every 0.1 s and wait
+ * again at the same instruction, and read its location table each time (+110 reads in a 1 s
+ * run of a 4-process pool). */
+#define LINE_CACHE 256
 /* A code object whose bytes matched its cached name within this long is named from the
  * cache by its address alone, unread. A frame holds a reference to its code object, so the
  * address is a live code object; only one freed and another made at the same address in
@@ -117,6 +121,12 @@ struct pyfn {
 	char file[FILE_LEN];
 };
 
+struct line_ent {
+	pid_t pid;
+	uint64_t code, instr;
+	uint16_t fn, at; /* fn at its line (at), 0 where it could not be told */
+};
+
 struct code_ent {
 	uint64_t addr, name_p, file_p;
 	int32_t first;
@@ -147,6 +157,7 @@ struct cpw_python_stacks {
 	size_t nfns;
 	uint16_t fn_hash[FN_HASH];
 	struct code_ent code[CODE_CACHE];
+	struct line_ent lines[LINE_CACHE];
 	struct note notes[NOTES_MAX];
 	size_t nnotes;
 	struct cpw_python_stacks_stats stats;
@@ -1326,15 +1337,33 @@ static bool retry_renamed(const struct pyproc *pr, const char *comm, double when
  * process_vm_readv): once for each wait, never for a sample. 0 where it cannot be told
  * (the table unreadable, the code object not fn's any more, the function table full). */
 #define LINETABLE_MAX 8192
+static uint16_t line_read(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
+			  uint16_t fn);
+
 static uint16_t fn_at_line(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
 			   uint16_t fn)
 {
+	uint16_t now_fn;
+	if (fn == 0 || !cpw_python_frames_plausible(code) ||
+	    code_fn(ps, pr, code, NULL, NULL, mono_now(), &now_fn) < 0 || now_fn != fn)
+		return 0;
+	/* The same code object (still fn's) at the same instruction: the same line. */
+	struct line_ent *e = &ps->lines[((code >> 4) ^ (instr * 0x9E3779B97F4A7C15ull >> 40) ^
+					 (uint64_t)(uint32_t)pr->pid) % LINE_CACHE];
+	if (e->pid == pr->pid && e->code == code && e->instr == instr && e->fn == fn)
+		return e->at;
+	uint16_t at = line_read(ps, pr, code, instr, fn);
+	*e = (struct line_ent){ pr->pid, code, instr, fn, at };
+	return at;
+}
+
+/* fn_at_line's reading of the table. */
+static uint16_t line_read(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
+			  uint16_t fn)
+{
 	const struct cpw_py_layout *l = &pr->l;
 	uint8_t head[BLOCK_MAX];
-	uint16_t now_fn;
-	if (fn == 0 || !cpw_python_frames_plausible(code) || l->code_size > sizeof(head) ||
-	    code_fn(ps, pr, code, NULL, NULL, mono_now(), &now_fn) < 0 || now_fn != fn ||
-	    rd(pr->pid, code, head, l->code_size) < 0)
+	if (l->code_size > sizeof(head) || rd(pr->pid, code, head, l->code_size) < 0)
 		return 0;
 	uint64_t table = u64_at(head, l->code_linetable), start = code + l->code_adaptive;
 	int32_t first;
