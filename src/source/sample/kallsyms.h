@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Packed: 12 bytes, not 16, for each of ~120,000 symbols. */
+/* Packed: 12 bytes, not 16, for each of ~64,000 entries (a 6.x kernel's functions). */
 struct cpw_kallsyms_sym {
 	uint64_t addr;
 	uint32_t name;    /* offset into names */
