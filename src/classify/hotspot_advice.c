@@ -25,7 +25,7 @@ static const char *what_to_do(enum cpw_code_kind k, const char *file)
 	case CPW_CODE_LIBC:
 		return "the C library: look at what calls it (memory copies, allocation, string handling)";
 	case CPW_CODE_KERNEL:
-		return "the kernel: system calls or page faults on the program's behalf; batch them";
+		return "system calls or page faults on the program's behalf; batch them"; /* its file: [kernel] */
 	case CPW_CODE_JIT:
 		return "JIT-compiled code";
 	case CPW_CODE_NATIVE:
@@ -61,10 +61,9 @@ size_t cpw_hotspot_advice(const struct cpw_hotspots *h, char *buf, size_t len)
 		bool kernel_nameless = top[i].name[0] == '[' && top[i].kind == CPW_CODE_KERNEL;
 		int w = nameless ? snprintf(buf + used, len - used, "%s%.0f%% of the CPU in %s (code without symbols): %s",
 					    named ? "; " : "Hotspots: ", pct, top[i].file, what_to_do(top[i].kind, top[i].file))
-			: kernel_nameless ? snprintf(buf + used, len - used, "%s%.0f%% of the CPU in the kernel (its functions "
-						     "not named: see Notes): system calls or page faults on the "
-						     "program's behalf; batch them",
-						     named ? "; " : "Hotspots: ", pct)
+			: kernel_nameless ? snprintf(buf + used, len - used,
+						     "%s%.0f%% of the CPU in the kernel (its functions not named: see Notes): %s",
+						     named ? "; " : "Hotspots: ", pct, what_to_do(top[i].kind, top[i].file))
 				 : snprintf(buf + used, len - used, "%s%.0f%% of the CPU in %s (%s): %s",
 					    named ? "; " : "Hotspots: ", pct, top[i].name, top[i].file,
 					    what_to_do(top[i].kind, top[i].file));

@@ -600,7 +600,7 @@ static void test_advice_kernel_unnamed(void)
 	CU_ASSERT_TRUE(cpw_hotspot_advice(h, text, sizeof(text)) > 0);
 	CU_ASSERT_STRING_EQUAL(text, "Hotspots: 60% of the CPU in the kernel (its functions not named: see Notes): "
 				     "system calls or page faults on the program's behalf; batch them; 40% of the CPU "
-				     "in read_zero ([kernel]): the kernel: system calls or page faults on the program's "
+				     "in read_zero ([kernel]): system calls or page faults on the program's "
 				     "behalf; batch them.");
 	cpw_hotspots_free(h);
 }

@@ -1337,27 +1337,7 @@ static bool retry_renamed(const struct pyproc *pr, const char *comm, double when
  * process_vm_readv): once for each wait, never for a sample. 0 where it cannot be told
  * (the table unreadable, the code object not fn's any more, the function table full). */
 #define LINETABLE_MAX 8192
-static uint16_t line_read(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
-			  uint16_t fn);
-
-static uint16_t fn_at_line(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
-			   uint16_t fn)
-{
-	uint16_t now_fn;
-	if (fn == 0 || !cpw_python_frames_plausible(code) ||
-	    code_fn(ps, pr, code, NULL, NULL, mono_now(), &now_fn) < 0 || now_fn != fn)
-		return 0;
-	/* The same code object (still fn's) at the same instruction: the same line. */
-	struct line_ent *e = &ps->lines[((code >> 4) ^ (instr * 0x9E3779B97F4A7C15ull >> 40) ^
-					 (uint64_t)(uint32_t)pr->pid) % LINE_CACHE];
-	if (e->pid == pr->pid && e->code == code && e->instr == instr && e->fn == fn)
-		return e->at;
-	uint16_t at = line_read(ps, pr, code, instr, fn);
-	*e = (struct line_ent){ pr->pid, code, instr, fn, at };
-	return at;
-}
-
-/* fn_at_line's reading of the table. */
+/* The reading of the table for fn_at_line (below), which keeps what it told. */
 static uint16_t line_read(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
 			  uint16_t fn)
 {
@@ -1390,6 +1370,23 @@ static uint16_t line_read(struct cpw_python_stacks *ps, const struct pyproc *pr,
 		*colon = '\0';
 	snprintf(where, sizeof(where), "%s:%d", base, line);
 	return intern_fn(ps, ps->fns[fn].name, where);
+}
+
+static uint16_t fn_at_line(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
+			   uint16_t fn)
+{
+	uint16_t now_fn;
+	if (fn == 0 || !cpw_python_frames_plausible(code) ||
+	    code_fn(ps, pr, code, NULL, NULL, mono_now(), &now_fn) < 0 || now_fn != fn)
+		return 0;
+	/* The same code object (still fn's) at the same instruction: the same line. */
+	struct line_ent *e = &ps->lines[((code >> 4) ^ (instr * 0x9E3779B97F4A7C15ull >> 40) ^
+					 (uint64_t)(uint32_t)pr->pid) % LINE_CACHE];
+	if (e->pid == pr->pid && e->code == code && e->instr == instr && e->fn == fn)
+		return e->at;
+	uint16_t at = line_read(ps, pr, code, instr, fn);
+	*e = (struct line_ent){ pr->pid, code, instr, fn, at };
+	return at;
 }
 
 /* The innermost two Python frames of waiting thread tid into out: how many. The newest
