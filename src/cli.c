@@ -40,6 +40,8 @@ void cpw_options_defaults(struct cpw_config *cfg)
 	cfg->sampling_hz = hz_set ? (int)hz : 0;
 	const char *cgroups = getenv("CPERFWATCH_CGROUP");
 	cfg->cgroup_root = cgroups && cgroups[0] ? cgroups : "/sys/fs/cgroup";
+	const char *nvml = getenv("CPERFWATCH_NVML");
+	cfg->nvml_library = nvml && nvml[0] ? nvml : NULL;
 	cfg->rank = -1;
 	cfg->kill_after_s = CPW_KILL_AFTER_DEFAULT_S;
 }

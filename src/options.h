@@ -61,6 +61,8 @@ struct cpw_config {
 	const char *events;      /* -e LIST, or NULL for the default set */
 	const char *proc_root;   /* where /proc is; tests point this at fixtures */
 	const char *cgroup_root; /* where the cgroup file systems are mounted (/sys/fs/cgroup) */
+	const char *nvml_library; /* CPERFWATCH_NVML: NVML's path; NULL: libnvidia-ml.so.1 where a
+				   * device node says there is an NVIDIA driver (source/gpu/nvml.c) */
 
 	/* CI budgets: 0 means no limit. */
 	double max_wall_s;

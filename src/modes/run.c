@@ -234,10 +234,15 @@ int cpw_run_mode(const struct cpw_config *cfg, struct cpw_output *report_out, st
 	struct cpw_pacer pacer = { .origin = cpw_session_started_at(s) };
 	struct stopper stop = { 0 };
 	cpw_watch_view_init(&view, cfg, true);
+	/* A child can be reaped only after its SIGCHLD: looked for at the first turn, then
+	 * only after one came (each look is a system call, and most turns have none). */
+	cpw_signals_child_ended = 1;
 	for (;;) {
 		int status;
-		pid_t pid;
-		while ((pid = reap_one(s, &end.ru, &status)) > 0) {
+		pid_t pid = 0;
+		bool look = cpw_signals_child_ended;
+		cpw_signals_child_ended = 0; /* SIGCHLD is blocked here: none comes in between */
+		while (look && (pid = reap_one(s, &end.ru, &status)) > 0) {
 			if (pid == launch.pid) {
 				main_done = true;
 				end.exit_known = true;

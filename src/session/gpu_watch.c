@@ -27,6 +27,7 @@
 
 struct cpw_gpu_watch {
 	const char *proc_root;    /* the config's; NULL: the default */
+	const char *nvml_library; /* the config's (CPERFWATCH_NVML); NULL: the default */
 	bool opened;
 	struct cpw_nvml *nvml;
 	struct cpw_drm_reader *drm;
@@ -41,12 +42,13 @@ struct cpw_gpu_watch {
 	double mem_used_now, mem_total_now; /* cpw_gpu_watch_memory_now(); NAN: none held */
 };
 
-struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root)
+struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root, const char *nvml_library)
 {
 	struct cpw_gpu_watch *w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
 	w->proc_root = proc_root;
+	w->nvml_library = nvml_library;
 	cpw_gpu_init(&w->model);
 	w->next_s = -INFINITY;
 	w->busy_now = w->mem_used_now = w->mem_total_now = NAN;
@@ -57,7 +59,7 @@ static void open_sources(struct cpw_gpu_watch *w)
 {
 	w->opened = true;
 	char why[160] = "";
-	w->nvml = cpw_nvml_open(w->proc_root, why, sizeof(why));
+	w->nvml = cpw_nvml_open(w->proc_root, w->nvml_library, why, sizeof(why));
 	if (w->nvml) {
 		snprintf(w->model.source, sizeof(w->model.source), "nvml");
 		if (cpw_nvml_missing(w->nvml)[0])

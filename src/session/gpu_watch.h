@@ -16,7 +16,7 @@ struct cpw_metrics;
 
 /* Opens nothing yet. NULL when out of memory (then no GPU is read). proc_root: the
  * config's, kept (NULL: the default). */
-struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root);
+struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root, const char *nvml_library);
 /* At most once a second: reads the GPUs and folds the reading; the first call 0.5 s or more
  * into the watch opens the sources (a machine without a GPU pays one failed dlopen and one
  * stat, once; a shorter command nothing). */

@@ -113,6 +113,7 @@ struct cpw_session {
 	struct cpw_timeline *timeline;     /* one point per sample (model/timeline.c) */
 	pid_t roots[MAX_ROOTS];            /* run mode: cperfwatch's children at the last sample */
 	int children_fd;                   /* run mode: its children file, kept open; -1: not */
+	pid_t self;                        /* cperfwatch's pid: read once (each getpid is a system call) */
 	struct cpw_sampling *sampling;     /* hotspots: on-CPU samples by function; NULL: none */
 	char delayacct_why[320];           /* why delay accounting is off; "" when on */
 	struct cpw_gpu_watch *gpu;         /* gpu: the GPUs, read once a second; NULL: none */
@@ -188,6 +189,7 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 		return NULL;
 	}
 	s->cfg = cfg;
+	s->self = getpid();
 	s->report.cfg = cfg;
 	s->report.mode = cfg->mode;
 	s->report.page_size = sysconf(_SC_PAGESIZE);
@@ -216,7 +218,7 @@ struct cpw_session *cpw_session_new(const struct cpw_config *cfg, char *err, siz
 	/* hotspots */
 	s->sampling = cpw_sampling_new(cfg);
 	s->report.hotspots = cpw_sampling_hotspots(s->sampling);
-	s->gpu = cpw_gpu_watch_new(cfg->proc_root); /* gpu */
+	s->gpu = cpw_gpu_watch_new(cfg->proc_root, cfg->nvml_library); /* gpu */
 	/* Only the JSON report names each process's user: the text and OpenMetrics reports
 	 * and the live view never load libproc2 (~1 MB of shared libraries, ~1 ms to load). */
 	if (cfg->format != CPW_FORMAT_JSON)
@@ -378,7 +380,7 @@ static double boot_offset(const struct cpw_session *s)
  * times. */
 static bool may_be_parent(const struct cpw_session *s, pid_t pid, const struct cpw_begin_window *w)
 {
-	if (s->cfg->mode == CPW_MODE_RUN && pid == getpid())
+	if (s->cfg->mode == CPW_MODE_RUN && pid == s->self)
 		return true;
 	switch (cpw_tree_may_be_parent(s->tree, pid, w, boot_offset(s))) {
 	case CPW_KIN_YES:
@@ -648,7 +650,7 @@ static size_t sample_roots(struct cpw_session *s)
 		return 1;
 	}
 	/* cperfwatch is single-threaded: its main thread's children file lists them all. */
-	int n = cpw_proc_pid_children(s->cfg->proc_root, getpid(), &s->children_fd, s->roots, MAX_ROOTS);
+	int n = cpw_proc_pid_children(s->cfg->proc_root, s->self, &s->children_fd, s->roots, MAX_ROOTS);
 	return n > 0 ? (size_t)n : 0;
 }
 

@@ -12,6 +12,7 @@
 
 volatile sig_atomic_t cpw_signals_received;
 volatile sig_atomic_t cpw_signals_stop;
+volatile sig_atomic_t cpw_signals_child_ended;
 sigset_t cpw_signals_wait_mask;
 
 static volatile sig_atomic_t pending[NSIG];
@@ -51,7 +52,11 @@ static void record(int sig)
 	cpw_signals_stop = 1;
 }
 
-static void wake(int sig) { (void)sig; }
+static void child_ended(int sig)
+{
+	(void)sig;
+	cpw_signals_child_ended = 1;
+}
 
 /* Async-signal-safe: the clean-ups, the disposition from before, then the signal again. */
 static void on_fault(int sig, siginfo_t *si, void *ctx)
@@ -134,7 +139,7 @@ static void catch_stop(int sig, size_t index, enum cpw_mode mode, sigset_t *bloc
 		on(sig, SIG_IGN);
 		return;
 	}
-	if (index >= ALWAYS_CAUGHT && inherited_ignored(sig))
+	if (index >= ALWAYS_CAUGHT && cpw_signals_inherited_ignored(sig))
 		return;
 	on(sig, record);
 	sigaddset(block, sig);
@@ -155,7 +160,7 @@ void cpw_signals_install(enum cpw_mode mode)
 		catch_stop(stop_signals[i], i, mode, &block);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		catch_stop(sig, ALWAYS_CAUGHT, mode, &block);
-	on(SIGCHLD, wake);
+	on(SIGCHLD, child_ended);
 	on(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE when writing the report */
 	/* The signals that end a wait stay blocked except inside ppoll(): one that arrives
 	 * while a sample is being taken is then delivered at the next wait and ends it at

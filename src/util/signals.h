@@ -28,6 +28,9 @@
 
 /* The last caught signal not yet taken (cpw_signals_take), 0 if none. */
 extern volatile sig_atomic_t cpw_signals_received;
+/* Set when a child of cperfwatch ended (SIGCHLD came), for the run loop to clear when it
+ * waits for its children: without it, no child can be waiting to be reaped. */
+extern volatile sig_atomic_t cpw_signals_child_ended;
 /* Set for good once any signal was caught: cperfwatch was told to stop (or to pass a
  * signal on), so it does not wait on the final view for q. */
 extern volatile sig_atomic_t cpw_signals_stop;

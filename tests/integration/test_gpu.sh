@@ -34,7 +34,7 @@
 
 W=$CPW_WORKLOADS
 FAKE=$CPW_BUILDDIR/tests/gpu
-plan 48
+plan 50
 
 if [ ! -f "$FAKE/current/libnvidia-ml.so.1" ]; then
 	skip_all "the fake NVML is not built (make check builds it)"
@@ -45,8 +45,8 @@ script() { printf '%s\n' "$@" >"$SCRATCH/nvml"; }
 watch() {
 	lib=$1
 	shift
-	CPW_FAKE_NVML="$SCRATCH/nvml" LD_LIBRARY_PATH="$FAKE/$lib" \
-		"$CPW" -o "$SCRATCH/out" "$@" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+	CPW_FAKE_NVML="$SCRATCH/nvml" CPERFWATCH_NVML="$FAKE/${lib%%:*}/libnvidia-ml.so.1" \
+		LD_LIBRARY_PATH="$FAKE/$lib" "$CPW" -o "$SCRATCH/out" "$@" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
 	echo $? >"$SCRATCH/rc"
 }
 has() { # label file text
@@ -176,7 +176,7 @@ if [ -n "$TMUX_BIN" ] && [ -x "$TMUX_BIN" ]; then
 	. "$CPW_SRCDIR/tests/integration/tmux_pane.sh"
 	script "device NVIDIA_Fake_H100 81559 30000 97" "proc spin 0 30000 95"
 	T new-session -d -s run -x 120 -y 30 "env CPW_FAKE_NVML='$SCRATCH/nvml' \
-		LD_LIBRARY_PATH='$FAKE/current' NO_COLOR=1 '$CPW' --no-cgroup --tui -- '$W/spin' 5; sleep 60"
+		CPERFWATCH_NVML='$FAKE/current/libnvidia-ml.so.1' NO_COLOR=1 '$CPW' --no-cgroup --tui -- '$W/spin' 5; sleep 60"
 	if wait_for run '  gpu 97% mem 29G/80G' 10; then
 		ok "live view: the header shows the GPU's busy share and memory"
 	else
@@ -279,4 +279,21 @@ LD_LIBRARY_PATH="$SCRATCH/none" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev
 rc=$?
 if [ "$rc" = 0 ] && ! grep -q "GPU" "$SCRATCH/out"; then ok "no library: no GPU section, no note"
 else not_ok "no library: no GPU section, no note" "rc $rc: $(grep GPU "$SCRATCH/out")"; fi
+# 7. No NVIDIA device node: the library is not looked for (the loader's search of every
+# directory of its path was ~110 system calls in every run); one named by CPERFWATCH_NVML
+# that is not there is said.
+if [ -e /dev/nvidiactl ] || [ -e /dev/dxg ]; then
+	skip "no device node: no search for libnvidia-ml.so.1" "this machine has an NVIDIA device node"
+elif ! can_strace; then
+	skip_strace "no device node: no search for libnvidia-ml.so.1"
+else
+	strace -f -qq -e trace=openat,open -o "$SCRATCH/trace" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.3 2>/dev/null
+	looked=$(grep -c 'libnvidia-ml' "$SCRATCH/trace")
+	if [ "$looked" = 0 ] && grep -q 'openat' "$SCRATCH/trace"; then
+		ok "no device node: no search for libnvidia-ml.so.1"
+	else not_ok "no device node: no search for libnvidia-ml.so.1" "$looked opens of it"; fi
+fi
+CPERFWATCH_NVML="$SCRATCH/none/libnvidia-ml.so.1" "$CPW" -o "$SCRATCH/out" -- "$W/spin" 0.5 2>/dev/null
+has "CPERFWATCH_NVML naming no file: a note that says so" "$SCRATCH/out" \
+	"cannot open $SCRATCH/none/libnvidia-ml.so.1 (CPERFWATCH_NVML)"
 done_testing

@@ -5,7 +5,7 @@
 # once (python3 nosuchfile.py) gets its status and a short report, not sixty lines; a
 # typical single-process report (busy.py) keeps every time -v line in about 50 lines.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 31
+plan 32
 W=$CPW_WORKLOADS
 json_get() { # FILE EXPR: prints a Python expression over the document d
 	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -138,6 +138,18 @@ if can_strace; then
 	check "the text report is one write to standard error (made $n)" test "${n:-0}" = 1
 else
 	skip_strace "the text report is one write to standard error"
+fi
+
+# A sample between a child's ends asks nothing of the kernel about cperfwatch's own children
+# (waitid after a SIGCHLD only) or its own pid (read once): each call there was a system
+# call in every sample, ~15 us each just after a wake-up on our VMs.
+if can_strace; then
+	strace -e trace=waitid,getpid -o "$SCRATCH/own" "$CPW" --no-cgroup -o /dev/null -- sleep 1 2>/dev/null
+	calls=$(grep -c '^\(waitid\|getpid\)(' "$SCRATCH/own")
+	check "a watch of sleep 1 (10 samples): waitid and getpid not in every sample ($calls calls)" \
+		test "${calls:-99}" -le 10
+else
+	skip_strace "a watch of sleep 1: waitid and getpid not in every sample"
 fi
 
 # The command's groups are removed before the report is written (the kernel's clean-up of
