@@ -92,7 +92,8 @@ struct pythread {
 	bool by_path;         /* no descriptor kept: its schedstat is opened when read */
 	uint64_t ran_ns;
 	bool ran_known;       /* ran_ns was read at the last look (not taken on trust) */
-	uint8_t streak;       /* looks in a row that found it ran (at most RUN_STREAK) */
+	uint8_t streak;       /* looks in a row that found it ran a whole period (at most RUN_STREAK) */
+	uint8_t part_streak;  /* looks in a row that found it ran at all (at most RUN_STREAK) */
 	uint8_t unchecked;    /* looks since schedstat was last read */
 	uint64_t tstate;      /* its PyThreadState (0: not listed yet) */
 	uint64_t read_ns;     /* its run time (schedstat) when the newest reading was taken */
@@ -865,7 +866,10 @@ static bool run_time(const struct cpw_python_stacks *ps, const struct pythread *
 /* A thread that ran a whole period at each of its last RUN_STREAK looks is taken to run on
  * between them: its schedstat is read at every RUN_EVERY-th look only (a read of schedstat
  * cost as much as the stack's own read), until a look finds it did not run. A thread that
- * stops running is read at most RUN_EVERY - 1 times more: its stack as it stopped. */
+ * stops running is read at most RUN_EVERY - 1 times more: its stack as it stopped. One that
+ * ran part of each of its last RUN_STREAK looks (a pool's workers sharing too few cores,
+ * threads taking turns on the GIL) is taken to run on part of the time: read at every other
+ * look, as read_due() would read it, its schedstat too at every RUN_EVERY-th. */
 #define RUN_STREAK 8
 #define RUN_EVERY 8
 
@@ -889,22 +893,27 @@ static bool ran(const struct cpw_python_stacks *ps, struct pythread *t, double n
 	t->ran_known = false;
 	if (t->fd < 0 && !t->by_path)
 		return true; /* no schedstat (CONFIG_SCHEDSTATS off): every look reads */
-	if (t->streak >= RUN_STREAK && ++t->unchecked < RUN_EVERY)
-		return true;
+	const struct reading *last = t->count ? &t->ring[(t->head + RING - 1) % RING] : NULL;
+	bool whole = t->streak >= RUN_STREAK;
+	if ((whole || t->part_streak >= RUN_STREAK) && ++t->unchecked < RUN_EVERY)
+		return whole || read_due(ps->period_ns, 0, 0, last ? now - last->t : 1e9);
+	/* The looks its run time now covers: RUN_EVERY after a run of unchecked ones. */
+	uint64_t looks = t->unchecked ? t->unchecked : 1;
 	t->unchecked = 0;
 	uint64_t ns;
 	if (!run_time(ps, t, &ns) || ns == t->ran_ns) {
-		t->streak = 0;
+		t->streak = t->part_streak = 0;
 		return false;
 	}
 	uint64_t period = ps->period_ns, step = ns - t->ran_ns;
 	t->ran_ns = ns;
 	t->ran_known = true;
-	if (step < period / 4 * 3)
+	if (step / looks < period / 4 * 3)
 		t->streak = 0;
 	else if (t->streak < RUN_STREAK)
 		t->streak++;
-	const struct reading *last = t->count ? &t->ring[(t->head + RING - 1) % RING] : NULL;
+	if (t->part_streak < RUN_STREAK)
+		t->part_streak++;
 	return read_due(period, step, t->have_read ? ns - t->read_ns : UINT64_MAX, last ? now - last->t : 1e9);
 }
 
