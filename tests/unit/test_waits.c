@@ -820,6 +820,30 @@ static void test_probe_pipe_without_peer(void)
 	cpw_wait_probe_free(wp);
 }
 
+/* A child listed during the sample (a pool's workers, started with the threads that wait on
+ * their pipes) is searched at once: the first probe names the other end, where it found
+ * none and searched again at the next sample. Added twice, it is searched once. */
+static void test_probe_pipe_peer_found_this_sample(void)
+{
+	struct cpw_wait_probe *wp = cpw_wait_probe_new(ROOT, 0);
+	const pid_t last_sample[] = { 100, 200, 400 };
+	cpw_wait_probe_begin_sample(wp, last_sample, 3);
+	cpw_wait_probe_add_process(wp, 300);
+	cpw_wait_probe_add_process(wp, 300);
+	struct cpw_wait w = probe(wp, 200, 200, 'S');
+	CU_ASSERT_EQUAL(w.peer_pid, 300);
+	CU_ASSERT_STRING_EQUAL(w.target, "pipe from xz (pid 300)");
+	CU_ASSERT_FALSE(w.retry);
+	/* The next sample's tree has it: the answer is the cache's, one read (the fd's link). */
+	const pid_t now[] = { 100, 200, 300, 400 };
+	cpw_wait_probe_begin_sample(wp, now, 4);
+	uint64_t before = cpw_wait_probe_stats(wp)->reads;
+	w = probe(wp, 200, 200, 'S');
+	CU_ASSERT_EQUAL(cpw_wait_probe_stats(wp)->reads - before, 1);
+	CU_ASSERT_EQUAL(w.peer_pid, 300);
+	cpw_wait_probe_free(wp);
+}
+
 /* A process in another network namespace (a container's, watched from the host): its
  * socket is looked up in its own /proc/PID/net, where the same inode number names another
  * connection; a process without one of its own reads /proc/net. */
@@ -1001,6 +1025,7 @@ int main(void)
 	CU_add_test(s, "probe caches targets", test_probe_cache);
 	CU_add_test(s, "probe budget", test_probe_budget);
 	CU_add_test(s, "probe searches a pipe without a peer once per tree", test_probe_pipe_without_peer);
+	CU_add_test(s, "probe searches a child listed during the sample", test_probe_pipe_peer_found_this_sample);
 	CU_add_test(s, "probe uses a wait channel already read", test_probe_given_wchan);
 	CU_add_test(s, "probe reads a socket's table in its own network namespace", test_probe_other_netns);
 #endif

@@ -663,8 +663,11 @@ static bool read_threads(struct cpw_proc_reader *r, struct proc_handle *h, const
 			continue;
 		any_ran |= r->threads[r->nthreads].ran;
 		r->nthreads++;
-		for (size_t k = 0; k < th->nkids; k++)
+		for (size_t k = 0; k < th->nkids; k++) {
 			push_front(r, th->kids[k], h->pid);
+			if (r->waitprobe && !find_handle(r, th->kids[k])) /* new: its fds hold pipe ends too */
+				cpw_wait_probe_add_process(r->waitprobe, th->kids[k]);
+		}
 	}
 	pr->nthreads = r->nthreads - pr->first_thread;
 	r->threads_coming = 0;

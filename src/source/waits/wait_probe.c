@@ -142,6 +142,23 @@ void cpw_wait_probe_begin_sample(struct cpw_wait_probe *wp, const pid_t *tree_pi
 	wp->ntree = npids;
 }
 
+void cpw_wait_probe_add_process(struct cpw_wait_probe *wp, pid_t pid)
+{
+	for (size_t i = 0; i < wp->ntree; i++)
+		if (wp->tree[i] == pid)
+			return;
+	if (wp->ntree == wp->tree_alloc) {
+		size_t n = wp->tree_alloc ? 2 * wp->tree_alloc : 16;
+		pid_t *t = realloc(wp->tree, n * sizeof(*t));
+		if (!t)
+			return;
+		wp->tree = t;
+		wp->tree_alloc = n;
+	}
+	wp->tree[wp->ntree++] = pid;
+	wp->tree_gen++; /* a pipe without a known other end may have one now */
+}
+
 const struct cpw_wait_probe_stats *cpw_wait_probe_stats(const struct cpw_wait_probe *wp)
 {
 	return &wp->stats;

@@ -88,6 +88,13 @@ void cpw_wait_probe_free(struct cpw_wait_probe *wp);
  * processes of the tree (searched for the other end of a pipe; copied). */
 void cpw_wait_probe_begin_sample(struct cpw_wait_probe *wp, const pid_t *tree_pids, size_t npids);
 
+/* A process of the tree that this sample found (a child just listed) where the last one's
+ * processes did not have it: searched too from now on. A pool starts its workers and the
+ * threads that wait on their pipes together, and the parent's threads are probed before
+ * its children are read: without it, their first search found no other end, and was
+ * made again at the next sample. */
+void cpw_wait_probe_add_process(struct cpw_wait_probe *wp, pid_t pid);
+
 /* Probes thread tid of process pid, last seen in state (S or D). wchan is the thread's wait
  * channel where the caller has just read it (a thread in D), NULL to read it here when the
  * call leaves the kind open. Returns 0 with *out filled, -EAGAIN when the thread was back
