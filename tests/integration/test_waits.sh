@@ -40,7 +40,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 27
+plan 28
 
 # Prints one thing of a report: class, evidence text, findings, advice, the waits' targets.
 cat >"$SCRATCH/get.py" <<'EOF'
@@ -377,6 +377,32 @@ else
 		ok "own network namespace: the target is the TCP peer"
 	else
 		not_ok "own network namespace: the target is the TCP peer" "$(get targets "$R")"
+	fi
+fi
+
+# A thread that wakes and waits again between every two samples is probed at each: its
+# syscall file is opened once and read again through the kept descriptor (one pread, where
+# each probe opened, read twice and closed it).
+if ! can_strace; then
+	skip_strace "a thread probed at every sample: its syscall file opened once"
+else
+	cat >"$SCRATCH/napper.py" <<'EOF'
+import threading, time
+def nap():
+    end = time.monotonic() + 1.5
+    while time.monotonic() < end:
+        time.sleep(0.03)
+t = threading.Thread(target=nap)
+t.start()
+t.join()
+EOF
+	strace -e trace=openat -o "$SCRATCH/opens" "$CPW" -o "$SCRATCH/napper.txt" -- "$PY" "$SCRATCH/napper.py"
+	opens=$(grep -c '/task/[0-9]*/syscall"' "$SCRATCH/opens")
+	if [ "$opens" -ge 1 ] && [ "$opens" -le 3 ] && grep -q 'timer' "$SCRATCH/napper.txt"; then
+		ok "a thread probed at every sample: its syscall file opened once ($opens opens for 2 threads)"
+	else
+		not_ok "a thread probed at every sample: its syscall file opened once" \
+			"$opens opens; $(grep -c timer "$SCRATCH/napper.txt") lines naming the timer"
 	fi
 fi
 

@@ -44,6 +44,7 @@ struct thread_handle {
 	unsigned generation;                  /* last sample that read it */
 	int schedstat_fd, stat_fd, status_fd; /* kept open; -1 when not */
 	int children_fd;                      /* kept open too, for a main thread: read at each of its runs */
+	int syscall_fd;                       /* kept open once it was probed (wait_probe's syscall reader) */
 	uint64_t last_slices, last_oncpu_ns;  /* to tell whether it ran since the last sample */
 	char state;                           /* at its last stat read; 0 before the first */
 	uint64_t vol, invol;                  /* at its last status read */
@@ -143,6 +144,7 @@ struct cpw_proc_reader {
 	unsigned membership;   /* processes added to or dropped from the handles so far */
 	double pss_cost_s;
 	struct cpw_wait_probe *waitprobe; /* NULL when it could not be allocated */
+	struct thread_handle *probing;    /* the thread the probe reads, during its call */
 	pid_t *probe_pids;                /* the processes of the last sample, for the probe */
 	struct cpw_python_stacks *python; /* names Python processes' waits by function; NULL: not */
 	size_t probe_pids_alloc;
@@ -241,6 +243,17 @@ static long read_kept(struct cpw_proc_reader *r, int *fd, const char *path, char
 	return (long)n;
 }
 
+/* The wait probe's reader of a thread's syscall file (cpw_wait_file_reader): through the
+ * descriptor the thread keeps, where it is the one being probed. */
+static long read_syscall_kept(void *ctx, pid_t pid, pid_t tid, const char *path, char *buf, size_t size)
+{
+	struct cpw_proc_reader *r = ctx;
+	(void)pid;
+	if (!r->probing || r->probing->tid != tid)
+		return cpw_proc_parse_read_file(path, buf, size);
+	return read_kept(r, &r->probing->syscall_fd, path, buf, size, false);
+}
+
 /* ---- handles ---- */
 
 static void close_thread(struct cpw_proc_reader *r, struct thread_handle *th)
@@ -249,6 +262,7 @@ static void close_thread(struct cpw_proc_reader *r, struct thread_handle *th)
 	close_kept(r, &th->stat_fd);
 	close_kept(r, &th->status_fd);
 	close_kept(r, &th->children_fd);
+	close_kept(r, &th->syscall_fd);
 	free(th->kids);
 	th->kids = NULL;
 	th->nkids = th->kids_alloc = 0;
@@ -367,7 +381,7 @@ static struct thread_handle *thread_handle(struct cpw_proc_reader *r, struct pro
 	struct thread_handle *th = &h->threads[h->nthreads++];
 	memset(th, 0, sizeof(*th));
 	th->tid = tid;
-	th->schedstat_fd = th->stat_fd = th->status_fd = th->children_fd = -1;
+	th->schedstat_fd = th->stat_fd = th->status_fd = th->children_fd = th->syscall_fd = -1;
 	r->thread_handles++;
 	if (r->threads_coming)
 		r->threads_coming--;
@@ -500,8 +514,10 @@ static void probe_wait(struct cpw_proc_reader *r, struct proc_handle *h, struct 
 	if (!have) {
 		struct cpw_wait now;
 		/* A thread in D had its wait channel read just now (for its state's kind). */
+		r->probing = th;
 		int rc = cpw_wait_probe_thread(r->waitprobe, h->pid, th->tid, out->state,
 					       out->state == 'D' ? out->wchan : NULL, &now);
+		r->probing = NULL;
 		/* Seen without its target (the call not caught), a wait of the same kind keeps
 		 * the target the thread had. */
 		if (rc == 0 && !now.target[0] && now.syscall_nr == CPW_SYSCALL_UNREAD &&
@@ -1048,6 +1064,8 @@ struct cpw_proc_reader *cpw_proc_reader_new(const char *proc_root)
 	/* libproc2 reads the real /proc only; a fixture root is read directly. */
 	r->procps_wanted = strcmp(r->proc_root, "/proc") == 0;
 	r->waitprobe = cpw_wait_probe_new(r->proc_root, 0);
+	if (r->waitprobe)
+		cpw_wait_probe_set_syscall_reader(r->waitprobe, read_syscall_kept, r);
 	cpw_pidmap_init(&r->map);
 	if (!r->tids || !r->text) {
 		cpw_proc_reader_free(r);

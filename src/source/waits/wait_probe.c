@@ -69,6 +69,8 @@ struct cpw_wait_probe {
 	bool pipe_open;                      /* this probe's pipe has no known other end yet */
 	cpw_wait_mem_reader read_mem;
 	void *read_mem_ctx;
+	cpw_wait_file_reader read_syscall; /* NULL: by path */
+	void *read_syscall_ctx;
 	unsigned char poll_mem[3][CPW_FDSET_MAX_BYTES]; /* a poll's array, a select's sets */
 };
 
@@ -86,6 +88,19 @@ void cpw_wait_probe_set_mem_reader(struct cpw_wait_probe *wp, cpw_wait_mem_reade
 {
 	wp->read_mem = read ? read : vm_read;
 	wp->read_mem_ctx = read ? ctx : wp;
+}
+
+void cpw_wait_probe_set_syscall_reader(struct cpw_wait_probe *wp, cpw_wait_file_reader read, void *ctx)
+{
+	wp->read_syscall = read;
+	wp->read_syscall_ctx = ctx;
+}
+
+static long read_syscall_file(const struct cpw_wait_probe *wp, pid_t pid, pid_t tid, const char *path, char *buf,
+			      size_t size)
+{
+	return wp->read_syscall ? wp->read_syscall(wp->read_syscall_ctx, pid, tid, path, buf, size)
+				: cpw_proc_parse_read_file(path, buf, size);
 }
 
 struct cpw_wait_probe *cpw_wait_probe_new(const char *proc_root, unsigned budget)
@@ -583,12 +598,12 @@ int cpw_wait_probe_thread(struct cpw_wait_probe *wp, pid_t pid, pid_t tid, char 
 	if (cpw_kfile_pathf(base, sizeof(base), "%s/%d/task/%d", wp->proc_root, (int)pid, (int)tid) < 0)
 		return -ESRCH;
 	snprintf(path, sizeof(path), "%s/syscall", base);
-	long len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
+	long len = read_syscall_file(wp, pid, tid, path, buf, sizeof(buf));
 	bool parsed = len > 0 && cpw_wait_parse_syscall(buf, (size_t)len, &f) == 0;
 	/* Woken between its state and now: a thread that blocks often (short reads) is
 	 * likely blocked again a moment later, so one more look. */
 	if (parsed && f.running) {
-		len = cpw_proc_parse_read_file(path, buf, sizeof(buf));
+		len = read_syscall_file(wp, pid, tid, path, buf, sizeof(buf));
 		parsed = len > 0 && cpw_wait_parse_syscall(buf, (size_t)len, &f) == 0;
 	}
 	bool woken = false;

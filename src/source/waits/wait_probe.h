@@ -109,6 +109,12 @@ typedef long (*cpw_wait_mem_reader)(void *ctx, pid_t pid, const struct iovec *lo
 				    unsigned long n);
 void cpw_wait_probe_set_mem_reader(struct cpw_wait_probe *wp, cpw_wait_mem_reader read, void *ctx);
 
+/* Reads thread tid's syscall file (at path) into buf, NUL-terminated: its length, or -errno.
+ * The default opens, reads and closes it; the proc reader keeps the thread's descriptor (one
+ * pread a probe, where the path cost an open, two reads and a close). */
+typedef long (*cpw_wait_file_reader)(void *ctx, pid_t pid, pid_t tid, const char *path, char *buf, size_t size);
+void cpw_wait_probe_set_syscall_reader(struct cpw_wait_probe *wp, cpw_wait_file_reader read, void *ctx);
+
 /* Whether the stack of a thread of pid, read from its user stack pointer sp up to 8 KiB
  * (the innermost frames), holds a return into the code at [lo, hi): a thread that sleeps on
  * a futex from within a GPU driver's synchronize (CUDA's blocking sync: the driver's event
