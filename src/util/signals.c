@@ -198,8 +198,11 @@ void cpw_signals_sleep_until(struct timespec deadline)
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	long long left = ((long long)deadline.tv_sec - now.tv_sec) * 1000000000LL + (deadline.tv_nsec - now.tv_nsec);
-	if (left <= 0)
-		return;
-	struct timespec ts = { .tv_sec = (time_t)(left / 1000000000LL), .tv_nsec = (long)(left % 1000000000LL) };
+	/* Passed already (by the time between the caller's clock and this one): no sleep, but
+	 * the signals blocked since the last wait are delivered all the same, at once (a
+	 * SIGCHLD is what tells run mode to reap). */
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 0 };
+	if (left > 0)
+		ts = (struct timespec){ .tv_sec = (time_t)(left / 1000000000LL), .tv_nsec = (long)(left % 1000000000LL) };
 	ppoll(NULL, 0, &ts, &cpw_signals_wait_mask);
 }

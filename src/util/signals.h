@@ -50,7 +50,7 @@ extern sigset_t cpw_signals_wait_mask;
 /* Sleeps up to ms, waking early on a signal. */
 void cpw_signals_sleep(unsigned ms);
 /* Sleeps until deadline (CLOCK_MONOTONIC), waking early on a signal; returns at once when
- * it has passed. */
+ * it has passed, the signals that came since the last wait delivered. */
 void cpw_signals_sleep_until(struct timespec deadline);
 /* Registers fn to run in a fault's handler, before the fault takes its course (last
  * registered first); fn must be async-signal-safe. Installs the faults' handlers where
