@@ -14,12 +14,12 @@ struct cpw_report;
 struct cpw_hotspots;
 struct cpw_metrics;
 
-/* Opens nothing yet. NULL when out of memory (then no GPU is read). proc_root: the
- * config's, kept (NULL: the default). */
+/* Opens nothing yet. NULL when out of memory (then no GPU is read). proc_root and
+ * nvml_library (CPERFWATCH_NVML; NULL: libnvidia-ml.so.1): the config's, kept. */
 struct cpw_gpu_watch *cpw_gpu_watch_new(const char *proc_root, const char *nvml_library);
 /* At most once a second: reads the GPUs and folds the reading; the first call 0.5 s or more
- * into the watch opens the sources (a machine without a GPU pays one failed dlopen and one
- * stat, once; a shorter command nothing). */
+ * into the watch opens the sources (a machine without a GPU pays three stats, once: no
+ * NVIDIA device node, no /dev/dri; a shorter command nothing). */
 void cpw_gpu_watch_step(struct cpw_gpu_watch *w, const struct cpw_tree *t, double now_s);
 /* The busy share of the GPUs the tree holds at the latest reading (cpw_gpu_busy_held);
  * NAN before one, where it holds none, or without a watch. */
