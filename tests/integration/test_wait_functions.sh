@@ -11,11 +11,12 @@
 # - Python threads on the GIL: the function they wait in (spin, at the lines of its loop)
 #   among the lock waits;
 # - 92 Python processes in turn, more than the stack reader keeps: the last still named;
+# - a function whose location table is longer than the first read of it: its line;
 # - attach mode on a client already waiting: fetch named;
 # - a C program waiting (sleeper) and --no-hotspots: no function named, nothing invented;
 # - the verdict per process names them: the client's wait, the threads' turns on the GIL.
 . "$CPW_SRCDIR/tests/integration/tap.sh"
-plan 15
+plan 16
 W=$CPW_SRCDIR/tests/workloads
 PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
 J() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -127,6 +128,18 @@ PY
 "$CPW" -j -o "$SCRATCH/many.json" -- /usr/bin/python3 "$SCRATCH/many.py"
 check "92 Python processes in turn: the last one's wait is named (last_wait (many.py:5), >= 0.7 s)" \
 	fn_waited "$SCRATCH/many.json" pipe "last_wait (many.py:5)" "pipe from python3 (pid " 0.7
+
+# --- a long function: its location table (~7 KB) is longer than the first read takes ---
+/usr/bin/python3 - >"$SCRATCH/long.py" <<'PY'
+print("import os\ndef long_one(r):\n    x = 0")
+for i in range(200):
+    print("    x += %d * (x %% 7) + len(str(%d))" % (i, i))
+print("    os.read(r, 1)\n    return x\nr, w = os.pipe()\npid = os.fork()\nif pid == 0:\n"
+      "    import time; time.sleep(1.2); os._exit(0)\nos.close(w)\nlong_one(r)\nos.waitpid(pid, 0)")
+PY
+"$CPW" -j -o "$SCRATCH/long.json" -- /usr/bin/python3 "$SCRATCH/long.py"
+check "a function with a 7 KB location table: long_one (long.py:204) named at its read (>= 0.8 s)" \
+	fn_waited "$SCRATCH/long.json" pipe "long_one (long.py:204)" "pipe" 0.8
 
 # --- attach mode, on a client already waiting ---
 /usr/bin/python3 "$W/netwait.py" tcp 4 &

@@ -130,6 +130,7 @@ struct line_ent {
 
 struct code_ent {
 	uint64_t addr, name_p, file_p;
+	uint64_t table_p; /* its location table (co_linetable), for the waits' lines */
 	int32_t first;
 	uint16_t fn;
 	pid_t pid;
@@ -645,6 +646,7 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 	struct code_ent *c = code_known(ps, pr->pid, code, name_p, file_p, first);
 	if (c) {
 		c->checked_s = now;
+		c->table_p = u64_at(b, pr->l.code_linetable);
 		*fn = c->fn;
 		return 0;
 	}
@@ -662,7 +664,7 @@ static int code_fn(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64
 		snprintf(where, sizeof(where), "%s:%d", base, (int)first);
 	*fn = intern_fn(ps, name, where);
 	c = code_slot(ps, pr->pid, code);
-	*c = (struct code_ent){ code, name_p, file_p, first, *fn, pr->pid, now };
+	*c = (struct code_ent){ code, name_p, file_p, u64_at(b, l->code_linetable), first, *fn, pr->pid, now };
 	return 0;
 }
 
@@ -1342,33 +1344,40 @@ static bool retry_renamed(const struct pyproc *pr, const char *comm, double when
 
 /* The function fn (of the code object at code) named with the line its frame is at, the
  * instruction at instr (frame_instr): "fetch" at "netwait.py:23", where its first line was
- * "netwait.py:20". Its code object and location table are read (three small
- * process_vm_readv): once for each wait, never for a sample. 0 where it cannot be told
+ * "netwait.py:20". Its location table is read (one small process_vm_readv, the code
+ * object's fields as code_fn() found them): once for each wait at a line not told before,
+ * never for a sample. 0 where it cannot be told
  * (the table unreadable, the code object not fn's any more, the function table full). */
 #define LINETABLE_MAX 8192
-/* The reading of the table for fn_at_line (below), which keeps what it told. */
-static uint16_t line_read(struct cpw_python_stacks *ps, const struct pyproc *pr, uint64_t code, uint64_t instr,
-			  uint16_t fn)
+#define LINETABLE_AHEAD 512
+/* The reading of the table for fn_at_line (below), which keeps what it told: the code object's
+ * table and first line as code_fn() found them (its bytes read no more than a second ago),
+ * and the table's bytes object read with its header and the first LINETABLE_AHEAD bytes of
+ * the table, in one process_vm_readv (a second only for a longer table: a function's is
+ * ~100-600 bytes). */
+static uint16_t line_read(struct cpw_python_stacks *ps, const struct pyproc *pr, const struct code_ent *c,
+			  uint64_t instr, uint16_t fn)
 {
 	const struct cpw_py_layout *l = &pr->l;
-	uint8_t head[BLOCK_MAX];
-	if (l->code_size > sizeof(head) || rd(pr->pid, code, head, l->code_size) < 0)
-		return 0;
-	uint64_t table = u64_at(head, l->code_linetable), start = code + l->code_adaptive;
-	int32_t first;
-	memcpy(&first, head + l->code_firstlineno, sizeof(first));
-	uint8_t bytes[LINETABLE_MAX];
+	uint64_t table = c->table_p, start = c->addr + l->code_adaptive;
+	uint8_t bytes[64 + LINETABLE_MAX];
 	if (instr < start || instr - start > (1u << 24) || !cpw_python_frames_plausible(table) ||
-	    l->bytes_sval > 64 || rd(pr->pid, table, bytes, l->bytes_sval) < 0)
+	    l->bytes_sval > 64 || l->bytes_size + sizeof(int64_t) > l->bytes_sval)
+		return 0;
+	/* A read that meets an unmapped page stops there (what it got is used). */
+	struct iovec local = { bytes, l->bytes_sval + LINETABLE_AHEAD };
+	struct iovec remote = { (void *)(uintptr_t)table, local.iov_len };
+	ssize_t got = process_vm_readv(pr->pid, &local, 1, &remote, 1, 0);
+	if (got < (ssize_t)l->bytes_sval)
 		return 0;
 	int64_t len;
 	memcpy(&len, bytes + l->bytes_size, sizeof(len));
 	if (len <= 0)
 		return 0;
-	size_t want = (size_t)len < sizeof(bytes) ? (size_t)len : sizeof(bytes);
-	if (rd(pr->pid, table + l->bytes_sval, bytes, want) < 0)
+	size_t want = (size_t)len < LINETABLE_MAX ? (size_t)len : LINETABLE_MAX, have = (size_t)got - l->bytes_sval;
+	if (have < want && rd(pr->pid, table + l->bytes_sval + have, bytes + l->bytes_sval + have, want - have) < 0)
 		return 0;
-	int line = cpw_python_lines_at(bytes, want, first, instr - start);
+	int line = cpw_python_lines_at(bytes + l->bytes_sval, want, c->first, instr - start);
 	if (line <= 0)
 		return 0;
 	/* The function's file without its first line: "netwait.py:20" -> "netwait.py". */
@@ -1393,7 +1402,9 @@ static uint16_t fn_at_line(struct cpw_python_stacks *ps, const struct pyproc *pr
 					 (uint64_t)(uint32_t)pr->pid) % LINE_CACHE];
 	if (e->pid == pr->pid && e->code == code && e->instr == instr && e->fn == fn)
 		return e->at;
-	uint16_t at = line_read(ps, pr, code, instr, fn);
+	/* code_fn() has just left code's entry in its slot, checked or trusted. */
+	const struct code_ent *c = code_slot(ps, pr->pid, code);
+	uint16_t at = c->addr == code && c->pid == pr->pid ? line_read(ps, pr, c, instr, fn) : 0;
 	*e = (struct line_ent){ pr->pid, code, instr, fn, at };
 	return at;
 }
