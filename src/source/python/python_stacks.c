@@ -1374,7 +1374,9 @@ static uint16_t line_read(struct cpw_python_stacks *ps, const struct pyproc *pr,
 	memcpy(&len, bytes + l->bytes_size, sizeof(len));
 	if (len <= 0)
 		return 0;
-	size_t want = (size_t)len < LINETABLE_MAX ? (size_t)len : LINETABLE_MAX, have = (size_t)got - l->bytes_sval;
+	size_t want = LINETABLE_MAX, have = (size_t)got - l->bytes_sval;
+	if ((uint64_t)len < want)
+		want = (size_t)len;
 	if (have < want && rd(pr->pid, table + l->bytes_sval + have, bytes + l->bytes_sval + have, want - have) < 0)
 		return 0;
 	int line = cpw_python_lines_at(bytes + l->bytes_sval, want, c->first, instr - start);
