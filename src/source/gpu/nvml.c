@@ -144,16 +144,9 @@ static void add_missing(struct cpw_nvml *n, const char *what)
 	snprintf(n->missing + used, sizeof(n->missing) - used, "%s%s", used ? ", " : "", what);
 }
 
-bool cpw_nvml_device_present(const char *dev_root)
+static bool nvidia_device_present(void)
 {
-	static const char *const nodes[] = { "nvidiactl", "dxg" };
-	char path[320];
-	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dev_root, nodes[i]);
-		if (access(path, F_OK) == 0)
-			return true;
-	}
-	return false;
+	return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
 }
 
 struct cpw_nvml *cpw_nvml_open(const char *proc_root, const char *library, char *why, size_t len)
@@ -161,7 +154,7 @@ struct cpw_nvml *cpw_nvml_open(const char *proc_root, const char *library, char 
 	/* Without a device node, dlopen's search alone (every directory of the loader's path,
 	 * and their hardware-capability subdirectories: ~110 system calls, 0.4 ms on our VMs)
 	 * would be paid by every run of a machine without an NVIDIA GPU, for nothing. */
-	if (!library && !cpw_nvml_device_present("/dev")) {
+	if (!library && !nvidia_device_present()) {
 		snprintf(why, len, "no NVIDIA device (/dev/nvidiactl)");
 		return NULL;
 	}

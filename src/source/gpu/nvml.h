@@ -6,23 +6,19 @@
 #ifndef CPW_SOURCE_GPU_NVML_H
 #define CPW_SOURCE_GPU_NVML_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include "source/gpu/gpu_reading.h"
 
 struct cpw_nvml;
 
 /* Loads and initialises NVML: library where given (CPERFWATCH_NVML), else
- * libnvidia-ml.so.1 from the loader's path, looked for only where a device node says there
- * is an NVIDIA driver (cpw_nvml_device_present()). NULL with the reason in why when there
- * is none ("no NVIDIA ..."), the library is absent, a function every reading needs is
- * missing, or nvmlInit fails. proc_root (NULL: "/proc") tells the PIDs NVML lists that
+ * libnvidia-ml.so.1 from the loader's path, looked for only where /dev has the NVIDIA
+ * driver's control device (nvidiactl: a GPU machine, or a container given its GPUs) or
+ * WSL's GPU device (dxg), without which NVML cannot reach a GPU. NULL with the reason in
+ * why when there is none ("no NVIDIA ..."), the library is absent, a function every
+ * reading needs is missing, or nvmlInit fails. proc_root (NULL: "/proc") tells the PIDs NVML lists that
  * this PID namespace has (out->invisible). */
 struct cpw_nvml *cpw_nvml_open(const char *proc_root, const char *library, char *why, size_t len);
-/* Whether dev_root ("/dev") has the NVIDIA driver's control device (nvidiactl: a GPU
- * machine, or a container given its GPUs) or WSL's GPU device (dxg), without which NVML
- * cannot reach a GPU. */
-bool cpw_nvml_device_present(const char *dev_root);
 /* Reads every device, and the processes on each (their SM share since the last reading,
  * from nvmlDeviceGetProcessUtilization; their memory from the compute-process list, _v3,
  * else _v2, else the first version). What could not be read is NAN, with the reason in
